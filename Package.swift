@@ -1,0 +1,35 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "SchedulerBehaviour",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Schedulers", targets: ["Schedulers"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+    ],
+    targets: [
+        .target(
+            name: "Schedulers",
+            dependencies: [
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ],
+            path: "Sources/Schedulers",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SchedulersTests",
+            dependencies: ["Schedulers"],
+            path: "Tests/SchedulersTests",
+            swiftSettings: strict
+        ),
+    ]
+)

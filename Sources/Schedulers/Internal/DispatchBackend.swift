@@ -1,0 +1,55 @@
+import Dispatch
+
+/// The GCD plumbing shared by every queue-backed scheduler: one way to enqueue, delay and
+/// repeat, so the queue, concurrent and main-thread schedulers differ only in their queue.
+struct DispatchBackend: Sendable {
+    let queue: DispatchQueue
+
+    /// Dispatch's monotonic uptime clock: deadlines never move with the wall clock.
+    static var now: SchedulerTime {
+        SchedulerTime(uncheckedNanoseconds: min(DispatchTime.now().uptimeNanoseconds, UInt64(Int64.max)))
+    }
+
+    @inline(__always)
+    func schedule(_ action: @escaping SchedulerAction, as owner: any Scheduler) -> any Disposable {
+        let item = ScheduledAction(action, scheduler: owner)
+        // Capturing the one item keeps the closure free of a context allocation.
+        queue.async { item.run() }
+        return item
+    }
+
+    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction, as owner: any Scheduler) -> any Disposable {
+        let item = ScheduledAction(action, scheduler: owner)
+        queue.asyncAfter(deadline: Self.dispatchTime(deadline)) { item.run() }
+        return item
+    }
+
+    func schedule(
+        at deadline: SchedulerTime,
+        repeatingEvery interval: Duration,
+        leeway: Duration,
+        _ action: @escaping SchedulerAction,
+        as owner: any Scheduler
+    ) throws(SchedulerError) -> any Disposable {
+        let spec = try RepeatSpec(interval: interval, leeway: leeway)
+        let repeating = RepeatingAction(action, scheduler: owner)
+        // GCD sources are thread-safe objects; Dispatch just does not mark them Sendable.
+        nonisolated(unsafe) let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(
+            deadline: Self.dispatchTime(deadline),
+            repeating: .nanoseconds(Int(spec.intervalNanoseconds)),
+            leeway: .nanoseconds(Int(spec.leewayNanoseconds))
+        )
+        // The handler keeps `repeating` alive and `repeating` keeps the timer, so the timer
+        // survives its caller dropping the handle; cancelling on disposal breaks the cycle.
+        timer.setEventHandler { repeating.tick() }
+        repeating.onDispose { timer.cancel() }
+        timer.resume()
+        return repeating
+    }
+
+    private static func dispatchTime(_ deadline: SchedulerTime) -> DispatchTime {
+        // Uptime 0 would mean DISPATCH_TIME_NOW's raw value; 1ns is the same moment in practice.
+        DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1))
+    }
+}

@@ -1,0 +1,144 @@
+import HeapModule
+import Synchronization
+
+/// A virtual-time scheduler for unit tests (ReactiveCocoa's `RACTestScheduler`,
+/// ReactiveSwift's `TestScheduler`).
+///
+/// Nothing runs until the scheduler is stepped or advanced; then actions run on the
+/// driving thread, as the current scheduler, ordered by (time, order of scheduling) so
+/// equal times are FIFO. Scheduling and disposing are safe from any thread; drive it from
+/// one thread at a time. No user code runs while its lock is held.
+///
+/// ```swift
+/// let scheduler = TestScheduler()
+/// try scheduler.schedule(after: .seconds(2)) { print("second") }
+/// scheduler.schedule { print("first") }
+/// try scheduler.advance(by: .seconds(2)) // prints "first", then "second"
+/// ```
+public final class TestScheduler: VirtualTimeScheduler {
+    private enum Work {
+        case once(ScheduledAction)
+        case repeating(RepeatingAction, intervalNanoseconds: Int64)
+
+        var isDisposed: Bool {
+            switch self {
+            case .once(let action): action.isDisposed
+            case .repeating(let action, _): action.isDisposed
+            }
+        }
+    }
+
+    private struct Entry: Comparable {
+        let time: SchedulerTime
+        let sequence: UInt64
+        let work: Work
+
+        static func < (lhs: Entry, rhs: Entry) -> Bool {
+            (lhs.time, lhs.sequence) < (rhs.time, rhs.sequence)
+        }
+
+        static func == (lhs: Entry, rhs: Entry) -> Bool {
+            (lhs.time, lhs.sequence) == (rhs.time, rhs.sequence)
+        }
+    }
+
+    private struct State {
+        var now: SchedulerTime
+        var nextSequence: UInt64 = 0
+        var queue = Heap<Entry>()
+
+        mutating func insert(_ work: Work, at time: SchedulerTime) {
+            // A past deadline runs at the present: virtual time never moves backwards.
+            queue.insert(Entry(time: max(time, now), sequence: nextSequence, work: work))
+            nextSequence += 1
+        }
+
+        /// Removes and returns the earliest live entry due at or before `limit`.
+        mutating func popDue(notAfter limit: SchedulerTime) -> Entry? {
+            while let first = queue.min, first.time <= limit {
+                queue.removeMin()
+                if !first.work.isDisposed { return first }
+            }
+            return nil
+        }
+    }
+
+    public let name: String
+    public var capabilities: SchedulerCapabilities {
+        [.asynchronous, .serial, .cancellation, .timers, .repeating, .virtualTime, .tracksCurrent]
+    }
+    private let state: Mutex<State>
+
+    /// A test scheduler whose clock starts at `start`.
+    public init(name: String = "TestScheduler", start: SchedulerTime = .zero) {
+        self.name = name
+        self.state = Mutex(State(now: start))
+    }
+
+    public var now: SchedulerTime { state.withLock { $0.now } }
+
+    /// The number of pending entries, disposed ones included until they are reached.
+    public var pendingCount: Int { state.withLock { $0.queue.count } }
+
+    @discardableResult
+    public func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let item = ScheduledAction(action, scheduler: self)
+        state.withLock { $0.insert(.once(item), at: $0.now) }
+        return item
+    }
+
+    @discardableResult
+    public func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+        let item = ScheduledAction(action, scheduler: self)
+        state.withLock { $0.insert(.once(item), at: deadline) }
+        return item
+    }
+
+    public func schedule(
+        at deadline: SchedulerTime,
+        repeatingEvery interval: Duration,
+        leeway: Duration,
+        _ action: @escaping SchedulerAction
+    ) throws(SchedulerError) -> any Disposable {
+        let spec = try RepeatSpec(interval: interval, leeway: leeway)
+        let repeating = RepeatingAction(action, scheduler: self)
+        state.withLock { $0.insert(.repeating(repeating, intervalNanoseconds: spec.intervalNanoseconds), at: deadline) }
+        return repeating
+    }
+
+    @discardableResult
+    public func step() -> Bool {
+        run(notAfter: .distantFuture)
+    }
+
+    public func advance(to target: SchedulerTime) {
+        while run(notAfter: target) {}
+        state.withLock { $0.now = max($0.now, target) }
+    }
+
+    /// Runs every pending action, repeating ones included, until none is left.
+    /// - Returns: how many ran.
+    @discardableResult
+    public func run() -> Int { stepAll() }
+
+    /// Runs the earliest live action due at or before `limit`; false when there is none.
+    private func run(notAfter limit: SchedulerTime) -> Bool {
+        let due = state.withLock { state -> Entry? in
+            guard let entry = state.popDue(notAfter: limit) else { return nil }
+            state.now = entry.time
+            if case .repeating(_, let interval) = entry.work,
+               let next = try? entry.time.advanced(by: .nanoseconds(interval)) {
+                // Queued before the tick runs, so work the tick schedules for the same
+                // time comes after the next tick only if it is due later.
+                state.insert(entry.work, at: next)
+            }
+            return entry
+        }
+        guard let due else { return false }
+        switch due.work {
+        case .once(let action): action.run()
+        case .repeating(let action, _): action.tick()
+        }
+        return true
+    }
+}

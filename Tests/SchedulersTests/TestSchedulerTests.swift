@@ -1,0 +1,145 @@
+import Dispatch
+import Schedulers
+import Synchronization
+import Testing
+
+@Suite struct TestSchedulerTests {
+    @Test func stepOnAnEmptySchedulerIsANoOp() {
+        let scheduler = TestScheduler()
+        #expect(!scheduler.step())
+        #expect(scheduler.now == .zero)
+    }
+
+    @Test func stepsRunOneAtATimeInFIFOOrder() {
+        let scheduler = TestScheduler()
+        let log = Recorder<Int>()
+        for value in 0..<5 { scheduler.schedule { log.record(value) } }
+        #expect(log.all.isEmpty, "nothing runs before the scheduler is driven")
+        #expect(scheduler.step())
+        #expect(log.all == [0])
+        #expect(scheduler.step(2) == 2)
+        #expect(log.all == [0, 1, 2])
+        #expect(scheduler.stepAll() == 2)
+        #expect(log.all == [0, 1, 2, 3, 4])
+    }
+
+    @Test func runsInTimeOrderWithFIFOTiesAndNowAtTheActionsTime() throws {
+        let scheduler = TestScheduler()
+        let log = Recorder<String>()
+        for (name, ms) in [("c", 30), ("a1", 10), ("b", 20), ("a2", 10), ("a3", 10)] {
+            try scheduler.schedule(after: .milliseconds(ms)) {
+                log.record("\(name)@\(scheduler.now.nanoseconds / 1_000_000)")
+            }
+        }
+        scheduler.run()
+        #expect(log.all == ["a1@10", "a2@10", "a3@10", "b@20", "c@30"])
+        #expect(scheduler.now.nanoseconds == 30_000_000)
+    }
+
+    @Test func advanceIsInclusiveAndRunsWhatIsScheduledDuringIt() throws {
+        let scheduler = TestScheduler()
+        let log = Recorder<String>()
+        try scheduler.schedule(after: .seconds(1)) {
+            log.record("first")
+            _ = try? scheduler.schedule(after: .seconds(1)) { log.record("scheduled during") }
+            _ = try? scheduler.schedule(after: .seconds(2)) { log.record("too late") }
+        }
+        try scheduler.advance(by: .seconds(2))
+        #expect(log.all == ["first", "scheduled during"])
+        #expect(scheduler.now == (try SchedulerTime.zero.advanced(by: .seconds(2))))
+        scheduler.advance(to: .zero)
+        #expect(scheduler.now == (try SchedulerTime.zero.advanced(by: .seconds(2))), "time never moves back")
+    }
+
+    @Test func repeatingActionsInterleaveByTime() throws {
+        let scheduler = TestScheduler()
+        let log = Recorder<String>()
+        let fast = try scheduler.schedule(repeatingEvery: .seconds(2)) { log.record("2s@\(scheduler.now.nanoseconds / 1_000_000_000)") }
+        let slow = try scheduler.schedule(repeatingEvery: .seconds(3)) { log.record("3s@\(scheduler.now.nanoseconds / 1_000_000_000)") }
+        try scheduler.advance(by: .seconds(6))
+        // Both are due at 6s; the 3s tick was queued first (when it ran at 3s), so it runs first.
+        #expect(log.all == ["2s@2", "3s@3", "2s@4", "3s@6", "2s@6"])
+        fast.dispose()
+        try scheduler.advance(by: .seconds(3))
+        #expect(log.all.suffix(1) == ["3s@9"])
+        slow.dispose()
+        #expect(scheduler.stepAll() == 0)
+    }
+
+    @Test func disposedActionsAreSkippedAndReleased() {
+        let scheduler = TestScheduler()
+        let box = WeakBox<Token>()
+        let ran = Atomic<Bool>(false)
+        let handle: (any Disposable)? = {
+            let token = Token()
+            box.object = token
+            return scheduler.schedule { _ = token; ran.store(true, ordering: .relaxed) }
+        }()
+        handle?.dispose()
+        #expect(box.object == nil)
+        #expect(scheduler.stepAll() == 0)
+        #expect(ran.load(ordering: .relaxed) == false)
+    }
+
+    @Test func actionsRunAsTheCurrentScheduler() {
+        let scheduler = TestScheduler()
+        let current = Atomic<Bool>(false)
+        scheduler.schedule { current.store(CurrentScheduler.value === scheduler, ordering: .relaxed) }
+        scheduler.step()
+        #expect(current.load(ordering: .relaxed) == true)
+    }
+
+    @Test func twentyThousandRandomTimesRunSorted() throws {
+        var generator = SplitMix64(seed: 42)
+        let scheduler = TestScheduler()
+        let log = Recorder<(UInt64, Int)>()
+        for index in 0..<20_000 {
+            let ms = Int64(generator.next() % 1_000)
+            try scheduler.schedule(after: .milliseconds(ms)) { log.record((scheduler.now.nanoseconds, index)) }
+        }
+        #expect(scheduler.run() == 20_000)
+        let all = log.all
+        #expect(zip(all, all.dropFirst()).allSatisfy { $0.0 < $1.0 || ($0.0 == $1.0 && $0.1 < $1.1) })
+    }
+
+    @Test func recursionOfAMillionLevels() {
+        let scheduler = TestScheduler()
+        let runs = Atomic<Int>(0)
+        scheduler.scheduleRecursive { reschedule in
+            if runs.wrappingAdd(1, ordering: .relaxed).newValue < 1_000_000 { reschedule() }
+        }
+        #expect(scheduler.run() == 1_000_000)
+        #expect(runs.load(ordering: .relaxed) == 1_000_000)
+    }
+
+    @Test func schedulingFromManyThreadsIsSafe() {
+        let scheduler = TestScheduler()
+        let runs = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            for _ in 0..<1_000 { scheduler.schedule { runs.wrappingAdd(1, ordering: .relaxed) } }
+        }
+        #expect(scheduler.run() == 8_000)
+        #expect(runs.load(ordering: .relaxed) == 8_000)
+    }
+
+    @Test func invalidRepeatingIsRefused() {
+        let scheduler = TestScheduler()
+        #expect(throws: SchedulerError.invalidInterval(.seconds(-1))) {
+            _ = try scheduler.schedule(at: .zero, repeatingEvery: .seconds(-1), leeway: .zero) {}
+        }
+        #expect(scheduler.pendingCount == 0)
+    }
+}
+
+/// A small, seedable generator so random cases are reproducible.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
