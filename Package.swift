@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Schedulers", targets: ["Schedulers"]),
+        .library(name: "SchedulerConformance", targets: ["SchedulerConformance"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
@@ -23,6 +24,18 @@ let package = Package(
                 .product(name: "HeapModule", package: "swift-collections"),
             ],
             path: "Sources/Schedulers",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SchedulerConformance",
+            dependencies: ["Schedulers"],
+            path: "Conformance/SchedulerConformance",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ConformanceTests",
+            dependencies: ["SchedulerConformance", "Schedulers"],
+            path: "Tests/ConformanceTests",
             swiftSettings: strict
         ),
         .testTarget(

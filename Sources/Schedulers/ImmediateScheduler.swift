@@ -13,7 +13,7 @@ public final class ImmediateScheduler: Scheduler {
     public static let shared = ImmediateScheduler()
 
     public let name = "ImmediateScheduler"
-    public var capabilities: SchedulerCapabilities { [.synchronous, .serial, .timers] }
+    public var capabilities: SchedulerCapabilities { [.synchronous, .timers] }
 
     private init() {}
 

@@ -8,7 +8,8 @@ public struct SchedulerCapabilities: OptionSet, Sendable, Hashable, CustomString
     public static let asynchronous = SchedulerCapabilities(rawValue: 1 << 0)
     /// `schedule` runs the action on the caller's thread before it returns.
     public static let synchronous = SchedulerCapabilities(rawValue: 1 << 1)
-    /// Actions run one at a time, in the order they were scheduled.
+    /// Actions run one at a time, in the order they were scheduled, whichever threads
+    /// scheduled them (the immediate scheduler and the trampoline are serial only per thread).
     public static let serial = SchedulerCapabilities(rawValue: 1 << 2)
     /// Actions may run at the same time; claiming this promises that they really can overlap.
     public static let concurrent = SchedulerCapabilities(rawValue: 1 << 3)

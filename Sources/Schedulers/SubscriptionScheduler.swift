@@ -2,8 +2,8 @@
 /// scheduler, otherwise asynchronous on a private background ``QueueScheduler``.
 ///
 /// Inline runs return `nil` and do not change ``CurrentScheduler``; background runs have
-/// the background scheduler as current. Timers and repeating actions go to the current
-/// scheduler, or to the background scheduler when there is none.
+/// the background scheduler as current. Timers, repeating actions and recursion go to the
+/// current scheduler, or to the background scheduler when there is none.
 public final class SubscriptionScheduler: Scheduler {
     /// The one subscription scheduler.
     public static let shared = SubscriptionScheduler()
@@ -28,6 +28,15 @@ public final class SubscriptionScheduler: Scheduler {
     @discardableResult
     public func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
         try (CurrentScheduler.value ?? background).schedule(at: deadline, action)
+    }
+
+    /// Recursion goes to the current scheduler, or to the background scheduler when there
+    /// is none, so that running inline never turns into recursion on the stack.
+    @discardableResult
+    public func scheduleRecursive(
+        _ block: @escaping @Sendable (_ reschedule: @escaping @Sendable () -> Void) -> Void
+    ) -> (any Disposable)? {
+        (CurrentScheduler.value ?? background).scheduleRecursive(block)
     }
 
     public func schedule(

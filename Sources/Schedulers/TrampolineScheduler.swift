@@ -11,7 +11,7 @@ public final class TrampolineScheduler: Scheduler {
     public static let shared = TrampolineScheduler()
 
     public let name = "TrampolineScheduler"
-    public var capabilities: SchedulerCapabilities { [.serial, .trampoline, .tracksCurrent] }
+    public var capabilities: SchedulerCapabilities { [.trampoline, .tracksCurrent] }
 
     private init() {}
 

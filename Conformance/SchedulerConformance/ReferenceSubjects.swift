@@ -1,0 +1,20 @@
+import Dispatch
+import Schedulers
+
+/// The package's own schedulers as subjects: what `make conformance` gates on.
+public enum ReferenceSubjects {
+    /// Every reference scheduler, including a queue scheduler on a concurrent target
+    /// (FIFO and exclusivity must survive a concurrent target queue).
+    public static let all: [ConformanceSubject] = [
+        ConformanceSubject(name: "immediate", origin: .reference) { ImmediateScheduler.shared },
+        ConformanceSubject(name: "queue", origin: .reference) { QueueScheduler(priority: .default, name: "queue") },
+        ConformanceSubject(name: "queue-concurrent-target", origin: .reference) {
+            QueueScheduler(name: "queue-concurrent-target", targetQueue: DispatchQueue(label: "concurrent target", attributes: .concurrent))
+        },
+        ConformanceSubject(name: "concurrent", origin: .reference) { ConcurrentQueueScheduler(name: "concurrent") },
+        ConformanceSubject(name: "main", origin: .reference) { MainThreadScheduler.shared },
+        ConformanceSubject(name: "subscription", origin: .reference) { SubscriptionScheduler.shared },
+        ConformanceSubject(name: "trampoline", origin: .reference) { TrampolineScheduler.shared },
+        ConformanceSubject(name: "test", origin: .reference) { TestScheduler(name: "test") },
+    ]
+}

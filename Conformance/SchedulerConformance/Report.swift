@@ -1,0 +1,151 @@
+import Foundation
+import Schedulers
+
+/// The conformance report: what `Reports/conformance.json` holds (see
+/// `Reports/schema/conformance.schema.json`).
+public struct ConformanceReport: Codable, Sendable {
+    /// Bumped on every incompatible change of this format.
+    public static let currentSchemaVersion = 1
+
+    public struct Environment: Codable, Sendable {
+        public var os: String
+        public var cpuCount: Int
+        public var swiftVersion: String
+
+        /// This machine and toolchain.
+        public static var current: Environment {
+            Environment(
+                os: ProcessInfo.processInfo.operatingSystemVersionString,
+                cpuCount: ProcessInfo.processInfo.activeProcessorCount,
+                swiftVersion: compilerVersion
+            )
+        }
+    }
+
+    /// A rule as data.
+    public struct RuleInfo: Codable, Sendable {
+        public var id: String
+        public var category: String
+        public var title: String
+        public var level: Rule.Level
+        public var capabilities: [String]
+        public var anyOf: [String]
+        public var excludes: [String]
+        public var rationale: String
+        public var hint: String
+
+        public init(_ rule: Rule) {
+            id = rule.id
+            category = rule.category.rawValue
+            title = rule.title
+            level = rule.level
+            capabilities = rule.requires.names
+            anyOf = rule.requiresAnyOf.names
+            excludes = rule.excludes.names
+            rationale = rule.rationale
+            hint = rule.hint
+        }
+    }
+
+    public struct SubjectReport: Codable, Sendable {
+        public var name: String
+        public var origin: ConformanceSubject.Origin
+        public var capabilities: [String]
+        public var results: [RuleResult]
+
+        public init(_ subject: ConformanceSubject, results: [RuleResult]) {
+            name = subject.name
+            origin = subject.origin
+            capabilities = subject.capabilities.names
+            self.results = results
+        }
+    }
+
+    public struct Summary: Codable, Sendable, Equatable {
+        public var passed = 0, failed = 0, skipped = 0, timeout = 0, error = 0
+        /// Failures, timeouts and errors of required rules on subjects that gate the run
+        /// (reference ones); the run fails when this is not zero.
+        public var gatingFailures = 0
+    }
+
+    public var schemaVersion = currentSchemaVersion
+    public var generatedAt: String
+    public var environment: Environment
+    public var timing: Timing
+    public var rules: [RuleInfo]
+    public var subjects: [SubjectReport]
+    public var summary: Summary
+
+    /// A report of `subjects` checked against `rules`; the summary is derived from them.
+    public init(rules: [Rule], subjects: [SubjectReport], timing: Timing, environment: Environment = .current) {
+        self.generatedAt = ISO8601DateFormatter().string(from: Date())
+        self.environment = environment
+        self.timing = timing
+        self.rules = rules.map(RuleInfo.init)
+        self.subjects = subjects
+        let levels = Dictionary(uniqueKeysWithValues: rules.map { ($0.id, $0.level) })
+        var summary = Summary()
+        for subject in subjects {
+            for result in subject.results {
+                switch result.status {
+                case .passed: summary.passed += 1
+                case .failed: summary.failed += 1
+                case .skipped: summary.skipped += 1
+                case .timeout: summary.timeout += 1
+                case .error: summary.error += 1
+                }
+                if subject.origin == .reference, levels[result.rule] == .required,
+                   [.failed, .timeout, .error].contains(result.status) {
+                    summary.gatingFailures += 1
+                }
+            }
+        }
+        self.summary = summary
+    }
+
+    /// The report as pretty, key-sorted JSON.
+    public func jsonData() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(self)
+    }
+}
+
+extension Timing {
+    enum CodingKeys: String, CodingKey {
+        case mustHappen = "mustHappenSeconds", quietWindow = "quietWindowSeconds"
+        case lateness = "latenessSeconds", ruleTimeout = "ruleTimeoutSeconds"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(mustHappen.timeInterval, forKey: .mustHappen)
+        try container.encode(quietWindow.timeInterval, forKey: .quietWindow)
+        try container.encode(lateness.timeInterval, forKey: .lateness)
+        try container.encode(ruleTimeout.timeInterval, forKey: .ruleTimeout)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func duration(_ key: CodingKeys) throws -> Duration {
+            .nanoseconds(Int64(try container.decode(Double.self, forKey: key) * 1e9))
+        }
+        self.init(
+            mustHappen: try duration(.mustHappen), quietWindow: try duration(.quietWindow),
+            lateness: try duration(.lateness), ruleTimeout: try duration(.ruleTimeout)
+        )
+    }
+}
+
+/// The compiler this suite was built with.
+let compilerVersion: String = {
+    #if compiler(>=6.4)
+    "6.4 or later"
+    #elseif compiler(>=6.3)
+    "6.3"
+    #elseif compiler(>=6.2)
+    "6.2"
+    #else
+    "6.1 or earlier"
+    #endif
+}()

@@ -1,0 +1,125 @@
+import Schedulers
+
+/// One numbered check of the catalogue.
+///
+/// A rule is data first (ID, title, level, capabilities, rationale, hint), which the runner
+/// prints and exports, and a check second. Its ID never changes once published.
+public struct Rule: Sendable, Identifiable {
+    /// How much a failure of the rule matters.
+    public enum Level: String, Codable, Sendable, CaseIterable {
+        /// What every scheduler claiming the capabilities must do; failures fail the run.
+        case required
+        /// Good behaviour that the field does not universally promise; reported only.
+        case optional
+        /// Depends on timing or scheduling luck (a lateness bound, a real overlap); its
+        /// failures are reported but do not fail the run.
+        case stochastic
+    }
+
+    /// The rule's family; its raw value is the ID prefix.
+    public enum Category: String, Codable, Sendable, CaseIterable {
+        case ordering = "ORD"
+        case immediate = "IMM"
+        case trampoline = "TRM"
+        case cancellation = "CAN"
+        case current = "CUR"
+        case subscription = "SUB"
+        case recursion = "REC"
+        case timers = "TIM"
+        case virtualTime = "VT"
+        case threadSafety = "THR"
+
+        /// A readable name for tables.
+        public var title: String {
+            switch self {
+            case .ordering: "Ordering and exclusivity"
+            case .immediate: "Immediate"
+            case .trampoline: "Trampoline"
+            case .cancellation: "Cancellation"
+            case .current: "Current scheduler"
+            case .subscription: "Subscription"
+            case .recursion: "Recursion"
+            case .timers: "Timers"
+            case .virtualTime: "Virtual time"
+            case .threadSafety: "Thread safety and lifetime"
+            }
+        }
+    }
+
+    /// Stable ID: category prefix, a dash and a number, such as `ORD-1`.
+    public let id: String
+    public let category: Category
+    /// One line saying what is checked.
+    public let title: String
+    public let level: Level
+    /// The rule runs only against subjects claiming all of these.
+    public let requires: SchedulerCapabilities
+    /// The rule runs only against subjects claiming at least one of these (when not empty).
+    public let requiresAnyOf: SchedulerCapabilities
+    /// The rule is skipped for subjects claiming any of these.
+    public let excludes: SchedulerCapabilities
+    /// Why users rely on this behaviour.
+    public let rationale: String
+    /// If this fails, check …
+    public let hint: String
+    /// The check itself; throws a ``RuleFailure`` naming the step that went wrong.
+    let check: @Sendable (RuleContext) throws(RuleFailure) -> Void
+
+    init(
+        _ category: Category, _ number: Int, _ title: String,
+        level: Level = .required,
+        requires: SchedulerCapabilities = [],
+        anyOf: SchedulerCapabilities = [],
+        excludes: SchedulerCapabilities = [],
+        rationale: String,
+        hint: String,
+        check: @escaping @Sendable (RuleContext) throws(RuleFailure) -> Void
+    ) {
+        self.id = "\(category.rawValue)-\(number)"
+        self.category = category
+        self.title = title
+        self.level = level
+        self.requires = requires
+        self.requiresAnyOf = anyOf
+        self.excludes = excludes
+        self.rationale = rationale
+        self.hint = hint
+        self.check = check
+    }
+
+    /// Why this rule does not apply to `capabilities`, or `nil` when it does.
+    public func skipReason(for capabilities: SchedulerCapabilities) -> String? {
+        let missing = requires.subtracting(capabilities)
+        if !missing.isEmpty { return "does not claim \(missing.names.joined(separator: ", "))" }
+        if !requiresAnyOf.isEmpty, requiresAnyOf.isDisjoint(with: capabilities) {
+            return "claims none of \(requiresAnyOf.names.joined(separator: ", "))"
+        }
+        let excluded = excludes.intersection(capabilities)
+        if !excluded.isEmpty { return "claims \(excluded.names.joined(separator: ", "))" }
+        return nil
+    }
+}
+
+/// Why a rule did not pass: what was observed, at which step.
+public struct RuleFailure: Error, Sendable, CustomStringConvertible {
+    /// What kind of outcome this is.
+    public enum Kind: Sendable {
+        /// The scheduler misbehaved.
+        case failed
+        /// The rule could not be judged (the subject or the harness broke a precondition).
+        case error
+        /// The rule cannot be judged in this process (no main thread to drive, say).
+        case skipped
+    }
+
+    /// What was expected and what was observed.
+    public let message: String
+    public let kind: Kind
+
+    public init(_ message: String, kind: Kind = .failed) {
+        self.message = message
+        self.kind = kind
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,248 @@
+import Dispatch
+import Foundation
+import Schedulers
+import Synchronization
+
+/// What a rule's check works with: fresh schedulers from the subject, calibrated timing,
+/// and the waiting and asserting helpers that keep rules free of sleeps.
+public final class RuleContext: Sendable {
+    /// The subject under test.
+    public let subject: ConformanceSubject
+    /// The calibrated bounds.
+    public let timing: Timing
+    /// Whether the main thread is being driven by the runner, so main-thread work runs.
+    public let mainThreadDriven: Bool
+
+    init(subject: ConformanceSubject, timing: Timing, mainThreadDriven: Bool) {
+        self.subject = subject
+        self.timing = timing
+        self.mainThreadDriven = mainThreadDriven
+    }
+
+    /// A fresh scheduler from the subject.
+    public func makeScheduler() -> any Scheduler { subject.make() }
+
+    // MARK: Assertions
+
+    /// Fails the rule with `message` unless `condition` holds.
+    public func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws(RuleFailure) {
+        if !condition { throw RuleFailure(message()) }
+    }
+
+    /// Fails the rule unless `value` is non-nil, and returns it.
+    public func unwrap<T>(_ value: T?, _ message: @autoclosure () -> String) throws(RuleFailure) -> T {
+        guard let value else { throw RuleFailure(message()) }
+        return value
+    }
+
+    /// Runs a scheduler call that must not throw; a thrown error fails the rule.
+    public func attempt<T>(_ what: String, _ body: () throws(SchedulerError) -> T) throws(RuleFailure) -> T {
+        do { return try body() } catch { throw RuleFailure("\(what) threw \(error)") }
+    }
+
+    // MARK: Waiting
+
+    /// Waits until `signal` fires. On a virtual-time scheduler this drives `scheduler`
+    /// one step at a time instead of waiting; elsewhere it waits up to `mustHappen`.
+    public func waitFor(_ signal: Signal, on scheduler: any Scheduler, _ what: @autoclosure () -> String) throws(RuleFailure) {
+        if let virtual = scheduler as? any VirtualTimeScheduler {
+            while !signal.hasFired {
+                guard virtual.step() else { throw RuleFailure("\(what()): nothing left to run on the virtual scheduler") }
+            }
+            return
+        }
+        if !signal.wait(timing.mustHappen) {
+            throw RuleFailure("\(what()): did not happen within \(timing.mustHappen)")
+        }
+    }
+
+    /// Returns once everything scheduled on `scheduler` so far has run or been skipped:
+    /// a sentinel action on a serial scheduler, a full drain on a virtual one. For
+    /// synchronous schedulers there is nothing to wait for.
+    public func quiesce(_ scheduler: any Scheduler) throws(RuleFailure) {
+        let capabilities = subject.capabilities
+        if let virtual = scheduler as? any VirtualTimeScheduler {
+            virtual.stepAll()
+            return
+        }
+        if capabilities.contains(.synchronous) || capabilities.contains(.trampoline) { return }
+        guard capabilities.contains(.serial) else {
+            throw RuleFailure("quiesce needs a serial, virtual or synchronous subject", kind: .error)
+        }
+        let sentinel = Signal()
+        scheduler.schedule { sentinel.fire() }
+        try waitFor(sentinel, on: scheduler, "a sentinel scheduled after the work")
+    }
+
+    /// Returns once `deadline` has certainly passed for `scheduler`'s actions, so a check
+    /// that something did not fire can be made: a virtual scheduler is advanced past it;
+    /// a serial one runs a sentinel timer `lateness` after it; others wait `quietWindow`
+    /// past it, the one place a rule watches the clock instead of a happens-before edge.
+    public func waitPast(_ deadline: SchedulerTime, on scheduler: any Scheduler) throws(RuleFailure) {
+        if let virtual = scheduler as? any VirtualTimeScheduler {
+            virtual.advance(to: (try? deadline.advanced(by: .nanoseconds(1))) ?? deadline)
+            return
+        }
+        let after = try attempt("deadline + lateness") { () throws(SchedulerError) in try deadline.advanced(by: timing.lateness) }
+        if subject.capabilities.contains(.serial) && subject.capabilities.contains(.timers) {
+            let sentinel = Signal()
+            _ = try attempt("schedule(at:) of a sentinel") { () throws(SchedulerError) in try scheduler.schedule(at: after) { sentinel.fire() } }
+            try waitFor(sentinel, on: scheduler, "a sentinel timer after the deadline")
+            return
+        }
+        let remaining = scheduler.now.duration(to: after)
+        if remaining > .zero { Thread.sleep(forTimeInterval: remaining.timeInterval) }
+    }
+
+    /// After the work of a rule: everything scheduled has run where that can be proven
+    /// (``quiesce(_:)``), otherwise the quiet window has passed.
+    public func settle(_ scheduler: any Scheduler) throws(RuleFailure) {
+        let capabilities = subject.capabilities
+        if scheduler is any VirtualTimeScheduler || !capabilities.isDisjoint(with: [.serial, .synchronous, .trampoline]) {
+            try quiesce(scheduler)
+        } else {
+            Thread.sleep(forTimeInterval: timing.quietWindow.timeInterval)
+        }
+    }
+
+    /// Blocks a real-time `scheduler` with an action that waits on the returned
+    /// gate, so work scheduled next stays pending until ``Signal/fire()``. On a virtual
+    /// scheduler nothing runs until driven, so the gate is only a formality.
+    public func hold(_ scheduler: any Scheduler) throws(RuleFailure) -> Signal {
+        let gate = Signal()
+        guard !(scheduler is any VirtualTimeScheduler) else { return gate }
+        let started = Signal()
+        let mustHappen = timing.mustHappen
+        scheduler.schedule {
+            started.fire()
+            _ = gate.wait(mustHappen)
+        }
+        try waitFor(started, on: scheduler, "the blocking action started")
+        return gate
+    }
+
+    /// Runs `body` on a new thread that no scheduler drives, waits for it and returns its
+    /// result.
+    public func onFreshThread<T: Sendable>(_ body: @escaping @Sendable () throws(RuleFailure) -> T) throws(RuleFailure) -> T {
+        let result = Mutex<Result<T, RuleFailure>?>(nil)
+        let done = Signal()
+        Thread {
+            let outcome: Result<T, RuleFailure>
+            do { outcome = .success(try body()) } catch { outcome = .failure(error as! RuleFailure) }
+            result.withLock { $0 = outcome }
+            done.fire()
+        }.start()
+        guard done.wait(timing.mustHappen) else { throw RuleFailure("a helper thread did not finish within \(timing.mustHappen)") }
+        return try result.withLock { $0 }!.get()
+    }
+
+    /// Runs `body(index)` on `count` new threads released together, and waits for all.
+    public func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) throws(RuleFailure) {
+        let group = DispatchGroup()
+        let start = Signal()
+        for index in 0..<count {
+            group.enter()
+            Thread {
+                _ = start.wait(.seconds(60))
+                body(index)
+                group.leave()
+            }.start()
+        }
+        start.fire(times: count)
+        guard group.wait(timeout: .now() + timing.mustHappen.dispatchInterval) == .success else {
+            throw RuleFailure("\(count) producer threads did not finish within \(timing.mustHappen)")
+        }
+    }
+
+    /// The number of producer threads for contention rules: oversubscribes the cores.
+    public var producerCount: Int { max(4, ProcessInfo.processInfo.activeProcessorCount * 2) }
+}
+
+/// A one-shot signal that can be waited on with an upper bound, or polled.
+public final class Signal: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let fired = Atomic<Int>(0)
+
+    public init() {}
+
+    /// Fires once (or `times` times, releasing that many waits).
+    public func fire(times: Int = 1) {
+        fired.wrappingAdd(times, ordering: .releasing)
+        for _ in 0..<times { semaphore.signal() }
+    }
+
+    /// Whether it has fired at least once.
+    public var hasFired: Bool { fired.load(ordering: .acquiring) > 0 }
+
+    /// How many times it fired.
+    public var count: Int { fired.load(ordering: .acquiring) }
+
+    /// Waits for one firing; false when `timeout` passed first.
+    public func wait(_ timeout: Duration) -> Bool {
+        semaphore.wait(timeout: .now() + timeout.dispatchInterval) == .success
+    }
+}
+
+/// A thread-safe log of values in the order they were recorded.
+public final class Recorder<Value: Sendable>: Sendable {
+    private let values = Mutex<[Value]>([])
+    public init() {}
+    public func record(_ value: Value) { values.withLock { $0.append(value) } }
+    public var all: [Value] { values.withLock { $0 } }
+    public var count: Int { values.withLock { $0.count } }
+}
+
+/// Counts actions running at once and remembers the peak.
+public final class OverlapMeter: Sendable {
+    private let running = Atomic<Int>(0)
+    private let peak = Atomic<Int>(0)
+    public init() {}
+    public func enter() {
+        let now = running.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
+        _ = peak.max(now, ordering: .relaxed)
+    }
+    public func leave() { running.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
+    public var maximum: Int { peak.load(ordering: .relaxed) }
+}
+
+/// An object to capture in an action, weakly observed to see when the action is released.
+public final class LifetimeProbe: Sendable {
+    private final class Token: Sendable {}
+    private struct Weak { weak var token: Token? }
+    private let weak = Mutex(Weak())
+
+    public init() {}
+
+    /// A capturable object; hold it only inside the action under test.
+    public func token() -> any AnyObject & Sendable {
+        let token = Token()
+        weak.withLock { $0.token = token }
+        return token
+    }
+
+    /// Whether the last token handed out is still alive.
+    public var isAlive: Bool { weak.withLock { $0.token != nil } }
+}
+
+/// A weakly held disposable, readable from any thread.
+public final class WeakDisposable: Sendable {
+    private struct Weak { weak var object: (any Disposable)? }
+    private let storage = Mutex(Weak())
+    public init() {}
+    public var object: (any Disposable)? {
+        get { storage.withLock { $0.object } }
+        set { storage.withLock { $0.object = newValue } }
+    }
+}
+
+/// A strongly held value, set and read from any thread.
+public final class Box<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+    public init(_ value: Value) { storage = Mutex(value) }
+    public var value: Value {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
+    }
+    /// Changes the value in place and returns what `body` returns.
+    public func update<R: Sendable>(_ body: (inout Value) -> R) -> R { storage.withLock { body(&$0) } }
+}

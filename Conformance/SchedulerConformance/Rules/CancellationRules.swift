@@ -1,0 +1,208 @@
+import Schedulers
+
+extension RuleCatalogue {
+    static let cancellation: [Rule] = [
+        Rule(
+            .cancellation, 1, "disposed before start: never runs, and later actions still run",
+            requires: .cancellation, anyOf: [.serial, .virtualTime], excludes: .synchronous,
+            rationale: "Disposal is how operators stop pending work; a disposed action that runs anyway delivers events after unsubscription.",
+            hint: "the action checks its handle's disposed flag before running, and the check is not skipped on the fast path."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let gate = try ctx.hold(scheduler)
+            let ran = Box(false)
+            let later = Signal()
+            let handle = try ctx.unwrap(scheduler.schedule { ran.value = true }, "`schedule` returned no handle")
+            scheduler.schedule { later.fire() }
+            handle.dispose()
+            gate.fire()
+            try ctx.waitFor(later, on: scheduler, "an action scheduled after the disposed one ran")
+            try ctx.quiesce(scheduler)
+            try ctx.expect(!ran.value, "the disposed action ran")
+        },
+        Rule(
+            .cancellation, 2, "dispose is idempotent and `isDisposed` reports it",
+            requires: .cancellation, anyOf: [.serial, .virtualTime],
+            rationale: "Several owners may dispose the same handle; the second call must be harmless and the state readable.",
+            hint: "`dispose()` is guarded by an atomic flag and `isDisposed` reads that flag."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let gate = try ctx.hold(scheduler)
+            let handle = try ctx.unwrap(scheduler.schedule {}, "`schedule` returned no handle")
+            try ctx.expect(!handle.isDisposed, "a pending handle reports isDisposed before dispose()")
+            handle.dispose()
+            handle.dispose()
+            try ctx.expect(handle.isDisposed, "isDisposed is false after dispose()")
+            gate.fire()
+            try ctx.quiesce(scheduler)
+            handle.dispose()
+            try ctx.expect(handle.isDisposed, "isDisposed changed after the scheduler moved on")
+        },
+        Rule(
+            .cancellation, 3, "a dispose racing the start: ran whole or never started",
+            level: .stochastic,
+            requires: [.cancellation, .asynchronous], excludes: .virtualTime,
+            rationale: "After `dispose()` returns, an action that had not started must never start; one that started runs to its end.",
+            hint: "the disposed check and the start are one atomic step (a compare-and-swap), not a check followed by a later start. Being a race, a rare false alarm is possible under heavy preemption: rerun before concluding."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let forbidden = Box(0)
+            let runs = Box(0)
+            for _ in 0..<2_000 {
+                let started = Box(false)
+                let finished = Signal()
+                let handle = scheduler.schedule {
+                    started.value = true
+                    runs.update { $0 += 1 }
+                    finished.fire()
+                }
+                guard let handle else { throw RuleFailure("`schedule` returned no handle") }
+                handle.dispose()
+                if !started.value {
+                    // Not started when dispose returned: it must never start.
+                    if finished.wait(.microseconds(200)) { forbidden.update { $0 += 1 } }
+                }
+            }
+            try ctx.settle(scheduler)
+            try ctx.expect(forbidden.value == 0, "\(forbidden.value) of 2000 actions started after dispose() returned (\(runs.value) ran in all)")
+        },
+        Rule(
+            .cancellation, 4, "an action may dispose its own handle",
+            requires: .cancellation, anyOf: [.serial, .virtualTime],
+            rationale: "Self-cancelling work (a one-shot that tears itself down) must neither deadlock nor crash.",
+            hint: "no lock is held while the action runs, so `dispose()` from inside it cannot deadlock."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let gate = try ctx.hold(scheduler)
+            let own = Box<(any Disposable)?>(nil)
+            let ran = Box(0)
+            let done = Signal()
+            let handle = scheduler.schedule {
+                ran.update { $0 += 1 }
+                own.value?.dispose()
+                done.fire()
+            }
+            own.value = try ctx.unwrap(handle, "`schedule` returned no handle")
+            gate.fire()
+            try ctx.waitFor(done, on: scheduler, "the self-disposing action ran")
+            try ctx.quiesce(scheduler)
+            try ctx.expect(ran.value == 1, "ran \(ran.value) times")
+            try ctx.expect(own.value?.isDisposed == true, "the handle is not disposed")
+            let after = Signal()
+            scheduler.schedule { after.fire() }
+            try ctx.waitFor(after, on: scheduler, "an action after the self-disposing one ran")
+        },
+        Rule(
+            .cancellation, 5, "a disposed delayed action never fires",
+            requires: [.cancellation, .timers], excludes: .synchronous,
+            rationale: "Timeouts are cancelled all the time; one that fires anyway reports a spurious timeout.",
+            hint: "the delayed path checks the disposed flag too (a `dispatch_after` block must check it before running)."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let fired = Box(false)
+            let deadline = try ctx.attempt("now + 20ms") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(20)) }
+            let handle = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in try scheduler.schedule(at: deadline) { fired.value = true } }
+            try ctx.unwrap(handle, "`schedule(at:)` returned no handle").dispose()
+            try ctx.waitPast(deadline, on: scheduler)
+            try ctx.expect(!fired.value, "the disposed delayed action fired")
+        },
+        Rule(
+            .cancellation, 6, "a disposed repeating action stops",
+            requires: .repeating,
+            rationale: "Polling and heartbeats are stopped by disposal; a timer that keeps firing leaks work forever.",
+            hint: "disposal cancels the timer source (or marks the entry so it is not re-armed), and a tick checks the flag before running."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let ticks = Box(0)
+            let third = Signal()
+            let start = try ctx.attempt("now + 5ms") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(5)) }
+            let handle = try ctx.attempt("repeating") { () throws(SchedulerError) in
+                try scheduler.schedule(at: start, repeatingEvery: .milliseconds(5), leeway: .zero) {
+                    if ticks.update({ $0 += 1; return $0 }) == 3 { third.fire() }
+                }
+            }
+            try ctx.waitFor(third, on: scheduler, "three ticks")
+            handle.dispose()
+            let atDispose = ticks.value
+            try ctx.waitPast(try ctx.attempt("now + 50ms") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(50)) }, on: scheduler)
+            // One tick may already have been under way when dispose() was called.
+            try ctx.expect(ticks.value <= atDispose + 1, "\(ticks.value - atDispose) ticks after dispose()")
+            try ctx.expect(handle.isDisposed, "isDisposed is false after dispose()")
+        },
+        Rule(
+            .cancellation, 7, "disposing one timer leaves another alone",
+            requires: [.cancellation, .timers], excludes: .synchronous,
+            rationale: "Handles are independent: cancelling one timeout must not cancel a neighbour sharing a timer queue.",
+            hint: "disposal targets only its own entry (no shared timer source cancelled, no wrong index removed)."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let deadline = try ctx.attempt("now + 10ms") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(10)) }
+            let first = Box(false)
+            let second = Signal()
+            let handle = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in try scheduler.schedule(at: deadline) { first.value = true } }
+            _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in try scheduler.schedule(at: deadline) { second.fire() } }
+            try ctx.unwrap(handle, "`schedule(at:)` returned no handle").dispose()
+            try ctx.waitFor(second, on: scheduler, "the timer that was not disposed fired")
+            try ctx.waitPast(deadline, on: scheduler)
+            try ctx.expect(!first.value, "the disposed timer fired")
+        },
+        Rule(
+            .cancellation, 8, "a repeating timer keeps firing when the caller drops its handle",
+            requires: .repeating,
+            rationale: "Only disposal stops a timer; ReactiveCocoa users hit timers that died silently when the handle was released.",
+            hint: "the timer (or its source) is kept alive by the scheduler or by its own handler, not only by the returned handle."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let weak = WeakDisposable()
+            let ticks = Box(0)
+            let third = Signal()
+            do {
+                let start = try ctx.attempt("now") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(5)) }
+                weak.object = try ctx.attempt("repeating") { () throws(SchedulerError) in
+                    try scheduler.schedule(at: start, repeatingEvery: .milliseconds(5), leeway: .zero) {
+                        guard ticks.update({ $0 += 1; return $0 }) == 3 else { return }
+                        // Nobody holds the handle now; reach it weakly to clean up.
+                        weak.object?.dispose()
+                        third.fire()
+                    }
+                }
+            }
+            try ctx.waitFor(third, on: scheduler, "three ticks after the handle was dropped")
+        },
+        Rule(
+            .cancellation, 9, "an action's closure is released after it ran",
+            anyOf: [.serial, .virtualTime, .synchronous, .trampoline],
+            rationale: "Whatever an action captured (a subscriber, a buffer) must be freed once it ran, or every scheduled action leaks.",
+            hint: "the scheduler drops its reference to the closure after calling it (no cache of past actions, no cycle through the handle)."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let probe = LifetimeProbe()
+            do {
+                let token = probe.token()
+                scheduler.schedule { blackHole(token) }
+            }
+            try ctx.quiesce(scheduler)
+            try ctx.expect(!probe.isAlive, "the closure is still alive after it ran")
+        },
+        Rule(
+            .cancellation, 10, "a disposed action's closure is released",
+            requires: .cancellation, anyOf: [.serial, .virtualTime],
+            rationale: "Cancelling must free what the action captured, at the latest when the scheduler reaches it.",
+            hint: "disposal (or the skipped run) clears the stored closure; the handle does not keep it."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let gate = try ctx.hold(scheduler)
+            let probe = LifetimeProbe()
+            let handle: (any Disposable)?
+            do {
+                let token = probe.token()
+                handle = scheduler.schedule { blackHole(token) }
+            }
+            try ctx.unwrap(handle, "`schedule` returned no handle").dispose()
+            gate.fire()
+            try ctx.quiesce(scheduler)
+            try ctx.expect(!probe.isAlive, "the disposed action's closure is still alive")
+            blackHole(handle)
+        },
+    ]
+}

@@ -1,0 +1,77 @@
+import Schedulers
+
+extension RuleCatalogue {
+    static let immediate: [Rule] = [
+        Rule(
+            .immediate, 1, "runs the action synchronously on the caller's thread before `schedule` returns",
+            requires: .synchronous,
+            rationale: "Claiming synchronous execution is a promise that code after `schedule` sees the action's effects.",
+            hint: "`schedule` calls the action directly instead of enqueueing it anywhere."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let caller = ThreadProbe.id
+            let ranOn = Box<UInt?>(nil)
+            scheduler.schedule { ranOn.value = ThreadProbe.id }
+            let thread = try ctx.unwrap(ranOn.value, "the action had not run when `schedule` returned")
+            try ctx.expect(thread == caller, "the action ran on another thread")
+        },
+        Rule(
+            .immediate, 2, "runs each action exactly once, in call order",
+            requires: .synchronous,
+            rationale: "A synchronous scheduler is a plain call: nothing may be lost, doubled or reordered.",
+            hint: "no buffering or retry around the call of the action."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let order = Recorder<Int>()
+            for index in 0..<1_000 { scheduler.schedule { order.record(index) } }
+            try ctx.expect(order.all == Array(0..<1_000), "order broken: \(firstMismatch(order.all, Array(0..<1_000)))")
+        },
+        Rule(
+            .immediate, 3, "a nested schedule runs inline, before the outer action continues",
+            requires: .synchronous,
+            rationale: "Synchronous means synchronous at every depth; users of an immediate scheduler expect call-stack order.",
+            hint: "nested calls are not deferred to a queue (that is a trampoline, which should claim `trampoline` instead)."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let log = Recorder<String>()
+            scheduler.schedule {
+                log.record("before")
+                scheduler.schedule { log.record("nested") }
+                log.record("after")
+            }
+            try ctx.expect(log.all == ["before", "nested", "after"], "order was \(log.all)")
+        },
+        Rule(
+            .immediate, 4, "`schedule(at:)` blocks until the deadline, never runs early",
+            requires: [.synchronous, .timers],
+            rationale: "An immediate timer sleeps the caller; waking early breaks every timeout built on it.",
+            hint: "the sleep loops until the scheduler's own clock reaches the deadline (spurious wake-ups and interrupted sleeps return early)."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let deadline = try ctx.attempt("now + 20ms") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(20)) }
+            let ranAt = Box<SchedulerTime?>(nil)
+            _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in try scheduler.schedule(at: deadline) { ranAt.value = scheduler.now } }
+            let time = try ctx.unwrap(ranAt.value, "the action had not run when `schedule(at:)` returned")
+            try ctx.expect(time >= deadline, "ran \(time.duration(to: deadline)) early")
+        },
+        Rule(
+            .immediate, 5, "repeating is refused with a typed error, and the scheduler keeps working",
+            requires: .synchronous, excludes: .repeating,
+            rationale: "A synchronous scheduler cannot repeat without blocking forever; ReactiveCocoa asserts, a Swift library should throw.",
+            hint: "`schedule(at:repeatingEvery:leeway:)` throws `SchedulerError.repeatingUnsupported` instead of trapping or looping."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            do {
+                _ = try scheduler.schedule(at: scheduler.now, repeatingEvery: .seconds(1), leeway: .zero) {}
+                throw RuleFailure("a repeating request was accepted")
+            } catch let error as SchedulerError {
+                try ctx.expect(error == .repeatingUnsupported(scheduler: scheduler.name), "threw \(error), expected repeatingUnsupported")
+            } catch {
+                throw error as! RuleFailure
+            }
+            let ran = Box(false)
+            scheduler.schedule { ran.value = true }
+            try ctx.expect(ran.value, "the scheduler stopped working after refusing")
+        },
+    ]
+}

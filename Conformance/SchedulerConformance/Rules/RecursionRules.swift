@@ -1,0 +1,174 @@
+import Foundation
+import Schedulers
+
+extension RuleCatalogue {
+    static let recursion: [Rule] = [
+        Rule(
+            .recursion, 1, "no reschedule: the block runs exactly once",
+            rationale: "Recursive scheduling with no `reschedule` call is a plain `schedule`.",
+            hint: "the recursion schedules one run at start and nothing more unless `reschedule` is called."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let runs = Box(0)
+            let done = Signal()
+            scheduler.scheduleRecursive { _ in
+                runs.update { $0 += 1 }
+                done.fire()
+            }
+            try ctx.waitFor(done, on: scheduler, "the first run")
+            try ctx.settle(scheduler)
+            try ctx.expect(runs.value == 1, "ran \(runs.value) times")
+        },
+        Rule(
+            .recursion, 2, "reschedules made during the block wait until it returns",
+            rationale: "A run never re-enters itself: ReactiveCocoa counts `reschedule` calls made during the block and schedules them after it returns.",
+            hint: "`reschedule` called while the block executes only bumps a counter; the runs are scheduled after the block returns."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let log = Recorder<String>()
+            let runs = Box(0)
+            let third = Signal()
+            scheduler.scheduleRecursive { reschedule in
+                let run = runs.update { $0 += 1; return $0 }
+                log.record("start \(run)")
+                if run == 1 {
+                    reschedule()
+                    reschedule()
+                }
+                log.record("end \(run)")
+                if run == 3 { third.fire() }
+            }
+            try ctx.waitFor(third, on: scheduler, "three runs")
+            let events = log.all
+            let endOfFirst = try ctx.unwrap(events.firstIndex(of: "end 1"), "no end of the first run in \(events)")
+            for later in ["start 2", "start 3"] {
+                let index = try ctx.unwrap(events.firstIndex(of: later), "no '\(later)' in \(events)")
+                try ctx.expect(index > endOfFirst, "'\(later)' came before the first run returned: \(events)")
+            }
+        },
+        Rule(
+            .recursion, 3, "reschedule twice: exactly two more runs",
+            rationale: "Each `reschedule` call asks for one more run; none may be lost or merged.",
+            hint: "the counter of pending reschedules is not a Bool, and each counted call schedules one run."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let runs = Box(0)
+            let third = Signal()
+            scheduler.scheduleRecursive { reschedule in
+                let run = runs.update { $0 += 1; return $0 }
+                if run == 1 {
+                    reschedule()
+                    reschedule()
+                }
+                if run == 3 { third.fire() }
+            }
+            try ctx.waitFor(third, on: scheduler, "three runs")
+            try ctx.settle(scheduler)
+            try ctx.expect(runs.value == 3, "ran \(runs.value) times")
+        },
+        Rule(
+            .recursion, 4, "a reschedule made later, from another thread, runs",
+            rationale: "Asynchronous continuations (a network callback, say) call `reschedule` after the block returned.",
+            hint: "after the block returned, `reschedule` schedules at once instead of bumping a counter nobody reads."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let stored = Box<(@Sendable () -> Void)?>(nil)
+            let first = Signal()
+            let second = Signal()
+            let runs = Box(0)
+            scheduler.scheduleRecursive { reschedule in
+                if runs.update({ $0 += 1; return $0 }) == 1 {
+                    stored.value = reschedule
+                    first.fire()
+                } else {
+                    second.fire()
+                }
+            }
+            try ctx.waitFor(first, on: scheduler, "the first run")
+            let reschedule = try ctx.unwrap(stored.value, "the first run kept no reschedule function")
+            try ctx.onFreshThread { reschedule() }
+            try ctx.waitFor(second, on: scheduler, "the run asked for from another thread")
+        },
+        Rule(
+            .recursion, 5, "disposing from outside stops every further run",
+            excludes: [.synchronous, .trampoline],
+            rationale: "Disposal is how an endless recursion (polling, a retry loop) ends.",
+            hint: "each run checks the recursion's disposable before calling the block, and pending runs are disposed with it."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let runs = Box(0)
+            let tenth = Signal()
+            let handle = scheduler.scheduleRecursive { reschedule in
+                let run = runs.update { $0 += 1; return $0 }
+                if run == 10 { tenth.fire() }
+                if run < 100_000 { reschedule() }
+            }
+            let disposable = try ctx.unwrap(handle, "scheduleRecursive returned no handle")
+            if let virtual = scheduler as? any VirtualTimeScheduler {
+                virtual.step(10)
+                disposable.dispose()
+                virtual.step(1_000)
+                try ctx.expect(runs.value == 10, "ran \(runs.value - 10) times after dispose()")
+                return
+            }
+            try ctx.waitFor(tenth, on: scheduler, "ten runs")
+            disposable.dispose()
+            let atDispose = runs.value
+            try ctx.settle(scheduler)
+            try ctx.settle(scheduler)
+            try ctx.expect(runs.value <= atDispose + 1, "ran \(runs.value - atDispose) times after dispose()")
+        },
+        Rule(
+            .recursion, 6, "disposing from inside the block stops every further run",
+            rationale: "A recursion often decides inside itself that it is done.",
+            hint: "the disposed check happens before each run, including runs already counted during the disposing block."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let runs = Box(0)
+            let own = Box<(any Disposable)?>(nil)
+            let stored = Box<(@Sendable () -> Void)?>(nil)
+            let first = Signal()
+            let handle = scheduler.scheduleRecursive { reschedule in
+                let run = runs.update { $0 += 1; return $0 }
+                if run == 1 {
+                    // The handle exists only after scheduleRecursive returned: continue later.
+                    stored.value = reschedule
+                    first.fire()
+                    return
+                }
+                if run == 5 { own.value?.dispose() }
+                // A cap, so that a scheduler ignoring disposal fails instead of spinning forever.
+                if run < 1_000 {
+                    reschedule()
+                    reschedule()
+                }
+            }
+            own.value = try ctx.unwrap(handle, "scheduleRecursive returned no handle")
+            try ctx.waitFor(first, on: scheduler, "the first run")
+            try ctx.onFreshThread { stored.value?() }
+            if let virtual = scheduler as? any VirtualTimeScheduler { virtual.step(5_000) }
+            try ctx.settle(scheduler)
+            try ctx.settle(scheduler)
+            try ctx.expect(runs.value == 5, "ran \(runs.value) times; disposal in run 5 should stop it there")
+        },
+        Rule(
+            .recursion, 7, "1,000,000 levels of recursion without stack growth",
+            rationale: "Deep recursion (100,000+ levels) is routine in stream processing; the field has shipped immediate schedulers that overflow the stack.",
+            hint: "a synchronous scheduler unrolls recursion into a loop over a counter; others must enqueue each run instead of calling it."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let meter = StackMeter()
+            let runs = Box(0)
+            let done = Signal()
+            let levels = 1_000_000
+            scheduler.scheduleRecursive { reschedule in
+                meter.sample()
+                let run = runs.update { $0 += 1; return $0 }
+                if run < levels && !meter.exceeded { reschedule() } else { done.fire() }
+            }
+            try ctx.waitFor(done, on: scheduler, "the last level")
+            try ctx.expect(!meter.exceeded, "the stack grew by \(meter.growth) bytes after \(runs.value) levels")
+            try ctx.expect(runs.value == levels, "ran \(runs.value) of \(levels) levels")
+        },
+    ]
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Schedulers
+
+extension RuleCatalogue {
+    static let subscription: [Rule] = [
+        Rule(
+            .subscription, 1, "runs inline inside a current scheduler",
+            requires: .subscription,
+            rationale: "Subscribing from code already on a scheduler must not hop: ReactiveCocoa runs it synchronously there.",
+            hint: "`schedule` checks `CurrentScheduler.value` and calls the action directly when there is one."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let host = QueueScheduler(name: "SUB-1 host")
+            let inline = Box<Bool?>(nil)
+            let done = Signal()
+            host.schedule {
+                let ran = Box(false)
+                scheduler.schedule { ran.value = true }
+                inline.value = ran.value
+                done.fire()
+            }
+            try ctx.waitFor(done, on: host, "the host action ran")
+            try ctx.expect(inline.value == true, "the action did not run inline inside a current scheduler")
+        },
+        Rule(
+            .subscription, 2, "without a current scheduler, runs asynchronously on a background scheduler that is then current",
+            requires: .subscription,
+            rationale: "Subscribing from an arbitrary thread moves the work to a background scheduler, which later hops can find as current.",
+            hint: "with no current scheduler, hand the action to a private background scheduler; do not run it on the caller's thread."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let observed = Box<(early: Bool, sameThread: Bool, current: Bool)?>(nil)
+            let done = Signal()
+            try ctx.onFreshThread { () throws(RuleFailure) in
+                let caller = ThreadProbe.id
+                let returned = Box(false)
+                scheduler.schedule {
+                    observed.value = (!returned.value, ThreadProbe.id == caller, CurrentScheduler.value != nil)
+                    done.fire()
+                }
+                returned.value = true
+                try ctx.waitFor(done, on: scheduler, "the action ran")
+            }
+            let seen = try ctx.unwrap(observed.value, "no observation")
+            try ctx.expect(!seen.early && !seen.sameThread, "the action ran on the caller's thread")
+            try ctx.expect(seen.current, "no scheduler was current inside the background action")
+        },
+        Rule(
+            .subscription, 3, "timers go to the current scheduler",
+            requires: [.subscription, .timers],
+            rationale: "Delayed subscription work belongs to the scheduler the caller is on.",
+            hint: "`schedule(at:)` forwards to `CurrentScheduler.value` when there is one."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let host = QueueScheduler(name: "SUB-3 host")
+            let seen = Box<Bool?>(nil)
+            let done = Signal()
+            host.schedule {
+                _ = try? scheduler.schedule(after: .milliseconds(1)) {
+                    seen.value = CurrentScheduler.value === host
+                    done.fire()
+                }
+            }
+            try ctx.waitFor(done, on: host, "the delayed action ran")
+            try ctx.expect(seen.value == true, "the delayed action did not run on the caller's current scheduler")
+        },
+    ]
+}

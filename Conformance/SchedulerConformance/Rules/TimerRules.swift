@@ -1,0 +1,244 @@
+import Schedulers
+
+extension RuleCatalogue {
+    static let timers: [Rule] = [
+        Rule(
+            .timers, 1, "a delayed action never runs before its deadline on the scheduler's own clock",
+            requires: .timers,
+            rationale: "'After' means at or after: timeouts and debounces are wrong if they fire early.",
+            hint: "deadlines are converted to the clock the timer uses (monotonic for real time) without rounding down; virtual time moves to the deadline before the action runs."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let early = Recorder<String>()
+            let remaining = Box(20)
+            let done = Signal()
+            for index in 0..<20 {
+                let delay = Duration.milliseconds(1 + (index * 7) % 20)
+                let deadline = try ctx.attempt("now + delay") { () throws(SchedulerError) in try scheduler.now.advanced(by: delay) }
+                _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
+                    try scheduler.schedule(at: deadline) {
+                        let now = scheduler.now
+                        if now < deadline { early.record("\(now.duration(to: deadline)) early") }
+                        if remaining.update({ $0 -= 1; return $0 }) == 0 { done.fire() }
+                    }
+                }
+            }
+            try ctx.waitFor(done, on: scheduler, "twenty delayed actions ran")
+            try ctx.expect(early.count == 0, "ran early: \(early.all.prefix(3).joined(separator: ", "))")
+        },
+        Rule(
+            .timers, 2, "a delayed action is late by no more than the calibrated bound",
+            level: .stochastic,
+            requires: .timers, excludes: .virtualTime,
+            rationale: "A timer that fires much later than asked breaks timeouts and animations; the bound is calibrated on this machine at start-up.",
+            hint: "the timer is armed with a small leeway and on the right clock; nothing else blocks the queue it fires on."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let worst = Box(Duration.zero)
+            let remaining = Box(10)
+            let done = Signal()
+            for index in 0..<10 {
+                let deadline = try ctx.attempt("now + delay") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(2 + index)) }
+                _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
+                    try scheduler.schedule(at: deadline) {
+                        let late = deadline.duration(to: scheduler.now)
+                        worst.update { $0 = max($0, late) }
+                        if remaining.update({ $0 -= 1; return $0 }) == 0 { done.fire() }
+                    }
+                }
+            }
+            try ctx.waitFor(done, on: scheduler, "ten delayed actions ran")
+            try ctx.expect(worst.value <= ctx.timing.lateness, "up to \(worst.value) late, bound \(ctx.timing.lateness)")
+        },
+        Rule(
+            .timers, 3, "a deadline in the past runs promptly",
+            requires: .timers,
+            rationale: "A deadline computed before a slow step may already have passed; it must run, not be dropped or wait for a wrap-around.",
+            hint: "past deadlines are clamped to now rather than converted to a huge unsigned delay."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let done = Signal()
+            let past = try ctx.attempt("now - 1s") { () throws(SchedulerError) in try scheduler.now.advanced(by: .seconds(-1)) }
+            _ = try ctx.attempt("schedule(at:) in the past") { () throws(SchedulerError) in try scheduler.schedule(at: past) { done.fire() } }
+            try ctx.waitFor(done, on: scheduler, "the action with a past deadline ran")
+        },
+        Rule(
+            .timers, 4, "delayed actions on a serial scheduler run in deadline order",
+            requires: [.timers, .serial],
+            rationale: "Timers scheduled out of order must still fire in time order on one serial scheduler.",
+            hint: "timers are kept ordered by deadline (a heap or GCD's own timer list), not in the order they were added."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let order = Recorder<Int>()
+            let done = Signal()
+            for ms in [30, 10, 20] {
+                _ = try ctx.attempt("schedule(after:)") { () throws(SchedulerError) in
+                    try scheduler.schedule(after: .milliseconds(ms)) {
+                        order.record(ms)
+                        if order.count == 3 { done.fire() }
+                    }
+                }
+            }
+            try ctx.waitFor(done, on: scheduler, "three timers fired")
+            try ctx.expect(order.all == [10, 20, 30], "fired in order \(order.all)")
+        },
+        Rule(
+            .timers, 5, "repeating: first run at the start, then one per interval, none early",
+            requires: .repeating,
+            rationale: "Polling and heartbeats assume tick k comes no earlier than start + k × interval.",
+            hint: "the first fire is the start date (not start + interval); ticks are not re-armed from the handler's own start time minus drift."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let start = try ctx.attempt("now + 10ms") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(10)) }
+            let interval = Duration.milliseconds(10)
+            let times = Recorder<SchedulerTime>()
+            let fifth = Signal()
+            let handle = try ctx.attempt("repeating") { () throws(SchedulerError) in
+                try scheduler.schedule(at: start, repeatingEvery: interval, leeway: .zero) {
+                    times.record(scheduler.now)
+                    if times.count == 5 { fifth.fire() }
+                }
+            }
+            try ctx.waitFor(fifth, on: scheduler, "five ticks")
+            handle.dispose()
+            for (k, time) in times.all.prefix(5).enumerated() {
+                let due = try ctx.attempt("due time") { () throws(SchedulerError) in try start.advanced(by: interval * k) }
+                try ctx.expect(time >= due, "tick \(k) ran \(time.duration(to: due)) early")
+            }
+        },
+        Rule(
+            .timers, 6, "repeating lateness stays within interval + leeway + tolerance",
+            level: .stochastic,
+            requires: .repeating, excludes: .virtualTime,
+            rationale: "Leeway lets the system coalesce wake-ups, but not skip whole intervals.",
+            hint: "the timer is armed with the leeway asked for, not a larger default; the queue is not blocked."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let start = try ctx.attempt("now + 5ms") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(5)) }
+            let interval = Duration.milliseconds(10)
+            let leeway = Duration.milliseconds(2)
+            let times = Recorder<SchedulerTime>()
+            let fifth = Signal()
+            let handle = try ctx.attempt("repeating") { () throws(SchedulerError) in
+                try scheduler.schedule(at: start, repeatingEvery: interval, leeway: leeway) {
+                    times.record(scheduler.now)
+                    if times.count == 5 { fifth.fire() }
+                }
+            }
+            try ctx.waitFor(fifth, on: scheduler, "five ticks")
+            handle.dispose()
+            let bound = interval + leeway + ctx.timing.lateness
+            for (k, time) in times.all.prefix(5).enumerated() {
+                let due = try ctx.attempt("due time") { () throws(SchedulerError) in try start.advanced(by: interval * k) }
+                try ctx.expect(due.duration(to: time) <= bound, "tick \(k) was \(due.duration(to: time)) late, bound \(bound)")
+            }
+        },
+        Rule(
+            .timers, 7, "a zero or negative interval is refused, and the scheduler keeps working",
+            requires: .repeating,
+            rationale: "An interval <= 0 would spin or divide by zero; refusing it with a typed error is the only safe answer.",
+            hint: "validate with `RepeatSpec` (or the same checks) before creating a timer."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            for interval in [Duration.zero, .seconds(-1)] {
+                try expectRefusal(ctx, "interval \(interval)", .invalidInterval(interval)) { () throws(SchedulerError) in
+                    _ = try scheduler.schedule(at: scheduler.now, repeatingEvery: interval, leeway: .zero) {}
+                }
+            }
+            try stillWorks(ctx, scheduler)
+        },
+        Rule(
+            .timers, 8, "a negative leeway is refused, and the scheduler keeps working",
+            requires: .repeating,
+            rationale: "A negative leeway has no meaning; passing it to the system can trap.",
+            hint: "validate the leeway before creating a timer."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            try expectRefusal(ctx, "leeway -1ms", .invalidLeeway(.milliseconds(-1))) { () throws(SchedulerError) in
+                _ = try scheduler.schedule(at: scheduler.now, repeatingEvery: .seconds(1), leeway: .milliseconds(-1)) {}
+            }
+            try stillWorks(ctx, scheduler)
+        },
+        Rule(
+            .timers, 9, "an interval or leeway overflowing 64-bit nanoseconds is refused, and the scheduler keeps working",
+            requires: .repeating,
+            rationale: "The field has shipped nanosecond overflows for huge intervals: a trap, or a timer firing constantly.",
+            hint: "convert with overflow checks (`checkedNanoseconds()`), refusing with `SchedulerError.overflow`."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let huge = Duration.seconds(Int64.max)
+            for (what, interval, leeway) in [("interval", huge, Duration.zero), ("leeway", Duration.seconds(1), huge)] {
+                do {
+                    let handle = try scheduler.schedule(at: scheduler.now, repeatingEvery: interval, leeway: leeway) {}
+                    handle.dispose()
+                    throw RuleFailure("an overflowing \(what) was accepted")
+                } catch let error as SchedulerError {
+                    guard case .overflow = error else { throw RuleFailure("an overflowing \(what) threw \(error), expected overflow") }
+                } catch {
+                    throw error as! RuleFailure
+                }
+            }
+            try stillWorks(ctx, scheduler)
+        },
+        Rule(
+            .timers, 10, "a deadline in the far future is accepted and does not fire",
+            requires: [.timers, .cancellation], excludes: .synchronous,
+            rationale: "'Never' is often written as a distant date; converting it must not overflow into 'now'.",
+            hint: "clamp or saturate when converting a far deadline to the timer's units."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let fired = Box(false)
+            let handle = try ctx.attempt("schedule(at: .distantFuture)") { () throws(SchedulerError) in
+                try scheduler.schedule(at: .distantFuture) { fired.value = true }
+            }
+            let soon = try ctx.attempt("now + 20ms") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(20)) }
+            try ctx.waitPast(soon, on: scheduler)
+            handle?.dispose()
+            try ctx.expect(!fired.value, "the far-future action fired")
+            try stillWorks(ctx, scheduler)
+        },
+        Rule(
+            .timers, 11, "a huge but valid interval and leeway work",
+            requires: .repeating,
+            rationale: "A century-long interval is valid; it must fire once at the start and then wait, not overflow.",
+            hint: "the nanosecond conversion of intervals uses 64-bit signed arithmetic with overflow checks."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let century = Duration.seconds(100 * 365 * 24 * 3600)
+            let ticks = Box(0)
+            let first = Signal()
+            let start = try ctx.attempt("now + 1ms") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(1)) }
+            let handle = try ctx.attempt("repeating every century") { () throws(SchedulerError) in
+                try scheduler.schedule(at: start, repeatingEvery: century, leeway: century) {
+                    ticks.update { $0 += 1 }
+                    first.fire()
+                }
+            }
+            try ctx.waitFor(first, on: scheduler, "the first tick")
+            try ctx.waitPast(try ctx.attempt("now + 20ms") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(20)) }, on: scheduler)
+            handle.dispose()
+            try ctx.expect(ticks.value == 1, "ticked \(ticks.value) times within 20 ms")
+        },
+    ]
+}
+
+/// Checks that `body` throws exactly `expected`.
+private func expectRefusal(
+    _ ctx: RuleContext, _ what: String, _ expected: SchedulerError, _ body: () throws(SchedulerError) -> Void
+) throws(RuleFailure) {
+    do {
+        try body()
+        throw RuleFailure("\(what) was accepted")
+    } catch let error as SchedulerError {
+        try ctx.expect(error == expected, "\(what) threw \(error), expected \(expected)")
+    } catch {
+        throw error as! RuleFailure
+    }
+}
+
+/// Checks that a plain action still runs after a refusal.
+private func stillWorks(_ ctx: RuleContext, _ scheduler: any Scheduler) throws(RuleFailure) {
+    let ran = Signal()
+    scheduler.schedule { ran.fire() }
+    try ctx.waitFor(ran, on: scheduler, "a plain action after the refusal")
+}

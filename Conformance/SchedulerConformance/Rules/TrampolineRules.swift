@@ -1,0 +1,133 @@
+import Schedulers
+
+extension RuleCatalogue {
+    static let trampoline: [Rule] = [
+        Rule(
+            .trampoline, 1, "the first action runs inline, nested ones FIFO after it",
+            requires: .trampoline,
+            rationale: "RxSwift's classic nested example must print 1, 2, 3, 4, 5: nested work runs after the outer action returns, in order.",
+            hint: "an idle thread runs the action at once, then drains a per-thread FIFO queue; a busy thread only enqueues."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let order = try ctx.onFreshThread { () -> [Int] in
+                let order = Recorder<Int>()
+                let returned = Box(false)
+                scheduler.schedule {
+                    order.record(1)
+                    scheduler.schedule {
+                        order.record(3)
+                        scheduler.schedule { order.record(5) }
+                        order.record(4)
+                    }
+                    order.record(2)
+                }
+                returned.value = true
+                return order.all
+            }
+            try ctx.expect(order == [1, 2, 3, 4, 5], "order was \(order)")
+        },
+        Rule(
+            .trampoline, 2, "disposing a queued nested action skips it",
+            requires: .trampoline,
+            rationale: "Work queued on the trampoline must be cancellable until it starts.",
+            hint: "nested `schedule` returns a live handle, and the drain loop checks it before running each entry."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let log = try ctx.onFreshThread { () throws(RuleFailure) -> [String] in
+                let log = Recorder<String>()
+                let missingHandle = Box(false)
+                scheduler.schedule {
+                    let skipped = scheduler.schedule { log.record("disposed") }
+                    scheduler.schedule { log.record("kept") }
+                    if let skipped { skipped.dispose() } else { missingHandle.value = true }
+                }
+                try ctx.expect(!missingHandle.value, "a nested `schedule` returned no handle")
+                return log.all
+            }
+            try ctx.expect(log == ["kept"], "ran \(log)")
+        },
+        Rule(
+            .trampoline, 3, "the thread's state resets after the drain",
+            requires: .trampoline,
+            rationale: "Once the outermost action and its queue are done, the next `schedule` on that thread must run inline again.",
+            hint: "the 'running' flag is cleared on every exit path, and the queue is empty afterwards."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let inline = try ctx.onFreshThread { () -> Bool in
+                scheduler.schedule { scheduler.schedule {} }
+                let ran = Box(false)
+                scheduler.schedule { ran.value = true }
+                return ran.value
+            }
+            try ctx.expect(inline, "a schedule after the drain did not run inline")
+        },
+        Rule(
+            .trampoline, 4, "threads do not share a queue",
+            requires: .trampoline,
+            rationale: "The trampoline is per thread: one thread's nested work must never run on another thread or be delayed by it.",
+            hint: "the queue and the running flag live in thread-local storage, not in the shared scheduler object."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let wrongThread = Box(0)
+            let counts = Box([Int](repeating: 0, count: 4))
+            try ctx.onThreads(4) { index in
+                scheduler.schedule {
+                    let me = ThreadProbe.id
+                    for _ in 0..<50 {
+                        scheduler.schedule {
+                            if ThreadProbe.id != me { wrongThread.update { $0 += 1 } }
+                            counts.update { $0[index] += 1 }
+                        }
+                    }
+                    // Keep this trampoline open a while so the threads' drains overlap.
+                    spin(20_000)
+                }
+            }
+            try ctx.expect(wrongThread.value == 0, "\(wrongThread.value) nested actions ran on another thread")
+            try ctx.expect(counts.value == [50, 50, 50, 50], "per-thread counts \(counts.value)")
+        },
+        Rule(
+            .trampoline, 5, "a chain of 100,000 nested schedules does not grow the stack",
+            requires: .trampoline,
+            rationale: "Recursion through the trampoline is how RxSwift avoids stack overflows; depth must cost queue space, not stack.",
+            hint: "nested `schedule` only enqueues while the drain runs; the drain is a loop, not a recursive call."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let growth = try ctx.onFreshThread { () -> (depth: Int, growth: UInt) in
+                let meter = StackMeter()
+                let depth = Box(0)
+                @Sendable func step() {
+                    meter.sample()
+                    guard !meter.exceeded, depth.update({ $0 += 1; return $0 }) < 100_000 else { return }
+                    scheduler.schedule(step)
+                }
+                scheduler.schedule(step)
+                return (depth.value, meter.growth)
+            }
+            try ctx.expect(growth.growth < StackMeter.limit, "the stack grew by \(growth.growth) bytes after \(growth.depth) nested schedules")
+            try ctx.expect(growth.depth == 100_000, "only \(growth.depth) of 100,000 nested actions ran")
+        },
+    ]
+}
+
+/// Watches how far below its first sample, per thread, the stack has grown.
+final class StackMeter: Sendable {
+    /// Growth that no loop-based implementation reaches and every recursive one does
+    /// long before it overflows a 512 KiB stack.
+    static let limit: UInt = 256 * 1024
+
+    private let state = Box<(baselines: [UInt: UInt], growth: UInt)>(([:], 0))
+
+    func sample() {
+        let address = ThreadProbe.stackAddress()
+        let thread = ThreadProbe.id
+        state.update { state in
+            let baseline = state.baselines[thread] ?? address
+            state.baselines[thread] = max(baseline, address)
+            if baseline > address { state.growth = max(state.growth, baseline - address) }
+        }
+    }
+
+    var growth: UInt { state.value.growth }
+    var exceeded: Bool { growth >= Self.limit }
+}

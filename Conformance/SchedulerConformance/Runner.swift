@@ -1,0 +1,110 @@
+import Dispatch
+import Foundation
+import Schedulers
+
+/// The outcome of one rule on one subject.
+public struct RuleResult: Codable, Sendable, Equatable {
+    /// How a rule ended.
+    public enum Status: String, Codable, Sendable, CaseIterable {
+        case passed, failed, skipped, timeout, error
+    }
+
+    /// The rule's ID.
+    public var rule: String
+    public var status: Status
+    public var durationSeconds: Double
+    /// What went wrong, or why the rule was skipped; absent when passed.
+    public var message: String?
+    /// Every thread's stack, when a timeout could be diagnosed.
+    public var threadDump: String?
+
+    public init(rule: String, status: Status, durationSeconds: Double, message: String? = nil, threadDump: String? = nil) {
+        self.rule = rule
+        self.status = status
+        self.durationSeconds = durationSeconds
+        self.message = message
+        self.threadDump = threadDump
+    }
+}
+
+/// Runs rules against a subject inside this process, each under a watchdog.
+///
+/// Each rule runs on a fresh thread; a rule that does not finish within
+/// ``Timing/ruleTimeout`` is reported as `timeout` and its thread is abandoned, so one
+/// hung scheduler costs one rule, not the run. A subject that crashes the process cannot
+/// be contained here: the `conformance` command runs subjects in child processes for that.
+public enum ConformanceRunner {
+    /// Runs `rules` (the whole catalogue by default) against `subject`, calling `progress`
+    /// after each rule, and returns the results in catalogue order.
+    ///
+    /// Called on the main thread, it runs the rules on another thread and drives the main
+    /// run loop meanwhile, so main-thread schedulers can be checked; elsewhere the rules
+    /// that need the main thread are skipped with that reason.
+    public static func run(
+        _ subject: ConformanceSubject,
+        rules: [Rule] = RuleCatalogue.all,
+        timing: Timing,
+        progress: @escaping @Sendable (RuleResult) -> Void = { _ in }
+    ) -> [RuleResult] {
+        guard Thread.isMainThread else {
+            return runRules(subject, rules: rules, timing: timing, mainThreadDriven: false, progress: progress)
+        }
+        let results = Box<[RuleResult]?>(nil)
+        Thread {
+            results.value = runRules(subject, rules: rules, timing: timing, mainThreadDriven: true, progress: progress)
+        }.start()
+        while results.value == nil {
+            _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.05))
+        }
+        return results.value!
+    }
+
+    private static func runRules(
+        _ subject: ConformanceSubject, rules: [Rule], timing: Timing, mainThreadDriven: Bool,
+        progress: @Sendable (RuleResult) -> Void
+    ) -> [RuleResult] {
+        let context = RuleContext(subject: subject, timing: timing, mainThreadDriven: mainThreadDriven)
+        return rules.map { rule in
+            let result = run(rule, in: context)
+            progress(result)
+            return result
+        }
+    }
+
+    /// Runs one rule under the watchdog.
+    static func run(_ rule: Rule, in context: RuleContext) -> RuleResult {
+        if let reason = rule.skipReason(for: context.subject.capabilities) {
+            return RuleResult(rule: rule.id, status: .skipped, durationSeconds: 0, message: reason)
+        }
+        let outcome = Box<RuleResult?>(nil)
+        let finished = Signal()
+        let started = ContinuousClock.now
+        let thread = Thread {
+            var result: RuleResult
+            do throws(RuleFailure) {
+                try rule.check(context)
+                result = RuleResult(rule: rule.id, status: .passed, durationSeconds: 0)
+            } catch {
+                let status: RuleResult.Status = switch error.kind {
+                case .failed: .failed
+                case .error: .error
+                case .skipped: .skipped
+                }
+                result = RuleResult(rule: rule.id, status: status, durationSeconds: 0, message: error.message)
+            }
+            result.durationSeconds = (ContinuousClock.now - started).timeInterval
+            outcome.value = result
+            finished.fire()
+        }
+        thread.stackSize = 1 << 20
+        thread.name = "conformance \(rule.id)"
+        thread.start()
+        guard finished.wait(context.timing.ruleTimeout), let result = outcome.value else {
+            return RuleResult(
+                rule: rule.id, status: .timeout, durationSeconds: (ContinuousClock.now - started).timeInterval,
+                message: "did not finish within \(context.timing.ruleTimeout); its thread was abandoned"
+            )
+        }
+        return result
+    }
+}

@@ -1,0 +1,71 @@
+import Dispatch
+
+/// The time bounds every rule uses, calibrated to the machine at start-up.
+///
+/// "Must happen" bounds are upper bounds only: a passing rule never waits for them. "Must
+/// not happen" checks prefer a later sentinel on the same serial scheduler; only where no
+/// sentinel exists do they wait out ``quietWindow``.
+public struct Timing: Sendable, Codable, Equatable {
+    /// How long to wait for something that must happen before declaring it missing.
+    public var mustHappen: Duration
+    /// How long to watch for something that must not happen when no sentinel can prove it.
+    public var quietWindow: Duration
+    /// How late a real-time timer may fire and still pass.
+    public var lateness: Duration
+    /// How long one rule may run before the watchdog reports a timeout.
+    public var ruleTimeout: Duration
+
+    public init(mustHappen: Duration, quietWindow: Duration, lateness: Duration, ruleTimeout: Duration) {
+        self.mustHappen = mustHappen
+        self.quietWindow = quietWindow
+        self.lateness = lateness
+        self.ruleTimeout = ruleTimeout
+    }
+
+    /// Measures how late a 1 ms Dispatch timer fires on this machine now, and derives the
+    /// bounds from the worst of a few samples, multiplied by `scale` (to loosen them on a
+    /// slow or loaded machine). Takes about 30 ms.
+    public static func calibrate(scale: Double = 1) -> Timing {
+        let queue = DispatchQueue(label: "calibration")
+        var worst: UInt64 = 0
+        for _ in 0..<12 {
+            let done = DispatchSemaphore(value: 0)
+            let deadline = DispatchTime.now() + .milliseconds(1)
+            nonisolated(unsafe) var firedAt: UInt64 = 0
+            queue.asyncAfter(deadline: deadline) {
+                firedAt = DispatchTime.now().uptimeNanoseconds
+                done.signal()
+            }
+            done.wait()
+            worst = max(worst, firedAt &- deadline.uptimeNanoseconds)
+        }
+        return Timing(measuredLateness: .nanoseconds(Int64(min(worst, 1_000_000_000))), scale: scale)
+    }
+
+    /// Bounds derived from a measured worst lateness: 20× the measurement, at least
+    /// 50 ms, at most 2 s (a loaded 2-core machine routinely shows 5–20 ms).
+    public init(measuredLateness: Duration, scale: Double = 1) {
+        let scale = max(scale, 0.1)
+        let lateness = min(max(measuredLateness * 20, .milliseconds(50)), .seconds(2)) * scale
+        self.init(
+            mustHappen: .seconds(10) * scale,
+            quietWindow: lateness,
+            lateness: lateness,
+            ruleTimeout: .seconds(60) * scale
+        )
+    }
+}
+
+extension Duration {
+    /// As a `DispatchTimeInterval`, for semaphore waits.
+    var dispatchInterval: DispatchTimeInterval {
+        .nanoseconds(Int((try? checkedNanoseconds()) ?? Int64(Int.max)))
+    }
+}
+
+extension Duration {
+    /// In seconds, for Foundation and for reports.
+    public var timeInterval: Double {
+        Double(components.seconds) + Double(components.attoseconds) * 1e-18
+    }
+}

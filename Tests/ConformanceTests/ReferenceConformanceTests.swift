@@ -1,0 +1,20 @@
+import SchedulerConformance
+import Schedulers
+import Testing
+
+@Suite struct ReferenceConformanceTests {
+    static let timing = Timing.calibrate(scale: 2)
+
+    @Test(arguments: ReferenceSubjects.all.map(\.name))
+    func referenceSubjectPassesEveryRuleItClaims(_ name: String) throws {
+        let subject = try #require(ReferenceSubjects.all.first { $0.name == name })
+        let results = ConformanceRunner.run(subject, timing: Self.timing)
+        for result in results where ![.passed, .skipped].contains(result.status) {
+            let level = RuleCatalogue.rule(result.rule)?.level ?? .required
+            if level == .required {
+                Issue.record("\(name) \(result.rule) \(result.status): \(result.message ?? "")")
+            }
+        }
+        #expect(results.contains { $0.status == .passed })
+    }
+}
