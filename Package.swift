@@ -32,9 +32,15 @@ let package = Package(
             path: "Conformance/SchedulerConformance",
             swiftSettings: strict
         ),
+        .target(
+            name: "SchedulerMutants",
+            dependencies: ["SchedulerConformance", "Schedulers"],
+            path: "Conformance/Mutants",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["SchedulerConformance", "Schedulers"],
+            dependencies: ["SchedulerConformance", "SchedulerMutants", "Schedulers"],
             path: "Tests/ConformanceTests",
             swiftSettings: strict
         ),

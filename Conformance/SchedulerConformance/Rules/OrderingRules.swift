@@ -24,10 +24,10 @@ extension RuleCatalogue {
             let scheduler = ctx.makeScheduler()
             let meter = OverlapMeter()
             try ctx.onThreads(ctx.producerCount) { _ in
-                for _ in 0..<200 {
+                for _ in 0..<100 {
                     scheduler.schedule {
                         meter.enter()
-                        spin(200)
+                        spin(20_000)
                         meter.leave()
                     }
                 }

@@ -128,6 +128,7 @@ extension RuleCatalogue {
             let own = Box<(any Disposable)?>(nil)
             let stored = Box<(@Sendable () -> Void)?>(nil)
             let first = Signal()
+            let fifth = Signal()
             let handle = scheduler.scheduleRecursive { reschedule in
                 let run = runs.update { $0 += 1; return $0 }
                 if run == 1 {
@@ -136,16 +137,20 @@ extension RuleCatalogue {
                     first.fire()
                     return
                 }
-                if run == 5 { own.value?.dispose() }
-                // A cap, so that a scheduler ignoring disposal fails instead of spinning forever.
-                if run < 1_000 {
+                // One reschedule per run keeps the chain linear, even on a concurrent
+                // scheduler; the disposing run asks twice, and both must be dropped.
+                if run == 5 {
+                    own.value?.dispose()
                     reschedule()
-                    reschedule()
+                    fifth.fire()
                 }
+                // A cap, so that a scheduler ignoring disposal fails instead of spinning forever.
+                if run < 1_000 { reschedule() }
             }
             own.value = try ctx.unwrap(handle, "scheduleRecursive returned no handle")
             try ctx.waitFor(first, on: scheduler, "the first run")
             try ctx.onFreshThread { stored.value?() }
+            try ctx.waitFor(fifth, on: scheduler, "the fifth run")
             if let virtual = scheduler as? any VirtualTimeScheduler { virtual.step(5_000) }
             try ctx.settle(scheduler)
             try ctx.settle(scheduler)

@@ -14,9 +14,14 @@ extension RuleCatalogue {
             let inline = Box<Bool?>(nil)
             let done = Signal()
             host.schedule {
-                let ran = Box(false)
-                scheduler.schedule { ran.value = true }
-                inline.value = ran.value
+                // Inline means on this thread, before `schedule` returns; checked on the
+                // action's own thread so a fast background run cannot pass for it.
+                let caller = ThreadProbe.id
+                let returned = Box(false)
+                let ranInline = Box(false)
+                scheduler.schedule { ranInline.value = ThreadProbe.id == caller && !returned.value }
+                returned.value = true
+                inline.value = ranInline.value
                 done.fire()
             }
             try ctx.waitFor(done, on: host, "the host action ran")

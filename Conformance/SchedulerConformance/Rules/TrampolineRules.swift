@@ -68,23 +68,32 @@ extension RuleCatalogue {
             hint: "the queue and the running flag live in thread-local storage, not in the shared scheduler object."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
-            let wrongThread = Box(0)
-            let counts = Box([Int](repeating: 0, count: 4))
-            try ctx.onThreads(4) { index in
-                scheduler.schedule {
-                    let me = ThreadProbe.id
-                    for _ in 0..<50 {
-                        scheduler.schedule {
-                            if ThreadProbe.id != me { wrongThread.update { $0 += 1 } }
-                            counts.update { $0[index] += 1 }
-                        }
+            let aInside = Signal()
+            let bCalled = Signal()
+            let problems = Recorder<String>()
+            // Thread A holds its trampoline open until thread B has scheduled: with a
+            // per-thread queue B's action runs inline on B; with a shared one it lands in
+            // A's queue.
+            try ctx.onThreads(2) { index in
+                let me = ThreadProbe.id
+                if index == 0 {
+                    scheduler.schedule {
+                        aInside.fire()
+                        _ = bCalled.wait(.seconds(2))
+                        scheduler.schedule { if ThreadProbe.id != me { problems.record("A's nested action ran on another thread") } }
                     }
-                    // Keep this trampoline open a while so the threads' drains overlap.
-                    spin(20_000)
+                } else {
+                    _ = aInside.wait(.seconds(2))
+                    let ran = Box(false)
+                    scheduler.schedule {
+                        if ThreadProbe.id != me { problems.record("B's action ran on another thread") }
+                        ran.value = true
+                    }
+                    if !ran.value { problems.record("B's action did not run inline while A's trampoline was busy") }
+                    bCalled.fire()
                 }
             }
-            try ctx.expect(wrongThread.value == 0, "\(wrongThread.value) nested actions ran on another thread")
-            try ctx.expect(counts.value == [50, 50, 50, 50], "per-thread counts \(counts.value)")
+            try ctx.expect(problems.count == 0, problems.all.joined(separator: "; "))
         },
         Rule(
             .trampoline, 5, "a chain of 100,000 nested schedules does not grow the stack",
