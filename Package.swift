@@ -15,6 +15,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     ],
     targets: [
         .target(
@@ -36,6 +38,16 @@ let package = Package(
             name: "SchedulerMutants",
             dependencies: ["SchedulerConformance", "Schedulers"],
             path: "Conformance/Mutants",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "conformance",
+            dependencies: [
+                "SchedulerConformance", "SchedulerMutants",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+            ],
+            path: "Conformance/ConformanceCLI",
             swiftSettings: strict
         ),
         .testTarget(

@@ -34,8 +34,9 @@ public struct RuleResult: Codable, Sendable, Equatable {
 /// hung scheduler costs one rule, not the run. A subject that crashes the process cannot
 /// be contained here: the `conformance` command runs subjects in child processes for that.
 public enum ConformanceRunner {
-    /// Runs `rules` (the whole catalogue by default) against `subject`, calling `progress`
-    /// after each rule, and returns the results in catalogue order.
+    /// Runs `rules` (the whole catalogue by default) against `subject`, calling `willStart`
+    /// before each rule that applies and `progress` after each rule, and returns the results
+    /// in the order of `rules`.
     ///
     /// Called on the main thread, it runs the rules on another thread and drives the main
     /// run loop meanwhile, so main-thread schedulers can be checked; elsewhere the rules
@@ -44,14 +45,15 @@ public enum ConformanceRunner {
         _ subject: ConformanceSubject,
         rules: [Rule] = RuleCatalogue.all,
         timing: Timing,
+        willStart: @escaping @Sendable (Rule) -> Void = { _ in },
         progress: @escaping @Sendable (RuleResult) -> Void = { _ in }
     ) -> [RuleResult] {
         guard Thread.isMainThread else {
-            return runRules(subject, rules: rules, timing: timing, mainThreadDriven: false, progress: progress)
+            return runRules(subject, rules: rules, timing: timing, mainThreadDriven: false, willStart: willStart, progress: progress)
         }
         let results = Box<[RuleResult]?>(nil)
         Thread {
-            results.value = runRules(subject, rules: rules, timing: timing, mainThreadDriven: true, progress: progress)
+            results.value = runRules(subject, rules: rules, timing: timing, mainThreadDriven: true, willStart: willStart, progress: progress)
         }.start()
         while results.value == nil {
             _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.05))
@@ -61,10 +63,11 @@ public enum ConformanceRunner {
 
     private static func runRules(
         _ subject: ConformanceSubject, rules: [Rule], timing: Timing, mainThreadDriven: Bool,
-        progress: @Sendable (RuleResult) -> Void
+        willStart: @Sendable (Rule) -> Void, progress: @Sendable (RuleResult) -> Void
     ) -> [RuleResult] {
         let context = RuleContext(subject: subject, timing: timing, mainThreadDriven: mainThreadDriven)
         return rules.map { rule in
+            if rule.skipReason(for: subject.capabilities) == nil { willStart(rule) }
             let result = run(rule, in: context)
             progress(result)
             return result

@@ -1,0 +1,162 @@
+import ArgumentParser
+import Foundation
+import SchedulerConformance
+import SchedulerMutants
+
+/// `conformance`: runs the rule catalogue against scheduler subjects and writes reports.
+@main
+struct ConformanceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "conformance",
+        abstract: "Check schedulers against the numbered rules of the conformance catalogue.",
+        discussion: """
+        Each subject runs in a child process under a watchdog: a hung rule becomes `timeout` \
+        (with every thread's stack, when gdb is installed), a crash becomes `error`, and the \
+        run goes on. Exit status: 0 when no required rule fails on a reference subject, 1 when \
+        one does (or, with --mutants, when a mutant survives), 64 for bad usage.
+        """
+    )
+
+    @Option(name: .customLong("subject"), help: "Subjects to check (repeatable or comma-separated); default: every reference subject.")
+    var subjects: [String] = []
+
+    @Option(name: .customLong("rule"), help: "Only these rule IDs, e.g. ORD-1 (repeatable or comma-separated).")
+    var rules: [String] = []
+
+    @Option(name: .customLong("category"), help: "Only these categories, by prefix (ORD) or name (ordering).")
+    var categories: [String] = []
+
+    @Flag(help: "Check every mutant instead, print the kill matrix, and fail if one survives.")
+    var mutants = false
+
+    @Flag(help: "List the rule catalogue and exit.")
+    var listRules = false
+
+    @Flag(help: "List the known subjects and exit.")
+    var listSubjects = false
+
+    @Option(help: "Folder for conformance.json and conformance.junit.xml.")
+    var reportDir = "Reports"
+
+    @Option(help: "Multiply every calibrated time bound by this factor (a slow machine wants > 1).")
+    var timingScale: Double = 1
+
+    @Option(help: "Seconds one rule may run before it is reported as a timeout.")
+    var ruleTimeout: Double?
+
+    @Flag(help: "Run every subject in this process (no crash isolation).")
+    var inProcess = false
+
+    @Flag(help: "Print only the summary and the failures, not the whole table.")
+    var quiet = false
+
+    @Option(help: .hidden)
+    var worker: String?
+
+    @Option(help: .hidden)
+    var timingJSON: String?
+
+    mutating func validate() throws {
+        guard timingScale.isFinite, timingScale > 0 else { throw ValidationError("--timing-scale must be a positive number, got \(timingScale)") }
+        if let ruleTimeout, !(ruleTimeout.isFinite && ruleTimeout > 0) {
+            throw ValidationError("--rule-timeout must be a positive number of seconds, got \(ruleTimeout)")
+        }
+        let known = Set(SubjectRegistry.all.map(\.name))
+        for name in subjectNames where !known.contains(name) {
+            throw ValidationError("unknown subject '\(name)'; `conformance --list-subjects` lists them")
+        }
+        for id in ruleIDs where RuleCatalogue.rule(id) == nil {
+            throw ValidationError("unknown rule '\(id)'; `conformance --list-rules` lists them")
+        }
+        for category in categoryNames where Self.category(named: category) == nil {
+            throw ValidationError("unknown category '\(category)'; use one of \(Rule.Category.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        if mutants && !subjectNames.isEmpty { throw ValidationError("--mutants picks the subjects itself; drop --subject") }
+    }
+
+    func run() throws {
+        if listRules { return print(Self.ruleList()) }
+        if listSubjects { return print(SubjectRegistry.all.map { "\($0.name.padding(toLength: 34, withPad: " ", startingAt: 0)) \($0.origin.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \($0.capabilities)" }.joined(separator: "\n")) }
+        let selectedRules = selectedRuleList()
+        if let worker {
+            let timing = try JSONDecoder().decode(Timing.self, from: Data((timingJSON ?? "").utf8))
+            return Worker.run(subject: SubjectRegistry.subject(named: worker)!, rules: selectedRules, timing: timing)
+        }
+        let timing = timingWithOverrides()
+        let subjects = selectedSubjects()
+        let reportFolder = URL(fileURLWithPath: reportDir, isDirectory: true)
+        try ReportFolder.prepare(reportFolder)
+        let started = ContinuousClock.now
+        let subjectReports = subjects.map { subject in
+            let results = inProcess
+                ? ConformanceRunner.run(subject, rules: selectedRules, timing: timing)
+                : Supervisor.run(subject: subject, rules: selectedRules, timing: timing)
+            let failures = results.filter { [.failed, .timeout, .error].contains($0.status) }.count
+            printError("\(subject.name): \(results.filter { $0.status == .passed }.count) passed, \(failures) not passed, \(results.filter { $0.status == .skipped }.count) skipped")
+            return ConformanceReport.SubjectReport(subject, results: results)
+        }
+        let report = ConformanceReport(rules: selectedRules, subjects: subjectReports, timing: timing)
+        try ReportFolder.write(report, to: reportFolder)
+        print(quiet ? report.table().components(separatedBy: "\n\n").dropFirst().joined(separator: "\n\n") : report.table())
+        if mutants { print(KillMatrix.render(report)) }
+        print("reports: \(reportFolder.appendingPathComponent("conformance.json").path), \(reportFolder.appendingPathComponent("conformance.junit.xml").path) (\(String(format: "%.1f", (ContinuousClock.now - started).timeInterval)) s)")
+        if mutants ? !KillMatrix.survivors(report).isEmpty : report.summary.gatingFailures > 0 { throw ExitCode.failure }
+    }
+
+    private var subjectNames: [String] { Self.split(subjects) }
+    private var ruleIDs: [String] { Self.split(rules) }
+    private var categoryNames: [String] { Self.split(categories) }
+
+    private static func split(_ values: [String]) -> [String] {
+        values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    private static func category(named name: String) -> Rule.Category? {
+        Rule.Category.allCases.first {
+            $0.rawValue.caseInsensitiveCompare(name) == .orderedSame || "\($0)".caseInsensitiveCompare(name) == .orderedSame
+        }
+    }
+
+    private func selectedRuleList() -> [Rule] {
+        let ids = Set(ruleIDs.map { $0.uppercased() })
+        let categories = Set(categoryNames.compactMap(Self.category(named:)))
+        return RuleCatalogue.all.filter { rule in
+            (ids.isEmpty || ids.contains(rule.id)) && (categories.isEmpty || categories.contains(rule.category))
+        }
+    }
+
+    private func selectedSubjects() -> [ConformanceSubject] {
+        if mutants { return Mutants.all.map(\.subject) }
+        if subjectNames.isEmpty { return ReferenceSubjects.all }
+        return subjectNames.compactMap(SubjectRegistry.subject(named:))
+    }
+
+    private func timingWithOverrides() -> Timing {
+        var timing = Timing.calibrate(scale: timingScale)
+        if let ruleTimeout { timing.ruleTimeout = .nanoseconds(Int64(ruleTimeout * 1e9)) }
+        return timing
+    }
+
+    private static func ruleList() -> String {
+        RuleCatalogue.all.map { rule in
+            var needs = rule.requires.names
+            if !rule.requiresAnyOf.isEmpty { needs.append("any of " + rule.requiresAnyOf.names.joined(separator: "/")) }
+            if !rule.excludes.isEmpty { needs.append("not " + rule.excludes.names.joined(separator: "/")) }
+            return "\(rule.id.padding(toLength: 7, withPad: " ", startingAt: 0)) \(rule.level.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(rule.title)" + (needs.isEmpty ? "" : "  [\(needs.joined(separator: "; "))]")
+        }.joined(separator: "\n")
+    }
+}
+
+/// Every subject the command knows, by name.
+enum SubjectRegistry {
+    static let all: [ConformanceSubject] = ReferenceSubjects.all + Mutants.subjects
+
+    static func subject(named name: String) -> ConformanceSubject? {
+        all.first { $0.name == name }
+    }
+}
+
+/// Writes to standard error, for progress that must not mix with the table.
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}

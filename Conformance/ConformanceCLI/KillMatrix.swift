@@ -1,0 +1,26 @@
+import SchedulerConformance
+import SchedulerMutants
+
+/// The suite's self-test, as people read it: which rules killed which mutant.
+enum KillMatrix {
+    static func survivors(_ report: ConformanceReport) -> [String] {
+        report.subjects.filter { subject in
+            !subject.results.contains { [.failed, .timeout, .error].contains($0.status) }
+        }.map(\.name)
+    }
+
+    static func render(_ report: ConformanceReport) -> String {
+        let faults = Dictionary(uniqueKeysWithValues: Mutants.all.map { ($0.subject.name, $0) })
+        var lines = ["", "kill matrix (mutant: fault -> rules that caught it)"]
+        for subject in report.subjects {
+            let killers = subject.results.filter { [.failed, .timeout, .error].contains($0.status) }.map(\.rule)
+            let mutant = faults[subject.name]
+            let verdict = killers.isEmpty ? "SURVIVED" : killers.joined(separator: " ")
+            let intended = mutant.map { $0.expectedKillers.contains(where: killers.contains) ? "" : "  (intended killer \($0.expectedKillers.joined(separator: "/")) missed)" } ?? ""
+            lines.append("  \(subject.name) [\(mutant?.fault ?? "?")]: \(verdict)\(intended)")
+        }
+        let survivors = survivors(report)
+        lines.append(survivors.isEmpty ? "every mutant killed" : "SURVIVORS: \(survivors.joined(separator: ", "))")
+        return lines.joined(separator: "\n")
+    }
+}
