@@ -12,6 +12,8 @@ let package = Package(
     products: [
         .library(name: "Schedulers", targets: ["Schedulers"]),
         .library(name: "SchedulerConformance", targets: ["SchedulerConformance"]),
+        .library(name: "SchedulerConformanceTesting", targets: ["SchedulerConformanceTesting"]),
+        .executable(name: "conformance", targets: ["conformance"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
@@ -35,6 +37,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "SchedulerConformanceTesting",
+            dependencies: ["SchedulerConformance", "Schedulers"],
+            path: "Conformance/SchedulerConformanceTesting",
+            swiftSettings: strict
+        ),
+        .target(
             name: "SchedulerMutants",
             dependencies: ["SchedulerConformance", "Schedulers"],
             path: "Conformance/Mutants",
@@ -52,7 +60,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["SchedulerConformance", "SchedulerMutants", "Schedulers"],
+            dependencies: [
+                "SchedulerConformance", "SchedulerConformanceTesting", "SchedulerMutants", "Schedulers", "conformance",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+            ],
             path: "Tests/ConformanceTests",
             swiftSettings: strict
         ),

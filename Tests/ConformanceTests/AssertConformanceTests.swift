@@ -1,0 +1,26 @@
+import SchedulerConformance
+import SchedulerConformanceTesting
+import SchedulerMutants
+import Schedulers
+import Testing
+
+@Suite struct AssertConformanceTests {
+    @Test func aConformingSubjectRecordsNoIssue() {
+        let subject = ConformanceSubject(name: "test scheduler", origin: .thirdParty) { TestScheduler() }
+        let results = assertConformance(subject, rules: RuleCatalogue.all.filter { $0.category == .virtualTime })
+        #expect(results.allSatisfy { $0.status == .passed })
+    }
+
+    @Test func aBrokenSubjectRecordsOneIssuePerFailedRule() {
+        let mutant = Mutants.all.first { $0.subject.name == "mutant-virtual-unstable-ties" }!
+        withKnownIssue("the mutant breaks FIFO ties") {
+            _ = assertConformance(mutant.subject, rules: [RuleCatalogue.rule("VT-4")!])
+        }
+    }
+
+    @Test func expectedDeviationsDoNotFail() {
+        let mutant = Mutants.all.first { $0.subject.name == "mutant-virtual-unstable-ties" }!
+        let results = assertConformance(mutant.subject, rules: [RuleCatalogue.rule("VT-4")!], expectedDeviations: ["VT-4"])
+        #expect(results.map(\.status) == [.failed])
+    }
+}

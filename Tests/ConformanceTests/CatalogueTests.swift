@@ -1,0 +1,31 @@
+import SchedulerConformance
+import Testing
+
+@Suite struct CatalogueTests {
+    @Test func hasAtLeastFortyFiveRulesWithUniqueWellFormedIDs() {
+        let ids = RuleCatalogue.all.map(\.id)
+        #expect(ids.count >= 45)
+        #expect(Set(ids).count == ids.count, "duplicate rule IDs")
+        for rule in RuleCatalogue.all {
+            #expect(rule.id.hasPrefix(rule.category.rawValue + "-"), "\(rule.id) is not in its category's prefix")
+            #expect(!rule.title.isEmpty && !rule.rationale.isEmpty && !rule.hint.isEmpty, "\(rule.id) lacks text")
+        }
+    }
+
+    @Test(arguments: Rule.Category.allCases)
+    func everyCategoryIsNumberedFromOneWithoutGaps(_ category: Rule.Category) {
+        let numbers = RuleCatalogue.all.filter { $0.category == category }.map { Int($0.id.split(separator: "-")[1])! }
+        #expect(!numbers.isEmpty)
+        #expect(numbers == Array(1...numbers.count), "\(category.rawValue) is numbered \(numbers)")
+    }
+
+    @Test func skipReasonsNameTheMissingCapability() {
+        let rule = RuleCatalogue.rule("VT-1")!
+        #expect(rule.skipReason(for: [.serial]) == "does not claim virtualTime")
+        #expect(rule.skipReason(for: [.virtualTime]) == nil)
+        let excluding = RuleCatalogue.rule("IMM-5")!
+        #expect(excluding.skipReason(for: [.synchronous, .repeating]) == "claims repeating")
+        let anyOf = RuleCatalogue.rule("CAN-9")!
+        #expect(anyOf.skipReason(for: [.concurrent])?.hasPrefix("claims none of") == true)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import SchedulerConformance
+import Subprocess
+import Testing
+
+/// The `conformance` command as users and CI call it.
+@Suite(.serialized) struct CommandTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("conformance").path
+
+    struct Outcome {
+        let status: TerminationStatus
+        let output: String
+        let error: String
+    }
+
+    static func conformance(_ arguments: [String]) async throws -> Outcome {
+        let result = try await Subprocess.run(
+            .path(.init(executable)), arguments: .init(arguments),
+            output: .string(limit: 1 << 22), error: .string(limit: 1 << 22)
+        )
+        return Outcome(status: result.terminationStatus, output: result.standardOutput, error: result.standardError)
+    }
+
+    static func temporaryFolder() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("conformance-\(UUID().uuidString)")
+    }
+
+    @Test(arguments: [
+        ["--subject", "no-such-scheduler"], ["--rule", "XYZ-9"], ["--category", "nonsense"],
+        ["--no-such-flag"], ["--timing-scale", "0"], ["--report-dir", "/proc/not-writable"],
+    ])
+    func badInputGetsOneClearLineAndTheUsageExitCode(_ arguments: [String]) async throws {
+        let outcome = try await Self.conformance(arguments)
+        #expect(outcome.status == .exited(64))
+        let errorLines = outcome.error.split(separator: "\n").filter { $0.hasPrefix("Error:") }
+        #expect(errorLines.count == 1, "stderr was: \(outcome.error)")
+    }
+
+    @Test func writesReportsThatValidateAgainstTheSchema() async throws {
+        let folder = Self.temporaryFolder()
+        let outcome = try await Self.conformance(["--subject", "test,trampoline", "--category", "VT,TRM,REC", "--report-dir", folder.path])
+        #expect(outcome.status == .exited(0), "\(outcome.output)\n\(outcome.error)")
+        let json = folder.appendingPathComponent("conformance.json")
+        let report = try JSONDecoder().decode(ConformanceReport.self, from: Data(contentsOf: json))
+        #expect(report.subjects.map(\.name) == ["test", "trampoline"])
+        #expect(report.summary.gatingFailures == 0)
+        let junit = try String(contentsOf: folder.appendingPathComponent("conformance.junit.xml"), encoding: .utf8)
+        #expect(junit.contains(#"<testcase classname="test" name="VT-1"#))
+        let validation = try await Subprocess.run(
+            .name("python3"),
+            arguments: [Self.packageRoot.appendingPathComponent("Reports/schema/validate.py").path,
+                        Self.packageRoot.appendingPathComponent("Reports/schema/conformance.schema.json").path, json.path],
+            output: .string(limit: 1 << 16), error: .string(limit: 1 << 16)
+        )
+        #expect(validation.terminationStatus == .exited(0), "\(validation.standardError)")
+    }
+
+    @Test func aHungRuleBecomesATimeoutWithStacksAndTheRunGoesOn() async throws {
+        let folder = Self.temporaryFolder()
+        let outcome = try await Self.conformance([
+            "--subject", "mutant-hanging", "--rule", "ORD-1,CAN-6,TIM-3", "--rule-timeout", "2", "--report-dir", folder.path,
+        ])
+        #expect(outcome.status == .exited(0), "a mutant does not gate the run")
+        let report = try JSONDecoder().decode(ConformanceReport.self, from: Data(contentsOf: folder.appendingPathComponent("conformance.json")))
+        let results = Dictionary(uniqueKeysWithValues: report.subjects[0].results.map { ($0.rule, $0) })
+        #expect(results["ORD-1"]?.status == .passed)
+        #expect(results["CAN-6"]?.status == .timeout)
+        #expect(results["TIM-3"]?.status == .passed, "the run went on after the hang")
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") {
+            #expect(results["CAN-6"]?.threadDump?.contains("Thread") == true, "no stacks in the timeout")
+        }
+    }
+
+    @Test func aCrashBecomesAnErrorAndTheRunGoesOn() async throws {
+        let folder = Self.temporaryFolder()
+        _ = try await Self.conformance(["--subject", "mutant-crashing", "--rule", "TIM-1,ORD-1", "--report-dir", folder.path])
+        let report = try JSONDecoder().decode(ConformanceReport.self, from: Data(contentsOf: folder.appendingPathComponent("conformance.json")))
+        let statuses = report.subjects[0].results.map(\.status)
+        #expect(statuses == [.passed, .error], "ORD-1 comes first in the catalogue, then the crashing TIM-1")
+        #expect(report.subjects[0].results[1].message?.contains("traps on purpose") == true)
+    }
+
+    @Test func listsTheCatalogue() async throws {
+        let outcome = try await Self.conformance(["--list-rules"])
+        #expect(outcome.status == .exited(0))
+        #expect(outcome.output.split(separator: "\n").count == RuleCatalogue.all.count)
+    }
+}
