@@ -1,20 +1,47 @@
-# The entry point: `make help` lists the targets.
-SWIFT      ?= swift
-CONFIG     ?= release
+# The project's entry point: `make help` lists the targets.
+SWIFT       ?= swift
+REPORTS     ?= Reports
+# Extra arguments for the conformance command, e.g. ARGS="--subject queue --rule ORD-1".
+ARGS        ?=
+RUNS        ?= 20
 
-.PHONY: help build test conformance clean
+CONFORMANCE := .build/release/conformance
+
+.PHONY: help build test test-package test-example python-deps release conformance conformance-mutants conformance-loaded clean
 
 help: ## List the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-20s %s\n", $$1, $$2}'
 
-build: ## Build everything (debug)
+build: ## Build everything, tests included (debug)
 	$(SWIFT) build --build-tests
 
-test: ## Build and run every test
-	$(SWIFT) test
+test: python-deps test-package test-example ## Build and run every test, the example package's included
 
-conformance: ## Run the conformance suite on every reference scheduler (writes Reports/)
-	$(SWIFT) test --filter SchedulersTests
+test-package:
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
 
-clean: ## Remove build products
-	rm -rf .build
+test-example: ## Run the third-party example package's own tests
+	cd Examples/ThirdPartyScheduler && $(SWIFT) test
+
+python-deps: # the report schema is checked with Python's jsonschema
+	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install --quiet jsonschema
+
+release: # the conformance command, optimised (SwiftPM rebuilds only what changed)
+	$(SWIFT) build -c release --product conformance
+
+conformance: release ## Check every reference scheduler; writes Reports/conformance.{json,junit.xml}
+	$(CONFORMANCE) --report-dir $(REPORTS) $(ARGS)
+
+conformance-mutants: release ## Run the suite against its mutants and print the kill matrix
+	$(CONFORMANCE) --mutants --quiet --report-dir $(REPORTS)/mutants $(ARGS)
+
+conformance-loaded: release ## RUNS back-to-back runs while every core is kept busy
+	@cores=$$(nproc); pids=""; for i in $$(seq $$cores); do (while :; do :; done) & pids="$$pids $$!"; done; \
+	mkdir -p $(REPORTS)/loaded; failed=0; for run in $$(seq $(RUNS)); do \
+		if $(CONFORMANCE) --quiet --report-dir $(REPORTS)/loaded >$(REPORTS)/loaded/run-$$run.txt 2>&1; then echo "run $$run: passed"; \
+		else echo "run $$run: FAILED (see $(REPORTS)/loaded/run-$$run.txt)"; failed=$$((failed+1)); fi; \
+	done; kill $$pids; echo "$$(($(RUNS)-failed)) passed, $$failed failed"; test $$failed -eq 0
+
+clean: ## Remove build products and generated reports
+	rm -rf .build Examples/ThirdPartyScheduler/.build $(REPORTS)/*.json $(REPORTS)/*.xml $(REPORTS)/mutants $(REPORTS)/loaded

@@ -43,16 +43,20 @@ public final class RuleContext: Sendable {
     // MARK: Waiting
 
     /// Waits until `signal` fires. On a virtual-time scheduler this drives `scheduler`
-    /// one step at a time instead of waiting; elsewhere it waits up to `mustHappen`.
-    public func waitFor(_ signal: Signal, on scheduler: any Scheduler, _ what: @autoclosure () -> String) throws(RuleFailure) {
+    /// one step at a time instead of waiting; elsewhere it waits up to `bound`
+    /// (``Timing/mustHappen`` unless a rule knows it needs longer).
+    public func waitFor(
+        _ signal: Signal, on scheduler: any Scheduler, within bound: Duration? = nil, _ what: @autoclosure () -> String
+    ) throws(RuleFailure) {
         if let virtual = scheduler as? any VirtualTimeScheduler {
             while !signal.hasFired {
                 guard virtual.step() else { throw RuleFailure("\(what()): nothing left to run on the virtual scheduler") }
             }
             return
         }
-        if !signal.wait(timing.mustHappen) {
-            throw RuleFailure("\(what()): did not happen within \(timing.mustHappen)")
+        let bound = bound ?? timing.mustHappen
+        if !signal.wait(bound) {
+            throw RuleFailure("\(what()): did not happen within \(bound)")
         }
     }
 

@@ -51,7 +51,7 @@ public struct Timing: Sendable, Codable, Equatable {
             mustHappen: .seconds(10) * scale,
             quietWindow: lateness,
             lateness: lateness,
-            ruleTimeout: .seconds(60) * scale
+            ruleTimeout: .seconds(90) * scale
         )
     }
 }

@@ -111,12 +111,12 @@ extension RuleCatalogue {
     ]
 }
 
-/// Busy work that the optimiser cannot remove, to widen race windows.
+/// Busy-waits about `iterations` nanoseconds (clock-bound, so an optimiser cannot remove
+/// it), to widen race windows.
 @inline(never)
 func spin(_ iterations: Int) {
-    var value = 0
-    for index in 0..<iterations { value &+= index &* 31 }
-    blackHole(value)
+    let end = ContinuousClock.now + .nanoseconds(iterations)
+    while ContinuousClock.now < end {}
 }
 
 @inline(never)
