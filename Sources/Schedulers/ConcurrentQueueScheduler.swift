@@ -5,14 +5,14 @@ import Dispatch
 /// No order is promised between actions. Each action runs as the current scheduler on
 /// its own worker thread, and finishing one action never clears the value another worker
 /// set. Cancellation, timers and repeating behave as on ``QueueScheduler``.
-public final class ConcurrentQueueScheduler: Scheduler {
+public final class ConcurrentQueueScheduler: DispatchBackedScheduler {
     public let name: String
     public var capabilities: SchedulerCapabilities {
         [.asynchronous, .concurrent, .cancellation, .timers, .repeating, .tracksCurrent]
     }
     /// The private concurrent queue the actions run on.
     public let queue: DispatchQueue
-    private let backend: DispatchBackend
+    let backend: DispatchBackend
 
     /// A new concurrent scheduler targeting the global queue of `priority`.
     public init(priority: QueueScheduler.Priority = .default, name: String? = nil) {
@@ -22,24 +22,4 @@ public final class ConcurrentQueueScheduler: Scheduler {
         self.backend = DispatchBackend(queue: queue)
     }
 
-    public var now: SchedulerTime { DispatchBackend.now }
-
-    @discardableResult
-    public func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
-        backend.schedule(action, as: self)
-    }
-
-    @discardableResult
-    public func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
-        backend.schedule(at: deadline, action, as: self)
-    }
-
-    public func schedule(
-        at deadline: SchedulerTime,
-        repeatingEvery interval: Duration,
-        leeway: Duration,
-        _ action: @escaping SchedulerAction
-    ) throws(SchedulerError) -> any Disposable {
-        try backend.schedule(at: deadline, repeatingEvery: interval, leeway: leeway, action, as: self)
-    }
 }

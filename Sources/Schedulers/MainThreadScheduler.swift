@@ -7,7 +7,7 @@ import Foundation
 /// main queue drains only while the main thread runs Dispatch (`dispatchMain()`), the main
 /// run loop, or Swift concurrency's main actor. A command-line tool whose main thread is
 /// busy doing other things can call ``drain(until:timeout:)`` from the main thread.
-public final class MainThreadScheduler: Scheduler {
+public final class MainThreadScheduler: DispatchBackedScheduler {
     /// The one main-thread scheduler.
     public static let shared = MainThreadScheduler()
 
@@ -15,30 +15,9 @@ public final class MainThreadScheduler: Scheduler {
     public var capabilities: SchedulerCapabilities {
         [.asynchronous, .serial, .cancellation, .timers, .repeating, .tracksCurrent, .mainThread]
     }
-    private let backend = DispatchBackend(queue: .main)
+    let backend = DispatchBackend(queue: .main)
 
     private init() {}
-
-    public var now: SchedulerTime { DispatchBackend.now }
-
-    @discardableResult
-    public func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
-        backend.schedule(action, as: self)
-    }
-
-    @discardableResult
-    public func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
-        backend.schedule(at: deadline, action, as: self)
-    }
-
-    public func schedule(
-        at deadline: SchedulerTime,
-        repeatingEvery interval: Duration,
-        leeway: Duration,
-        _ action: @escaping SchedulerAction
-    ) throws(SchedulerError) -> any Disposable {
-        try backend.schedule(at: deadline, repeatingEvery: interval, leeway: leeway, action, as: self)
-    }
 
     /// Runs the main run loop, which drains the main queue, until `condition` holds or
     /// `timeout` passes.

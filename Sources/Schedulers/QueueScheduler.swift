@@ -8,7 +8,7 @@ import Dispatch
 /// interrupted. Delayed and repeating actions use Dispatch's monotonic clock, and the
 /// current scheduler is set inside repeating actions too. Pending actions keep the
 /// scheduler alive until they have run or their deadline has passed.
-public final class QueueScheduler: Scheduler {
+public final class QueueScheduler: DispatchBackedScheduler {
     /// How urgently the target queue runs work; mapped to a quality of service.
     public enum Priority: String, Sendable, CaseIterable {
         case high, `default`, low, background
@@ -29,7 +29,7 @@ public final class QueueScheduler: Scheduler {
     }
     /// The private serial queue the actions run on.
     public let queue: DispatchQueue
-    private let backend: DispatchBackend
+    let backend: DispatchBackend
 
     /// A new scheduler targeting the global queue of `priority`; a new one each call.
     public convenience init(priority: Priority = .default, name: String? = nil) {
@@ -43,24 +43,4 @@ public final class QueueScheduler: Scheduler {
         self.backend = DispatchBackend(queue: queue)
     }
 
-    public var now: SchedulerTime { DispatchBackend.now }
-
-    @discardableResult
-    public func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
-        backend.schedule(action, as: self)
-    }
-
-    @discardableResult
-    public func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
-        backend.schedule(at: deadline, action, as: self)
-    }
-
-    public func schedule(
-        at deadline: SchedulerTime,
-        repeatingEvery interval: Duration,
-        leeway: Duration,
-        _ action: @escaping SchedulerAction
-    ) throws(SchedulerError) -> any Disposable {
-        try backend.schedule(at: deadline, repeatingEvery: interval, leeway: leeway, action, as: self)
-    }
 }

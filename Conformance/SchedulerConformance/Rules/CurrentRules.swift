@@ -13,10 +13,12 @@ extension RuleCatalogue {
             let seen = Box<[Bool]>([])
             let done = Signal()
             try ctx.onFreshThread { () throws(RuleFailure) in
-                for index in 0..<20 {
+                for _ in 0..<20 {
                     scheduler.schedule {
-                        seen.update { $0.append(CurrentScheduler.value === scheduler) }
-                        if index == 19 { done.fire() }
+                        // Counted, not indexed: on a concurrent scheduler the last one scheduled
+                        // need not be the last one to finish.
+                        let count = seen.update { $0.append(CurrentScheduler.value === scheduler); return $0.count }
+                        if count == 20 { done.fire() }
                     }
                 }
                 try ctx.waitFor(done, on: scheduler, "twenty actions ran")

@@ -27,6 +27,7 @@ extension RuleCatalogue {
             let scheduler = ctx.makeScheduler()
             let log = Recorder<String>()
             let runs = Box(0)
+            let finished = Box(0)
             let third = Signal()
             scheduler.scheduleRecursive { reschedule in
                 let run = runs.update { $0 += 1; return $0 }
@@ -36,7 +37,8 @@ extension RuleCatalogue {
                     reschedule()
                 }
                 log.record("end \(run)")
-                if run == 3 { third.fire() }
+                // Counted at the end: on a concurrent scheduler runs 2 and 3 may finish in either order.
+                if finished.update({ $0 += 1; return $0 }) == 3 { third.fire() }
             }
             try ctx.waitFor(third, on: scheduler, "three runs")
             let events = log.all

@@ -53,3 +53,32 @@ struct DispatchBackend: Sendable {
         DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1))
     }
 }
+
+/// The schedulers that are a `DispatchBackend` and nothing more: they share one
+/// implementation of the clock and the three ways to schedule.
+protocol DispatchBackedScheduler: Scheduler {
+    var backend: DispatchBackend { get }
+}
+
+extension DispatchBackedScheduler {
+    public var now: SchedulerTime { DispatchBackend.now }
+
+    @discardableResult
+    public func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        backend.schedule(action, as: self)
+    }
+
+    @discardableResult
+    public func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+        backend.schedule(at: deadline, action, as: self)
+    }
+
+    public func schedule(
+        at deadline: SchedulerTime,
+        repeatingEvery interval: Duration,
+        leeway: Duration,
+        _ action: @escaping SchedulerAction
+    ) throws(SchedulerError) -> any Disposable {
+        try backend.schedule(at: deadline, repeatingEvery: interval, leeway: leeway, action, as: self)
+    }
+}
