@@ -1,13 +1,18 @@
 # The project's entry point: `make help` lists the targets.
 SWIFT       ?= swift
 REPORTS     ?= Reports
-# Extra arguments for the conformance command, e.g. ARGS="--subject queue --rule ORD-1".
+# Extra arguments for the conformance and stress commands, e.g. ARGS="--subject queue".
 ARGS        ?=
 RUNS        ?= 20
+# The nightly stress job's wall-clock budget: 90s, 30m, 2h …
+BUDGET      ?= 30m
+# Subjects for `make stress` (comma-separated); default: every reference subject.
+SUBJECTS    ?=
 
 CONFORMANCE := .build/release/conformance
+STRESS      := .build/release/stress
 
-.PHONY: help build test test-package test-example python-deps release conformance conformance-mutants conformance-loaded clean
+.PHONY: help build test test-package test-example python-deps release conformance conformance-mutants conformance-loaded stress stress-nightly rules clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-20s %s\n", $$1, $$2}'
@@ -27,8 +32,9 @@ test-example: ## Run the third-party example package's own tests
 python-deps: # the report schema is checked with Python's jsonschema
 	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install --quiet jsonschema
 
-release: # the conformance command, optimised (SwiftPM rebuilds only what changed)
+release: # the commands, optimised (SwiftPM rebuilds only what changed)
 	$(SWIFT) build -c release --product conformance
+	$(SWIFT) build -c release --product stress
 
 conformance: release ## Check every reference scheduler; writes Reports/conformance.{json,junit.xml}
 	$(CONFORMANCE) --report-dir $(REPORTS) $(ARGS)
@@ -43,5 +49,14 @@ conformance-loaded: release ## RUNS back-to-back runs while every core is kept b
 		else echo "run $$run: FAILED (see $(REPORTS)/loaded/run-$$run.txt)"; failed=$$((failed+1)); fi; \
 	done; kill $$pids; echo "$$(($(RUNS)-failed)) passed, $$failed failed"; test $$failed -eq 0
 
+stress: release ## Short stress run (under 3 minutes) over every scenario and reference subject
+	$(STRESS) --duration 1 --report-dir $(REPORTS)/stress $(if $(SUBJECTS),--subject $(SUBJECTS)) $(ARGS)
+
+stress-nightly: release ## The nightly job: BUDGET (e.g. 30m, 2h) spread over every scenario × subject
+	$(STRESS) --budget $(BUDGET) --report-dir $(REPORTS)/stress $(if $(SUBJECTS),--subject $(SUBJECTS)) $(ARGS)
+
+rules: release ## Regenerate Conformance/RULES.md from the catalogue
+	$(CONFORMANCE) --list-rules --markdown > Conformance/RULES.md
+
 clean: ## Remove build products and generated reports
-	rm -rf .build Examples/ThirdPartyScheduler/.build $(REPORTS)/*.json $(REPORTS)/*.xml $(REPORTS)/mutants $(REPORTS)/loaded
+	rm -rf .build Examples/ThirdPartyScheduler/.build $(REPORTS)/*.json $(REPORTS)/*.xml $(REPORTS)/mutants $(REPORTS)/loaded $(REPORTS)/stress

@@ -14,11 +14,14 @@ let package = Package(
         .library(name: "SchedulerConformance", targets: ["SchedulerConformance"]),
         .library(name: "SchedulerConformanceTesting", targets: ["SchedulerConformanceTesting"]),
         .executable(name: "conformance", targets: ["conformance"]),
+        .library(name: "SchedulerStress", targets: ["SchedulerStress"]),
+        .executable(name: "stress", targets: ["stress"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         .target(
@@ -48,14 +51,37 @@ let package = Package(
             path: "Conformance/Mutants",
             swiftSettings: strict
         ),
+        .target(
+            name: "ProcessIsolation",
+            dependencies: [.product(name: "Subprocess", package: "swift-subprocess")],
+            path: "Conformance/ProcessIsolation",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "conformance",
             dependencies: [
-                "SchedulerConformance", "SchedulerMutants",
+                "SchedulerConformance", "SchedulerMutants", "ProcessIsolation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             path: "Conformance/ConformanceCLI",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SchedulerStress",
+            dependencies: [
+                "Schedulers", "SchedulerConformance",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            path: "Stress/SchedulerStress",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "stress",
+            dependencies: [
+                "SchedulerStress", "SchedulerMutants", "ProcessIsolation",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Stress/StressCLI",
             swiftSettings: strict
         ),
         .testTarget(
@@ -65,6 +91,15 @@ let package = Package(
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             path: "Tests/ConformanceTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "StressTests",
+            dependencies: [
+                "SchedulerStress", "SchedulerMutants", "SchedulerConformance", "Schedulers", "stress",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+            ],
+            path: "Tests/StressTests",
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Schedulers
 import Synchronization
 
@@ -16,9 +17,16 @@ final class LIFOMutant: MutantBase, @unchecked Sendable {
     }
 }
 
-/// Claims to be serial but runs on a concurrent queue.
+/// Claims to be serial but runs every action on a thread of its own, so actions overlap
+/// even when Dispatch's thread pool is saturated (as it is while tests run in parallel).
 final class OverlappingMutant: MutantBase, @unchecked Sendable {
-    init() { super.init("overlapping", queue: DispatchQueue(label: "overlapping", attributes: .concurrent)) }
+    init() { super.init("overlapping") }
+
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let disposable = BooleanDisposable()
+        Thread { self.run(action, unless: disposable) }.start()
+        return disposable
+    }
 }
 
 /// Claims to be asynchronous but runs inline when called from its own actions.

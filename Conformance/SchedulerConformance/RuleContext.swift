@@ -13,6 +13,10 @@ public final class RuleContext: Sendable {
     /// Whether the main thread is being driven by the runner, so main-thread work runs.
     public let mainThreadDriven: Bool
 
+    /// Gates of `hold(_:)` not yet released; the runner releases them after each rule, so a
+    /// rule that fails half-way never leaves its scheduler blocked for the next one.
+    private let holds = Mutex<[Signal]>([])
+
     init(subject: ConformanceSubject, timing: Timing, mainThreadDriven: Bool) {
         self.subject = subject
         self.timing = timing
@@ -115,6 +119,7 @@ public final class RuleContext: Sendable {
     public func hold(_ scheduler: any Scheduler) throws(RuleFailure) -> Signal {
         let gate = Signal()
         guard !(scheduler is any VirtualTimeScheduler) else { return gate }
+        holds.withLock { $0.append(gate) }
         let started = Signal()
         let mustHappen = timing.mustHappen
         scheduler.schedule {
@@ -123,6 +128,15 @@ public final class RuleContext: Sendable {
         }
         try waitFor(started, on: scheduler, "the blocking action started")
         return gate
+    }
+
+    /// Releases every gate of ``hold(_:)`` (firing one twice is harmless).
+    func releaseHolds() {
+        let gates = holds.withLock { gates in
+            defer { gates = [] }
+            return gates
+        }
+        for gate in gates { gate.fire() }
     }
 
     /// Runs `body` on a new thread that no scheduler drives, waits for it and returns its

@@ -52,11 +52,9 @@ extension Duration {
     /// This duration as a signed count of nanoseconds, truncating below a nanosecond.
     /// - Throws: ``SchedulerError/overflow(_:)`` when it does not fit in an `Int64`.
     public func checkedNanoseconds() throws(SchedulerError) -> Int64 {
-        let (seconds, attoseconds) = components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        let (total, overflow2) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
-        if overflow || overflow2 { throw .overflow("duration \(self)") }
-        return total
+        // `components` itself traps beyond Int64.max seconds; the 128-bit count does not.
+        guard let nanoseconds = Int64(exactly: attoseconds / 1_000_000_000) else { throw .overflow("duration \(self)") }
+        return nanoseconds
     }
 
     /// A duration of `seconds`, refusing what `Duration.seconds(_:)` would trap on.

@@ -2,8 +2,9 @@
 /// scheduler, otherwise asynchronous on a private background ``QueueScheduler``.
 ///
 /// Inline runs return `nil` and do not change ``CurrentScheduler``; background runs have
-/// the background scheduler as current. Timers, repeating actions and recursion go to the
-/// current scheduler, or to the background scheduler when there is none.
+/// the background scheduler as current. Recursion goes to the current scheduler, or to the
+/// background one when there is none; timers and repeating actions likewise, except that
+/// a current scheduler that cannot run them (the trampoline) hands them to the background.
 public final class SubscriptionScheduler: Scheduler {
     /// The one subscription scheduler.
     public static let shared = SubscriptionScheduler()
@@ -16,7 +17,15 @@ public final class SubscriptionScheduler: Scheduler {
 
     private init() {}
 
-    public var now: SchedulerTime { DispatchBackend.now }
+    /// The clock of the scheduler timers go to, so a deadline computed from `now` means
+    /// the same thing to the scheduler that runs it (virtual time inside a test scheduler).
+    public var now: SchedulerTime { target(for: .timers).now }
+
+    /// Where timed work goes: the current scheduler when it can do it, else the background one.
+    private func target(for capability: SchedulerCapabilities) -> any Scheduler {
+        guard let current = CurrentScheduler.value, current.capabilities.contains(capability) else { return background }
+        return current
+    }
 
     @discardableResult
     public func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
@@ -27,7 +36,7 @@ public final class SubscriptionScheduler: Scheduler {
 
     @discardableResult
     public func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
-        try (CurrentScheduler.value ?? background).schedule(at: deadline, action)
+        try target(for: .timers).schedule(at: deadline, action)
     }
 
     /// Recursion goes to the current scheduler, or to the background scheduler when there
@@ -45,6 +54,6 @@ public final class SubscriptionScheduler: Scheduler {
         leeway: Duration,
         _ action: @escaping SchedulerAction
     ) throws(SchedulerError) -> any Disposable {
-        try (CurrentScheduler.value ?? background).schedule(at: deadline, repeatingEvery: interval, leeway: leeway, action)
+        try target(for: .repeating).schedule(at: deadline, repeatingEvery: interval, leeway: leeway, action)
     }
 }

@@ -82,14 +82,16 @@ public final class TestScheduler: VirtualTimeScheduler {
 
     @discardableResult
     public func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
-        let item = ScheduledAction(action, scheduler: self)
+        // No scheduler in the entry: entries live in this scheduler's queue, and a reference
+        // back would keep a dropped scheduler alive. `run(notAfter:)` sets the current one.
+        let item = ScheduledAction(action, scheduler: nil)
         state.withLock { $0.insert(.once(item), at: $0.now) }
         return item
     }
 
     @discardableResult
     public func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
-        let item = ScheduledAction(action, scheduler: self)
+        let item = ScheduledAction(action, scheduler: nil)
         state.withLock { $0.insert(.once(item), at: deadline) }
         return item
     }
@@ -101,19 +103,18 @@ public final class TestScheduler: VirtualTimeScheduler {
         _ action: @escaping SchedulerAction
     ) throws(SchedulerError) -> any Disposable {
         let spec = try RepeatSpec(interval: interval, leeway: leeway)
-        let repeating = RepeatingAction(action, scheduler: self)
+        let repeating = RepeatingAction(action, scheduler: nil)
         state.withLock { $0.insert(.repeating(repeating, intervalNanoseconds: spec.intervalNanoseconds), at: deadline) }
         return repeating
     }
 
     @discardableResult
     public func step() -> Bool {
-        run(notAfter: .distantFuture)
+        run(notAfter: .distantFuture, otherwiseMoveTo: nil)
     }
 
     public func advance(to target: SchedulerTime) {
-        while run(notAfter: target) {}
-        state.withLock { $0.now = max($0.now, target) }
+        while run(notAfter: target, otherwiseMoveTo: target) {}
     }
 
     /// Runs every pending action, repeating ones included, until none is left.
@@ -121,11 +122,16 @@ public final class TestScheduler: VirtualTimeScheduler {
     @discardableResult
     public func run() -> Int { stepAll() }
 
-    /// Runs the earliest live action due at or before `limit`; false when there is none.
-    private func run(notAfter limit: SchedulerTime) -> Bool {
+    /// Runs the earliest live action due at or before `limit`; false when there is none,
+    /// in which case the clock moves to `target` in the same critical section, so work
+    /// scheduled from another thread meanwhile can never be stamped with an older time.
+    private func run(notAfter limit: SchedulerTime, otherwiseMoveTo target: SchedulerTime?) -> Bool {
         let due = state.withLock { state -> Entry? in
-            guard let entry = state.popDue(notAfter: limit) else { return nil }
-            state.now = entry.time
+            guard let entry = state.popDue(notAfter: limit) else {
+                if let target { state.now = max(state.now, target) }
+                return nil
+            }
+            state.now = max(state.now, entry.time)
             if case .repeating(_, let interval) = entry.work,
                let next = try? entry.time.advanced(by: .nanoseconds(interval)) {
                 // Queued before the tick runs, so work the tick schedules for the same
@@ -135,9 +141,11 @@ public final class TestScheduler: VirtualTimeScheduler {
             return entry
         }
         guard let due else { return false }
-        switch due.work {
-        case .once(let action): action.run()
-        case .repeating(let action, _): action.tick()
+        CurrentScheduler.run(as: self) {
+            switch due.work {
+            case .once(let action): action.run()
+            case .repeating(let action, _): action.tick()
+            }
         }
         return true
     }

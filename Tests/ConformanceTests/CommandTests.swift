@@ -81,6 +81,12 @@ import Testing
         #expect(report.subjects[0].results[1].message?.contains("traps on purpose") == true)
     }
 
+    @Test func theCommittedRuleDocumentIsUpToDate() async throws {
+        let outcome = try await Self.conformance(["--list-rules", "--markdown"])
+        let committed = try String(contentsOf: Self.packageRoot.appendingPathComponent("Conformance/RULES.md"), encoding: .utf8)
+        #expect(committed == outcome.output, "Conformance/RULES.md is stale: run `make rules`")
+    }
+
     @Test func listsTheCatalogue() async throws {
         let outcome = try await Self.conformance(["--list-rules"])
         #expect(outcome.status == .exited(0))

@@ -109,6 +109,32 @@ import Testing
         #expect(runs.load(ordering: .relaxed) == 8_000)
     }
 
+    @Test func aDroppedSchedulerIsFreedWithItsPendingWork() throws {
+        let scheduler = WeakBox<TestScheduler>()
+        let captured = WeakBox<Token>()
+        do {
+            let strong = TestScheduler()
+            let token = Token()
+            scheduler.object = strong
+            captured.object = token
+            try strong.schedule(after: .seconds(1)) { _ = token }
+            _ = try strong.schedule(repeatingEvery: .seconds(1)) { _ = token }
+        }
+        #expect(scheduler.object == nil, "pending entries keep the scheduler alive")
+        #expect(captured.object == nil)
+    }
+
+    @Test func subscriptionTimersInsideATestSchedulerUseVirtualTime() throws {
+        let scheduler = TestScheduler()
+        let fired = Atomic<Bool>(false)
+        scheduler.schedule {
+            _ = try? SubscriptionScheduler.shared.schedule(after: .seconds(1)) { fired.store(true, ordering: .relaxed) }
+        }
+        scheduler.step()
+        try scheduler.advance(by: .seconds(1))
+        #expect(fired.load(ordering: .relaxed) == true)
+    }
+
     @Test func invalidRepeatingIsRefused() {
         let scheduler = TestScheduler()
         #expect(throws: SchedulerError.invalidInterval(.seconds(-1))) {

@@ -6,6 +6,8 @@ import Testing
         #expect(try Duration.milliseconds(3).checkedNanoseconds() == 3_000_000)
         #expect(try Duration.nanoseconds(-5).checkedNanoseconds() == -5)
         #expect(throws: SchedulerError.self) { try Duration.seconds(Int64.max).checkedNanoseconds() }
+        // Beyond Int64.max seconds, where `Duration.components` would trap.
+        #expect(throws: SchedulerError.self) { try (Duration.seconds(Int64.max) * 4).checkedNanoseconds() }
     }
 
     @Test(arguments: [Double.nan, .infinity, -.infinity])

@@ -22,6 +22,15 @@ extension RuleCatalogue {
             hint: "the private queue is serial even when its target is concurrent; `schedule` from several threads does not start workers in parallel."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
+            // First a rendezvous: the first action waits for the second to start, which only
+            // a scheduler that overlaps them allows (a serial one just lets the wait expire).
+            let secondStarted = Signal()
+            let rendezvous = Box(false)
+            scheduler.schedule { rendezvous.value = secondStarted.wait(ctx.timing.quietWindow * 2) }
+            scheduler.schedule { secondStarted.fire() }
+            try ctx.quiesce(scheduler)
+            try ctx.expect(!rendezvous.value, "the second action started while the first was still running")
+            // Then load from many threads, counting actions inside at once.
             let meter = OverlapMeter()
             try ctx.onThreads(ctx.producerCount) { _ in
                 for _ in 0..<100 {
@@ -110,17 +119,6 @@ extension RuleCatalogue {
         },
     ]
 }
-
-/// Busy-waits about `iterations` nanoseconds (clock-bound, so an optimiser cannot remove
-/// it), to widen race windows.
-@inline(never)
-func spin(_ iterations: Int) {
-    let end = ContinuousClock.now + .nanoseconds(iterations)
-    while ContinuousClock.now < end {}
-}
-
-@inline(never)
-func blackHole<T>(_ value: T) {}
 
 /// The first index at which two arrays differ, for failure messages.
 func firstMismatch<T: Equatable>(_ observed: [T], _ expected: [T]) -> String {

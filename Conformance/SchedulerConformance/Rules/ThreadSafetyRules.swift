@@ -66,6 +66,7 @@ extension RuleCatalogue {
         },
         Rule(
             .threadSafety, 4, "a concurrent scheduler really runs actions at the same time",
+            level: .stochastic,
             requires: .concurrent,
             rationale: "Claiming concurrency promises parallelism: users split CPU-bound work across it.",
             hint: "the queue is created concurrent (and its target too); no serialising lock wraps the actions."
@@ -115,21 +116,4 @@ extension RuleCatalogue {
             try ctx.expect(runs.value.allSatisfy { $0 <= 1 }, "an action ran more than once")
         },
     ]
-}
-
-/// Counts live tokens: each token decrements the count when it is freed.
-final class LiveCounter: Sendable {
-    private let live = Atomic<Int>(0)
-
-    private final class Token: Sendable {
-        let counter: LiveCounter
-        init(_ counter: LiveCounter) {
-            self.counter = counter
-            counter.live.wrappingAdd(1, ordering: .relaxed)
-        }
-        deinit { counter.live.wrappingSubtract(1, ordering: .relaxed) }
-    }
-
-    func token() -> any AnyObject & Sendable { Token(self) }
-    var count: Int { live.load(ordering: .relaxed) }
 }

@@ -71,9 +71,11 @@ extension RuleCatalogue {
             let scheduler = ctx.makeScheduler()
             let order = Recorder<Int>()
             let done = Signal()
+            // One base time: re-reading `now` per timer would let a preempted caller skew them.
+            let base = scheduler.now
             for ms in [30, 10, 20] {
-                _ = try ctx.attempt("schedule(after:)") { () throws(SchedulerError) in
-                    try scheduler.schedule(after: .milliseconds(ms)) {
+                _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
+                    try scheduler.schedule(at: base.advanced(by: .milliseconds(ms))) {
                         order.record(ms)
                         if order.count == 3 { done.fire() }
                     }
@@ -208,8 +210,14 @@ extension RuleCatalogue {
             let ticks = Box(0)
             let first = Signal()
             let start = try ctx.attempt("now + 1ms") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(1)) }
+            // A century of leeway is accepted (and disposed at once); the timing part uses none,
+            // since a scheduler may legally fire as late as its leeway allows.
+            let lenient = try ctx.attempt("repeating with a century of leeway") { () throws(SchedulerError) in
+                try scheduler.schedule(at: .distantFuture, repeatingEvery: century, leeway: century) {}
+            }
+            lenient.dispose()
             let handle = try ctx.attempt("repeating every century") { () throws(SchedulerError) in
-                try scheduler.schedule(at: start, repeatingEvery: century, leeway: century) {
+                try scheduler.schedule(at: start, repeatingEvery: century, leeway: .zero) {
                     ticks.update { $0 += 1 }
                     first.fire()
                 }

@@ -118,25 +118,3 @@ extension RuleCatalogue {
         },
     ]
 }
-
-/// Watches how far below its first sample, per thread, the stack has grown.
-final class StackMeter: Sendable {
-    /// Growth that no loop-based implementation reaches and every recursive one does
-    /// long before it overflows a 512 KiB stack.
-    static let limit: UInt = 256 * 1024
-
-    private let state = Box<(baselines: [UInt: UInt], growth: UInt)>(([:], 0))
-
-    func sample() {
-        let address = ThreadProbe.stackAddress()
-        let thread = ThreadProbe.id
-        state.update { state in
-            let baseline = state.baselines[thread] ?? address
-            state.baselines[thread] = max(baseline, address)
-            if baseline > address { state.growth = max(state.growth, baseline - address) }
-        }
-    }
-
-    var growth: UInt { state.value.growth }
-    var exceeded: Bool { growth >= Self.limit }
-}

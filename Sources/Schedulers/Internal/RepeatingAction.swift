@@ -12,10 +12,11 @@ final class RepeatingAction: Disposable {
     }
 
     private let state: Mutex<State>
-    /// The scheduler to run as.
-    let scheduler: any Scheduler
+    /// The scheduler to run as; nil when the caller already runs as it (and must not be
+    /// retained by it, as the test scheduler's queue would be).
+    let scheduler: (any Scheduler)?
 
-    init(_ action: @escaping SchedulerAction, scheduler: any Scheduler) {
+    init(_ action: @escaping SchedulerAction, scheduler: (any Scheduler)?) {
         self.state = Mutex(State(action: action))
         self.scheduler = scheduler
     }
@@ -30,11 +31,11 @@ final class RepeatingAction: Disposable {
         if alreadyDisposed { body() }
     }
 
-    /// Runs one tick as the current scheduler; returns false once disposed.
+    /// Runs one tick (as the current scheduler, when one was given); returns false once disposed.
     @discardableResult
     func tick() -> Bool {
         guard let action = state.withLock({ $0.action }) else { return false }
-        CurrentScheduler.run(as: scheduler, action)
+        if let scheduler { CurrentScheduler.run(as: scheduler, action) } else { action() }
         return true
     }
 

@@ -1,9 +1,9 @@
 import Subprocess
 
 /// Every thread's stack of a live process, taken with gdb.
-enum ThreadDump {
+public enum ThreadDump {
     /// The backtraces of all threads of `pid`, or nil when gdb is not installed or fails.
-    static func take(pid: Int32) async -> String? {
+    public static func take(pid: Int32) async -> String? {
         let result = try? await Subprocess.run(
             .name("gdb"),
             arguments: ["-p", String(pid), "-batch", "-nx", "-q", "-ex", "thread apply all bt 30"],

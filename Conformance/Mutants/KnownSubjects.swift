@@ -1,0 +1,12 @@
+import SchedulerConformance
+
+/// Every subject the command-line tools know by name: the reference schedulers, then the
+/// mutants (including the hanging and crashing ones that test isolation).
+public enum KnownSubjects {
+    public static let all: [ConformanceSubject] = ReferenceSubjects.all + Mutants.subjects
+
+    /// The subject named `name`, if any.
+    public static func named(_ name: String) -> ConformanceSubject? {
+        all.first { $0.name == name }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import Dispatch
+import Subprocess
+import Synchronization
+
+/// A child process run under a watchdog: the isolation both the `conformance` and the
+/// `stress` commands use, so a hang or a crash in a scheduler becomes a result.
+public enum WorkerProcess {
+    /// How a worker ended.
+    public struct Exit: Sendable {
+        /// The exit status, or nil when the process could not be started.
+        public var status: TerminationStatus?
+        /// Everything the worker wrote to standard error (the last 4 MiB).
+        public var standardError: String
+        /// Whether the watchdog killed it.
+        public var timedOut: Bool
+        /// Every thread's stack, taken just before a timeout kill (nil without gdb).
+        public var threadDump: String?
+        /// Why the process could not be started.
+        public var launchError: String?
+
+        /// Whether it exited normally with status 0.
+        public var succeeded: Bool { status?.isSuccess == true && !timedOut }
+
+        /// The line of standard error that says why it died (Swift's "Fatal error: …"),
+        /// or its last line.
+        public var crashReason: String {
+            if let launchError { return launchError }
+            let lines = standardError.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            let reason = lines.first { $0.contains("Fatal error") || $0.contains("Crash") || $0.contains("error:") } ?? lines.last
+            return "\(status.map { "\($0)" } ?? "not started"): \(reason ?? "nothing on stderr")"
+        }
+    }
+
+    /// Runs `executable` with `arguments`, handing each line of its standard output to
+    /// `onLine`. Every 100 ms the watchdog asks `deadline` for the current deadline; once it
+    /// has passed, it calls `onTimeout` (at once, so the caller can note what was running),
+    /// takes a thread dump with gdb and kills the process.
+    public static func run(
+        executable: String,
+        arguments: [String],
+        environment: [String: String] = [:],
+        onLine: @escaping @Sendable (String) -> Void,
+        deadline: @escaping @Sendable () -> ContinuousClock.Instant?,
+        onTimeout: @escaping @Sendable () -> Void = {}
+    ) async -> Exit {
+        let watch = Watch()
+        var env = Environment.inherit
+        for (key, value) in environment { env = env.updating([.init(rawValue: key)!: value]) }
+        do {
+            let result = try await Subprocess.run(
+                .path(.init(executable)), arguments: .init(arguments), environment: env,
+                input: .none, output: .sequence, error: .string(limit: 1 << 22)
+            ) { execution in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for try await line in execution.standardOutput.strings() { onLine(line) }
+                    }
+                    group.addTask {
+                        while true {
+                            try await Task.sleep(for: .milliseconds(100))
+                            guard let due = deadline(), ContinuousClock.now > due else { continue }
+                            onTimeout()
+                            let stacks = await ThreadDump.take(pid: execution.processIdentifier.value)
+                            watch.state.withLock { $0 = (true, stacks) }
+                            try? execution.send(signal: .kill)
+                            return
+                        }
+                    }
+                    // Output ends when the process exits (or is killed); then stop watching.
+                    try await group.next()
+                    group.cancelAll()
+                }
+            }
+            return Exit(
+                status: result.terminationStatus, standardError: String(result.standardError.suffix(1 << 22)),
+                timedOut: watch.state.withLock { $0.timedOut }, threadDump: watch.state.withLock { $0.dump }
+            )
+        } catch {
+            return Exit(status: nil, standardError: "", timedOut: false, threadDump: nil, launchError: "could not run the worker: \(error)")
+        }
+    }
+
+    /// Runs an async body to completion from synchronous code. The commands stay
+    /// synchronous so that their workers keep the main thread for the main run loop.
+    public static func blocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
+        let result = Mutex<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            let value = await body()
+            result.withLock { $0 = value }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0 }!
+    }
+}
+
+/// What the watchdog found, shared between its task and the caller.
+private final class Watch: Sendable {
+    let state = Mutex<(timedOut: Bool, dump: String?)>((false, nil))
+}

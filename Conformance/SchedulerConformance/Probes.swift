@@ -1,0 +1,77 @@
+import Synchronization
+
+// Small measuring tools shared by the rules and the stress scenarios.
+
+/// Watches how far below its first sample, per thread, the stack has grown.
+public final class StackMeter: Sendable {
+    /// Growth that no loop-based implementation reaches and every recursive one does
+    /// long before it overflows a 512 KiB stack.
+    public static let limit: UInt = 256 * 1024
+
+    private let state = Box<(baselines: [UInt: UInt], growth: UInt)>(([:], 0))
+
+    public init() {}
+
+    /// Records the stack position of the calling thread.
+    public func sample() {
+        let address = ThreadProbe.stackAddress()
+        let thread = ThreadProbe.id
+        state.update { state in
+            let baseline = state.baselines[thread] ?? address
+            state.baselines[thread] = max(baseline, address)
+            if baseline > address { state.growth = max(state.growth, baseline - address) }
+        }
+    }
+
+    /// The deepest growth seen on any thread, in bytes.
+    public var growth: UInt { state.value.growth }
+    /// Whether the growth reached ``limit``.
+    public var exceeded: Bool { growth >= Self.limit }
+}
+
+/// Counts live tokens: each token decrements the count when it is freed.
+public final class LiveCounter: Sendable {
+    private let live = Atomic<Int>(0)
+
+    private final class Token: Sendable {
+        let counter: LiveCounter
+        init(_ counter: LiveCounter) {
+            self.counter = counter
+            counter.live.wrappingAdd(1, ordering: .relaxed)
+        }
+        deinit { counter.live.wrappingSubtract(1, ordering: .relaxed) }
+    }
+
+    public init() {}
+
+    /// A new live object; the count drops when it is freed.
+    public func token() -> any AnyObject & Sendable { Token(self) }
+    /// How many tokens are alive.
+    public var count: Int { live.load(ordering: .relaxed) }
+}
+
+/// A small, seedable generator so that random cases repeat exactly.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Busy-waits about `iterations` nanoseconds (clock-bound, so an optimiser cannot remove
+/// it), to widen race windows.
+@inline(never)
+public func spin(_ iterations: Int) {
+    let end = ContinuousClock.now + .nanoseconds(iterations)
+    while ContinuousClock.now < end {}
+}
+
+/// Keeps `value` alive and observed, so the optimiser cannot drop it.
+@inline(never)
+public func blackHole<T>(_ value: T) {}
+

@@ -1,0 +1,60 @@
+import Histogram
+import Synchronization
+
+/// Latency percentiles of a run, in nanoseconds.
+public struct LatencySummary: Codable, Sendable, Equatable {
+    public var p50: UInt64
+    public var p90: UInt64
+    public var p99: UInt64
+    public var p999: UInt64
+    public var max: UInt64
+    /// How many samples were recorded.
+    public var count: UInt64
+    /// Samples beyond the histogram's range (an hour): counted here, not dropped silently.
+    public var outOfRange: UInt64
+}
+
+/// Collects latency samples: each worker fills a histogram of its own (no sharing on the
+/// hot path) and merges it once at the end.
+final class LatencyCollector: Sendable {
+    /// An hour in nanoseconds: beyond that a sample is out of range.
+    static let highest: UInt64 = 3_600_000_000_000
+
+    private let merged = Mutex(Histogram<UInt64>(highestTrackableValue: LatencyCollector.highest, numberOfSignificantValueDigits: .three))
+    private let outOfRange = Atomic<UInt64>(0)
+
+    /// A histogram for one worker.
+    func makeWorkerHistogram() -> WorkerHistogram { WorkerHistogram(highest: Self.highest) }
+
+    /// Folds a worker's histogram into the run's.
+    func merge(_ worker: WorkerHistogram) {
+        merged.withLock { $0.add(worker.histogram) }
+        outOfRange.wrappingAdd(worker.outOfRange, ordering: .relaxed)
+    }
+
+    var summary: LatencySummary? {
+        merged.withLock { histogram in
+            let missed = outOfRange.load(ordering: .relaxed)
+            guard histogram.totalCount > 0 || missed > 0 else { return nil }
+            return LatencySummary(
+                p50: histogram.valueAtPercentile(50), p90: histogram.valueAtPercentile(90),
+                p99: histogram.valueAtPercentile(99), p999: histogram.valueAtPercentile(99.9),
+                max: histogram.max, count: histogram.totalCount, outOfRange: missed
+            )
+        }
+    }
+}
+
+/// One worker's histogram.
+struct WorkerHistogram {
+    var histogram: Histogram<UInt64>
+    var outOfRange: UInt64 = 0
+
+    init(highest: UInt64) {
+        histogram = Histogram(highestTrackableValue: highest, numberOfSignificantValueDigits: .three)
+    }
+
+    mutating func record(_ nanoseconds: UInt64) {
+        if !histogram.record(nanoseconds) { outOfRange += 1 }
+    }
+}

@@ -1,0 +1,85 @@
+import SchedulerConformance
+import Schedulers
+
+/// One stress scenario: a multithreaded workload run against a subject for a wall-clock
+/// budget, whose observations are classified as outcomes (as jcstress does).
+public struct StressScenario: Sendable, Identifiable {
+    /// How an outcome is judged.
+    public enum Expectation: String, Codable, Sendable {
+        /// Correct behaviour.
+        case acceptable
+        /// Allowed, but worth a look (a race won by a hair, say).
+        case interesting
+        /// A bug: one occurrence fails the run.
+        case forbidden
+    }
+
+    /// An outcome the scenario may report, declared up front so reports list all of them.
+    public struct Outcome: Sendable {
+        public let name: String
+        public let expect: Expectation
+        public let meaning: String
+    }
+
+    /// Stable name, used on the command line and in reports.
+    public let id: String
+    /// What the scenario does and which invariant it checks.
+    public let summary: String
+    public let requires: SchedulerCapabilities
+    public let anyOf: SchedulerCapabilities
+    public let excludes: SchedulerCapabilities
+    public let outcomes: [Outcome]
+    let body: @Sendable (StressContext) throws(StressFailure) -> Void
+
+    init(
+        _ id: String, _ summary: String,
+        requires: SchedulerCapabilities = [], anyOf: SchedulerCapabilities = [], excludes: SchedulerCapabilities = [],
+        outcomes: [Outcome],
+        body: @escaping @Sendable (StressContext) throws(StressFailure) -> Void
+    ) {
+        self.id = id
+        self.summary = summary
+        self.requires = requires
+        self.anyOf = anyOf
+        self.excludes = excludes
+        self.outcomes = outcomes
+        self.body = body
+    }
+
+    /// Why the scenario does not apply to `capabilities`, or nil when it does.
+    public func skipReason(for capabilities: SchedulerCapabilities) -> String? {
+        let missing = requires.subtracting(capabilities)
+        if !missing.isEmpty { return "does not claim \(missing.names.joined(separator: ", "))" }
+        if !anyOf.isEmpty, anyOf.isDisjoint(with: capabilities) { return "claims none of \(anyOf.names.joined(separator: ", "))" }
+        let excluded = excludes.intersection(capabilities)
+        if !excluded.isEmpty { return "claims \(excluded.names.joined(separator: ", "))" }
+        return nil
+    }
+
+    /// Runs the scenario against `context`'s subject; the context holds what it observed.
+    public func run(_ context: StressContext) throws(StressFailure) {
+        try body(context)
+    }
+}
+
+/// The scenario could not run to its end (the subject stalled, refused work, …).
+public struct StressFailure: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+extension StressScenario.Outcome {
+    static func acceptable(_ name: String, _ meaning: String) -> Self { .init(name: name, expect: .acceptable, meaning: meaning) }
+    static func interesting(_ name: String, _ meaning: String) -> Self { .init(name: name, expect: .interesting, meaning: meaning) }
+    static func forbidden(_ name: String, _ meaning: String) -> Self { .init(name: name, expect: .forbidden, meaning: meaning) }
+}
+
+/// Every scenario, in report order.
+public enum StressCatalogue {
+    public static let all: [StressScenario] = [
+        .fanIn, .disposeRace, .recursiveStorm, .timerStorm, .repeatingCancelRace, .currentChurn, .trampolineAndVirtualLoad, .throughput,
+    ]
+
+    /// The scenario named `id`, if any.
+    public static func scenario(_ id: String) -> StressScenario? { all.first { $0.id == id } }
+}

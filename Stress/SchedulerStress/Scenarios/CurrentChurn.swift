@@ -1,0 +1,50 @@
+import SchedulerConformance
+import Schedulers
+import Synchronization
+
+extension StressScenario {
+    /// Nested hops between schedulers on many threads.
+    static let currentChurn = StressScenario(
+        "current-churn",
+        "Many chains hop A → B → A … between two schedulers of the subject, and inside each hop run a nested action as a third scheduler. Every action must see its own scheduler as current, and the nested run must restore it.",
+        requires: .tracksCurrent, excludes: .virtualTime,
+        outcomes: [
+            .acceptable("right scheduler", "the action saw its own scheduler as current and it was restored after nesting"),
+            .forbidden("wrong scheduler", "an action saw another scheduler, or none, as current"),
+            .forbidden("not restored", "after a nested run as another scheduler, the current scheduler was not restored"),
+        ]
+    ) { ctx throws(StressFailure) in
+        let a = ctx.subject.make()
+        let b = ctx.subject.make()
+        let nested = TestScheduler(name: "current-churn nested")
+        let hopsPerChain = 200
+        while !ctx.timeIsUp {
+            let chains = ctx.threads * 2
+            let done = Countdown(chains)
+            let right = Atomic<Int>(0), wrong = Atomic<Int>(0), unrestored = Atomic<Int>(0)
+            let latencies = Mutex(ctx.latency.makeWorkerHistogram())
+            @Sendable func hop(_ remaining: Int, on scheduler: any Scheduler, other: any Scheduler, requested: UInt64) {
+                scheduler.schedule {
+                    let now = StressContext.nanoseconds()
+                    latencies.withLock { $0.record(now &- requested) }
+                    if CurrentScheduler.value === scheduler { right.wrappingAdd(1, ordering: .relaxed) } else { wrong.wrappingAdd(1, ordering: .relaxed) }
+                    CurrentScheduler.run(as: nested) {}
+                    if CurrentScheduler.value !== scheduler { unrestored.wrappingAdd(1, ordering: .relaxed) }
+                    if remaining == 0 { done.tick() } else { hop(remaining - 1, on: other, other: scheduler, requested: StressContext.nanoseconds()) }
+                }
+            }
+            try ctx.onThreads(ctx.threads) { worker in
+                ctx.allocations.measuringBytes {
+                    hop(hopsPerChain, on: a, other: b, requested: StressContext.nanoseconds())
+                    hop(hopsPerChain, on: b, other: a, requested: StressContext.nanoseconds())
+                }
+            }
+            guard done.wait(ctx.mustHappen) else { throw StressFailure("\(done.count) of \(chains) hop chains did not finish within \(ctx.mustHappen)") }
+            ctx.record("right scheduler", count: right.load(ordering: .relaxed))
+            ctx.record("wrong scheduler", count: wrong.load(ordering: .relaxed))
+            ctx.record("not restored", count: unrestored.load(ordering: .relaxed))
+            ctx.addOperations(chains * (hopsPerChain + 1))
+            ctx.latency.merge(latencies.withLock { $0 })
+        }
+    }
+}

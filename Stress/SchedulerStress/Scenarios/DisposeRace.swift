@@ -1,0 +1,121 @@
+import Dispatch
+import Foundation
+import SchedulerConformance
+import Schedulers
+import Synchronization
+
+extension StressScenario {
+    /// Schedule on one thread, dispose on another, over and over.
+    static let disposeRace = StressScenario(
+        "dispose-race",
+        "A producer schedules actions that a disposer thread disposes at once; on serial schedulers every other batch is disposed while the scheduler is held busy, so a start after disposal cannot hide. No action may start after its dispose() returned.",
+        requires: [.cancellation, .asynchronous], excludes: .virtualTime,
+        outcomes: [
+            .acceptable("not ran", "dispose() won: the action never ran"),
+            .acceptable("ran", "the action started before dispose() returned"),
+            .interesting("started just after dispose returned", "started within the grace period after dispose() returned: a thread preempted between claiming the action and running it"),
+            .forbidden("started after dispose returned", "started later than the grace period after dispose() returned"),
+            .forbidden("ran twice", "the action ran more than once"),
+        ]
+    ) { ctx throws(StressFailure) in
+        let scheduler = ctx.subject.make()
+        let serial = ctx.subject.capabilities.contains(.serial)
+        let pairs = max(1, ctx.threads / 2)
+        let batch = 128
+        var round = 0
+        while !ctx.timeIsUp {
+            round += 1
+            let held = serial && round % 2 == 0
+            let gate = DispatchSemaphore(value: 0)
+            if held {
+                let started = DispatchSemaphore(value: 0)
+                scheduler.schedule {
+                    started.signal()
+                    _ = gate.wait(timeout: .now() + .seconds(10))
+                }
+                started.wait()
+            }
+            let total = pairs * batch
+            let startedAt = Slots<UInt64>(count: total, initial: 0)
+            let runs = Slots<UInt8>(count: total, initial: 0)
+            let disposedAt = Slots<UInt64>(count: total, initial: 0)
+            let channels = (0..<pairs).map { _ in HandleChannel() }
+            try ctx.onThreads(pairs * 2) { worker in
+                let pair = worker / 2
+                if worker % 2 == 0 {
+                    ctx.allocations.measuringBytes {
+                        for index in 0..<batch {
+                            let slot = pair * batch + index
+                            let handle = scheduler.schedule {
+                                startedAt[slot] = StressContext.nanoseconds()
+                                runs[slot] &+= 1
+                            }
+                            channels[pair].send(slot, handle)
+                        }
+                    }
+                } else {
+                    for _ in 0..<batch {
+                        guard let (slot, handle) = channels[pair].receive(within: ctx.mustHappen) else { return }
+                        handle?.dispose()
+                        disposedAt[slot] = StressContext.nanoseconds()
+                    }
+                }
+            }
+            if held {
+                // Keep the scheduler busy past the grace period after the last dispose, so
+                // that an action run despite its disposal starts measurably late.
+                Thread.sleep(forTimeInterval: (ctx.grace * 2).timeInterval)
+            }
+            gate.signal()
+            // Everything that will ever run has run once a sentinel behind it ran (serial),
+            // or after the grace period (otherwise).
+            try settle(scheduler, serial: serial, ctx: ctx)
+            let grace = UInt64((try? ctx.grace.checkedNanoseconds()) ?? 0)
+            var histogram = ctx.latency.makeWorkerHistogram()
+            for slot in 0..<total {
+                switch runs[slot] {
+                case 0: ctx.record("not ran")
+                case 1:
+                    let start = startedAt[slot], disposed = disposedAt[slot]
+                    if disposed == 0 || start <= disposed { ctx.record("ran") }
+                    else if start - disposed <= grace { ctx.record("started just after dispose returned") }
+                    else { ctx.record("started after dispose returned") }
+                    if disposed != 0, start > disposed { histogram.record(start - disposed) }
+                default: ctx.record("ran twice")
+                }
+            }
+            ctx.latency.merge(histogram)
+            ctx.addOperations(total)
+        }
+    }
+}
+
+/// Hands handles from a producer thread to its disposer thread, in order.
+private final class HandleChannel: Sendable {
+    private let items = Mutex<[(slot: Int, handle: (any Disposable)?)]>([])
+    private let available = DispatchSemaphore(value: 0)
+
+    func send(_ slot: Int, _ handle: (any Disposable)?) {
+        items.withLock { $0.append((slot, handle)) }
+        available.signal()
+    }
+
+    func receive(within bound: Duration) -> (slot: Int, handle: (any Disposable)?)? {
+        let nanoseconds = Int((try? bound.checkedNanoseconds()) ?? Int64(Int.max))
+        guard available.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .success else { return nil }
+        return items.withLock { $0.removeFirst() }
+    }
+}
+
+/// Returns once everything scheduled so far on `scheduler` has run or never will: a
+/// sentinel behind it on a serial scheduler, the grace period otherwise.
+func settle(_ scheduler: any Scheduler, serial: Bool, ctx: StressContext) throws(StressFailure) {
+    if serial {
+        let sentinel = Countdown(1)
+        scheduler.schedule { sentinel.tick() }
+        guard sentinel.wait(ctx.mustHappen) else { throw StressFailure("a sentinel action did not run within \(ctx.mustHappen)") }
+    } else {
+        // No sentinel can prove it on a concurrent scheduler: watch a quiet window instead.
+        Thread.sleep(forTimeInterval: (ctx.grace * 2).timeInterval)
+    }
+}

@@ -1,0 +1,76 @@
+import SchedulerConformance
+import Schedulers
+import Synchronization
+
+extension StressScenario {
+    /// P producer threads × M actions per round onto one scheduler, round after round.
+    static let fanIn = StressScenario(
+        "fan-in",
+        "P producer threads schedule M actions each per round; every action must run exactly once, and on a serial scheduler in per-producer order and never overlapping. Measures throughput and schedule→start latency.",
+        excludes: .virtualTime,
+        outcomes: [
+            .acceptable("ran once", "the action ran exactly once"),
+            .forbidden("lost", "the action never ran"),
+            .forbidden("ran twice", "the action ran more than once"),
+            .forbidden("out of order", "on a serial scheduler, an action ran before an earlier one of the same producer"),
+            .forbidden("overlapped", "on a serial scheduler, two actions ran at the same time"),
+        ]
+    ) { ctx throws(StressFailure) in
+        let scheduler = ctx.subject.make()
+        let serial = ctx.subject.capabilities.contains(.serial)
+        let producers = ctx.threads
+        let perProducer = 256
+        let meter = OverlapMeter()
+        while !ctx.timeIsUp {
+            let total = producers * perProducer
+            let runs = Slots<UInt8>(count: total, initial: 0)
+            let scheduledAt = Slots<UInt64>(count: total, initial: 0)
+            let startedAt = Slots<UInt64>(count: total, initial: 0)
+            // Per producer: the sequence number of its last action that ran (serial only).
+            let lastSeen = Slots<Int>(count: producers, initial: -1)
+            let outOfOrder = Atomic<Int>(0)
+            let allRuns = Atomic<Int>(0)
+            let done = Countdown(total)
+            try ctx.onThreads(producers) { producer in
+                ctx.allocations.measuringBytes {
+                    for sequence in 0..<perProducer {
+                        let slot = producer * perProducer + sequence
+                        scheduledAt[slot] = StressContext.nanoseconds()
+                        scheduler.schedule {
+                            startedAt[slot] = StressContext.nanoseconds()
+                            if serial {
+                                meter.enter()
+                                if lastSeen[producer] != sequence - 1 { outOfOrder.wrappingAdd(1, ordering: .relaxed) }
+                                lastSeen[producer] = sequence
+                                meter.leave()
+                            }
+                            runs[slot] &+= 1
+                            if allRuns.wrappingAdd(1, ordering: .relaxed).newValue <= total { done.tick() }
+                        }
+                    }
+                }
+            }
+            let finished = done.wait(ctx.mustHappen)
+            var histogram = ctx.latency.makeWorkerHistogram()
+            var lost = 0, twice = 0
+            for slot in 0..<total {
+                switch runs[slot] {
+                case 0: lost += 1
+                case 1: histogram.record(startedAt[slot] &- scheduledAt[slot])
+                default: twice += 1
+                }
+            }
+            ctx.latency.merge(histogram)
+            // A double run racing another on a concurrent scheduler can hide in its slot;
+            // the atomic total still shows it.
+            twice = max(twice, allRuns.load(ordering: .relaxed) - (total - lost))
+            ctx.record("ran once", count: total - lost - twice)
+            ctx.record("lost", count: lost)
+            ctx.record("ran twice", count: twice)
+            ctx.record("out of order", count: outOfOrder.load(ordering: .relaxed))
+            ctx.addOperations(total - lost)
+            if !finished { break }
+        }
+        if serial && meter.maximum > 1 { ctx.record("overlapped", count: meter.maximum - 1) }
+    }
+}

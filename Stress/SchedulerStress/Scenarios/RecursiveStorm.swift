@@ -1,0 +1,91 @@
+import Foundation
+import SchedulerConformance
+import Schedulers
+import Synchronization
+
+extension StressScenario {
+    /// Many recursive chains at once, a third of them disposed from another thread mid-way.
+    static let recursiveStorm = StressScenario(
+        "recursive-storm",
+        "Concurrent recursive chains each reschedule themselves to a random depth; a third are disposed from another thread half-way. No run may start after its chain's dispose() returned, no undisposed chain may lose a reschedule, and the stack may not grow. Latency is reschedule→run.",
+        excludes: .virtualTime,
+        outcomes: [
+            .acceptable("chain completed", "an undisposed chain reached its depth"),
+            .acceptable("chain stopped", "a disposed chain ran no more after disposal"),
+            .interesting("ran just after dispose returned", "one run started within the grace period after dispose() returned"),
+            .forbidden("ran after dispose returned", "a run started later than the grace period after dispose() returned"),
+            .forbidden("lost reschedule", "an undisposed chain stopped short of its depth"),
+            .forbidden("stack grew", "the stack grew with the depth of recursion"),
+        ]
+    ) { ctx throws(StressFailure) in
+        let scheduler = ctx.subject.make()
+        // Synchronous and trampoline recursion finishes inside scheduleRecursive, before its
+        // handle exists: only asynchronous chains can be disposed from outside mid-way.
+        let disposable = ctx.subject.capabilities.contains(.asynchronous)
+        let grace = UInt64((try? ctx.grace.checkedNanoseconds()) ?? 0)
+        let meter = StackMeter()
+        var round = 0
+        while !ctx.timeIsUp {
+            round += 1
+            let round = round
+            let chains = ctx.threads
+            try ctx.onThreads(chains) { chain in
+                var random = ctx.generator(round * 1_000 + chain)
+                let depth = Int.random(in: 500...5_000, using: &random)
+                let disposeAt = disposable && chain % 3 == 0 ? depth / 2 : nil
+                let runs = Atomic<Int>(0)
+                let disposedAt = Atomic<UInt64>(0)
+                let lastRequest = Atomic<UInt64>(0)
+                let late = Atomic<Int>(0)
+                let slightlyLate = Atomic<Int>(0)
+                let finished = Countdown(1)
+                let reachedDisposePoint = Countdown(1)
+                let handles = Mutex<(any Disposable)?>(nil)
+                let handleStored = Countdown(1)
+                let latencies = Mutex(ctx.latency.makeWorkerHistogram())
+                let handle = ctx.allocations.measuringBytes {
+                    scheduler.scheduleRecursive { reschedule in
+                        let now = StressContext.nanoseconds()
+                        meter.sample()
+                        let disposed = disposedAt.load(ordering: .acquiring)
+                        if disposed != 0, now > disposed {
+                            if now - disposed > grace { late.wrappingAdd(1, ordering: .relaxed) } else { slightlyLate.wrappingAdd(1, ordering: .relaxed) }
+                        }
+                        let requested = lastRequest.load(ordering: .relaxed)
+                        if requested != 0 { latencies.withLock { $0.record(now &- requested) } }
+                        let run = runs.wrappingAdd(1, ordering: .relaxed).newValue
+                        if run == disposeAt { reachedDisposePoint.tick() }
+                        guard run < depth, !meter.exceeded else { return finished.tick() }
+                        lastRequest.store(StressContext.nanoseconds(), ordering: .relaxed)
+                        reschedule()
+                    }
+                }
+                handles.withLock { $0 = handle }
+                handleStored.tick()
+                if disposeAt != nil {
+                    // Another thread disposes once the chain is half-way.
+                    let disposer = Thread {
+                        guard reachedDisposePoint.wait(ctx.mustHappen), handleStored.wait(ctx.mustHappen) else { return }
+                        handles.withLock { $0 }?.dispose()
+                        disposedAt.store(StressContext.nanoseconds(), ordering: .releasing)
+                    }
+                    disposer.start()
+                    _ = reachedDisposePoint.wait(ctx.mustHappen)
+                    // Give pending runs time to show themselves after disposal.
+                    Thread.sleep(forTimeInterval: (ctx.grace * 3).timeInterval)
+                    ctx.record("chain stopped")
+                } else if finished.wait(ctx.mustHappen) {
+                    ctx.record("chain completed")
+                } else {
+                    ctx.record("lost reschedule")
+                }
+                ctx.record("ran after dispose returned", count: late.load(ordering: .relaxed))
+                ctx.record("ran just after dispose returned", count: slightlyLate.load(ordering: .relaxed))
+                ctx.addOperations(runs.load(ordering: .relaxed))
+                ctx.latency.merge(latencies.withLock { $0 })
+            }
+        }
+        if meter.exceeded { ctx.record("stack grew") }
+        ctx.setMetric("maxStackGrowthBytes", Double(meter.growth))
+    }
+}

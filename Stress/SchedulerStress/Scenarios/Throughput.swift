@@ -1,0 +1,91 @@
+import Dispatch
+import SchedulerConformance
+import Schedulers
+import Synchronization
+
+extension StressScenario {
+    /// The schedule→run cost per action, against a bare `DispatchQueue.async` measured in
+    /// the same process, alternating so both see the same machine.
+    static let throughput = StressScenario(
+        "throughput",
+        "One thread schedules batches of actions and waits for the last; the same batches go through a bare serial DispatchQueue.async in alternation. Reports the cost per action, its ratio to the bare baseline, and allocations per action for both. Synchronous and trampoline subjects also report the cost of one recursion step.",
+        outcomes: [
+            .acceptable("completed", "every action of the batch ran"),
+            .forbidden("lost", "an action of the batch never ran"),
+        ]
+    ) { ctx throws(StressFailure) in
+        let scheduler = ctx.subject.make()
+        let batch = 20_000
+        let baselineQueue = DispatchQueue(label: "throughput baseline")
+        var subjectSamples: [Double] = [], baselineSamples: [Double] = []
+        var subjectAllocations: [Double] = [], baselineAllocations: [Double] = []
+        repeat {
+            let (baseline, baselineAllocs) = try measure(batch, ctx) { action in baselineQueue.async(execute: action) }
+            let (subject, subjectAllocs) = try measure(batch, ctx, drive: scheduler as? any VirtualTimeScheduler) { action in scheduler.schedule(action) }
+            baselineSamples.append(baseline)
+            subjectSamples.append(subject)
+            if let baselineAllocs, let subjectAllocs {
+                baselineAllocations.append(baselineAllocs)
+                subjectAllocations.append(subjectAllocs)
+            }
+            ctx.record("completed", count: batch)
+            ctx.addOperations(batch)
+        } while !ctx.timeIsUp || subjectSamples.count < 3
+        let subjectCost = median(subjectSamples), baselineCost = median(baselineSamples)
+        ctx.setMetric("nanosecondsPerAction", subjectCost)
+        ctx.setMetric("baselineNanosecondsPerAction", baselineCost)
+        ctx.setMetric("ratioToBaseline", subjectCost / baselineCost)
+        if !subjectAllocations.isEmpty {
+            ctx.setMetric("allocationsPerAction", median(subjectAllocations))
+            ctx.setMetric("baselineAllocationsPerAction", median(baselineAllocations))
+            ctx.setMetric("extraAllocationsPerAction", median(subjectAllocations) - median(baselineAllocations))
+        }
+        let capabilities = ctx.subject.capabilities
+        if !capabilities.isDisjoint(with: [.synchronous, .trampoline, .virtualTime]) {
+            ctx.setMetric("recursionNanosecondsPerStep", try recursionStep(scheduler, ctx))
+        }
+    }
+
+    /// Nanoseconds per action for one batch, and allocation requests per action (jemalloc only).
+    private static func measure(
+        _ count: Int, _ ctx: StressContext, drive: (any VirtualTimeScheduler)? = nil,
+        _ submit: (@escaping @Sendable () -> Void) -> Void
+    ) throws(StressFailure) -> (Double, Double?) {
+        let remaining = Atomic<Int>(count)
+        let done = Countdown(1)
+        let action: @Sendable () -> Void = {
+            if remaining.wrappingSubtract(1, ordering: .relaxed).newValue == 0 { done.tick() }
+        }
+        let requestsBefore = Allocator.totalRequests()
+        let start = ContinuousClock.now
+        for _ in 0..<count { submit(action) }
+        drive?.stepAll()
+        guard done.wait(ctx.mustHappen) else {
+            ctx.record("lost", count: remaining.load(ordering: .relaxed))
+            throw StressFailure("\(remaining.load(ordering: .relaxed)) of \(count) actions did not run within \(ctx.mustHappen)")
+        }
+        let elapsed = (ContinuousClock.now - start).timeInterval * 1e9 / Double(count)
+        let requestsAfter = Allocator.totalRequests()
+        let allocations = requestsBefore.flatMap { before in requestsAfter.map { Double($0 &- before) / Double(count) } }
+        return (elapsed, allocations)
+    }
+
+    /// Nanoseconds per step of a 1,000,000-step recursion.
+    private static func recursionStep(_ scheduler: any Scheduler, _ ctx: StressContext) throws(StressFailure) -> Double {
+        let steps = 1_000_000
+        let count = Atomic<Int>(0)
+        let done = Countdown(1)
+        let start = ContinuousClock.now
+        scheduler.scheduleRecursive { reschedule in
+            if count.wrappingAdd(1, ordering: .relaxed).newValue < steps { reschedule() } else { done.tick() }
+        }
+        (scheduler as? any VirtualTimeScheduler)?.stepAll()
+        guard done.wait(ctx.mustHappen) else { throw StressFailure("a 1,000,000-step recursion did not finish within \(ctx.mustHappen)") }
+        return (ContinuousClock.now - start).timeInterval * 1e9 / Double(steps)
+    }
+
+    private static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+    }
+}

@@ -1,0 +1,62 @@
+import SchedulerConformance
+import Schedulers
+import Synchronization
+
+extension StressScenario {
+    /// Thousands of one-shot timers with random delays.
+    static let timerStorm = StressScenario(
+        "timer-storm",
+        "Producer threads arm hundreds of one-shot timers each with random delays up to 20 ms. No timer may fire before its deadline on the scheduler's own clock, none may be lost. Latency is lateness past the deadline.",
+        requires: .timers, excludes: [.synchronous, .virtualTime],
+        outcomes: [
+            .acceptable("on time", "fired at or after its deadline"),
+            .forbidden("early", "fired before its deadline"),
+            .forbidden("lost", "never fired"),
+        ]
+    ) { ctx throws(StressFailure) in
+        let scheduler = ctx.subject.make()
+        var round = 0
+        while !ctx.timeIsUp {
+            round += 1
+            let round = round
+            let perProducer = 250
+            let total = ctx.threads * perProducer
+            let fired = Countdown(total)
+            let early = Atomic<Int>(0)
+            let lateness = Slots<UInt64>(count: total, initial: 0)
+            let refused = Atomic<Int>(0)
+            try ctx.onThreads(ctx.threads) { producer in
+                var random = ctx.generator(round * 1_000 + producer)
+                ctx.allocations.measuringBytes {
+                    for index in 0..<perProducer {
+                        let slot = producer * perProducer + index
+                        let delay = Duration.microseconds(Int64.random(in: 0...20_000, using: &random))
+                        do {
+                            let deadline = try scheduler.now.advanced(by: delay)
+                            try scheduler.schedule(at: deadline) {
+                                let now = scheduler.now
+                                if now < deadline { early.wrappingAdd(1, ordering: .relaxed) } else { lateness[slot] = now.nanoseconds - deadline.nanoseconds }
+                                fired.tick()
+                            }
+                        } catch {
+                            refused.wrappingAdd(1, ordering: .relaxed)
+                            fired.tick()
+                        }
+                    }
+                }
+            }
+            let complete = fired.wait(ctx.mustHappen + .milliseconds(20))
+            let lost = complete ? 0 : fired.count
+            var histogram = ctx.latency.makeWorkerHistogram()
+            for slot in 0..<total { histogram.record(lateness[slot]) }
+            ctx.latency.merge(histogram)
+            let earlyCount = early.load(ordering: .relaxed)
+            ctx.record("early", count: earlyCount)
+            ctx.record("lost", count: lost)
+            ctx.record("on time", count: total - earlyCount - lost - refused.load(ordering: .relaxed))
+            ctx.addOperations(total - lost)
+            if refused.load(ordering: .relaxed) > 0 { throw StressFailure("the scheduler refused \(refused.load(ordering: .relaxed)) timers though it claims timers") }
+            if !complete { break }
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import SchedulerConformance
+import Schedulers
+import Synchronization
+
+extension StressScenario {
+    /// Per-thread trampolines on many threads at once; a virtual-time scheduler driven while
+    /// other threads schedule into it.
+    static let trampolineAndVirtualLoad = StressScenario(
+        "trampoline-virtual-load",
+        "Trampoline subjects: every thread runs trampolines with nested fan-outs at once; each thread's nested actions must run on that thread, in FIFO order. Virtual-time subjects: one thread steps and advances while others schedule at random delays; actions must never run early or out of time order, and none may be lost.",
+        anyOf: [.trampoline, .virtualTime],
+        outcomes: [
+            .acceptable("in order", "the action ran where and when it should"),
+            .forbidden("wrong thread", "a trampoline action ran on another thread"),
+            .forbidden("out of order", "a trampoline action ran out of FIFO order, or virtual time went backwards"),
+            .forbidden("early", "a virtual-time action ran before its time"),
+            .forbidden("lost", "an action never ran"),
+        ]
+    ) { ctx throws(StressFailure) in
+        let scheduler = ctx.subject.make()
+        if let virtual = scheduler as? any VirtualTimeScheduler {
+            try driveVirtual(virtual, ctx)
+        } else {
+            try churnTrampoline(scheduler, ctx)
+        }
+    }
+
+    private static func churnTrampoline(_ scheduler: any Scheduler, _ ctx: StressContext) throws(StressFailure) {
+        while !ctx.timeIsUp {
+            try ctx.onThreads(ctx.threads) { _ in
+                let me = ThreadProbe.id
+                var inOrder = 0, wrongThread = 0, outOfOrder = 0, lost = 0
+                let log = Mutex<[Int]>([])
+                let onThisThread = Mutex<Bool>(true)
+                ctx.allocations.measuringBytes {
+                    for _ in 0..<50 {
+                        log.withLock { $0.removeAll(keepingCapacity: true) }
+                        scheduler.schedule {
+                            for index in 0..<20 {
+                                scheduler.schedule {
+                                    if ThreadProbe.id != me { onThisThread.withLock { $0 = false } }
+                                    log.withLock { $0.append(index) }
+                                }
+                            }
+                        }
+                        let order = log.withLock { $0 }
+                        if order == Array(0..<20) { inOrder += 20 } else if order.count < 20 { lost += 20 - order.count } else { outOfOrder += 1 }
+                        if !onThisThread.withLock({ $0 }) { wrongThread += 1 }
+                    }
+                }
+                ctx.record("in order", count: inOrder)
+                ctx.record("wrong thread", count: wrongThread)
+                ctx.record("out of order", count: outOfOrder)
+                ctx.record("lost", count: lost)
+                ctx.addOperations(50 * 21)
+            }
+        }
+    }
+
+    private static func driveVirtual(_ scheduler: any VirtualTimeScheduler, _ ctx: StressContext) throws(StressFailure) {
+        let scheduled = Atomic<Int>(0), ran = Atomic<Int>(0), early = Atomic<Int>(0), backwards = Atomic<Int>(0)
+        let lastRun = Mutex<SchedulerTime>(.zero)
+        let producersDone = Countdown(ctx.threads)
+        // Producers schedule while this thread drives; then it drains what is left.
+        Thread {
+            try? ctx.onThreads(ctx.threads) { producer in
+                var random = ctx.generator(producer)
+                while !ctx.timeIsUp {
+                    let delay = Duration.microseconds(Int64.random(in: 0...5_000, using: &random))
+                    guard let deadline = try? scheduler.now.advanced(by: delay) else { continue }
+                    scheduled.wrappingAdd(1, ordering: .relaxed)
+                    _ = try? scheduler.schedule(at: deadline) {
+                        let now = scheduler.now
+                        if now < deadline { early.wrappingAdd(1, ordering: .relaxed) }
+                        let goesBack = lastRun.withLock { last in
+                            defer { last = max(last, now) }
+                            return now < last
+                        }
+                        if goesBack { backwards.wrappingAdd(1, ordering: .relaxed) }
+                        ran.wrappingAdd(1, ordering: .relaxed)
+                    }
+                }
+                producersDone.tick()
+            }
+        }.start()
+        var random = ctx.generator(9_999)
+        while producersDone.count > 0 {
+            if Bool.random(using: &random) { scheduler.step() } else { try? scheduler.advance(by: .microseconds(Int64.random(in: 0...1_000, using: &random))) }
+            if ctx.timeIsUp && producersDone.count > 0 { _ = producersDone.wait(ctx.mustHappen) }
+        }
+        scheduler.stepAll()
+        let lost = scheduled.load(ordering: .relaxed) - ran.load(ordering: .relaxed)
+        ctx.record("in order", count: ran.load(ordering: .relaxed) - early.load(ordering: .relaxed) - backwards.load(ordering: .relaxed))
+        ctx.record("early", count: early.load(ordering: .relaxed))
+        ctx.record("out of order", count: backwards.load(ordering: .relaxed))
+        ctx.record("lost", count: max(0, lost))
+        ctx.addOperations(ran.load(ordering: .relaxed))
+    }
+}

@@ -1,0 +1,132 @@
+import Dispatch
+import Foundation
+import SchedulerConformance
+import Schedulers
+import Synchronization
+
+/// What a scenario works with and writes to: the subject, its share of the budget, the
+/// thread count and seed, and the collectors of outcomes, latency and allocations.
+public final class StressContext: Sendable {
+    public let subject: ConformanceSubject
+    /// Producer threads to use (the machine's cores times the oversubscription factor).
+    public let threads: Int
+    /// How long the scenario should keep going.
+    public let duration: Duration
+    /// The seed of every random choice, so a failing run can be repeated.
+    public let seed: UInt64
+    /// Upper bound for "must happen" waits.
+    public let mustHappen: Duration
+    /// How late after a `dispose()` returned a start may be and still count as the race
+    /// the dispose lost (a thread preempted between claiming and starting the action).
+    public let grace: Duration
+
+    let started = ContinuousClock.now
+    private let counts = Mutex<[String: Int]>([:])
+    private let operationCount = Atomic<Int>(0)
+    private let extraMetrics = Mutex<[String: Double]>([:])
+    let latency = LatencyCollector()
+    let allocations = AllocationCollector()
+
+    public init(subject: ConformanceSubject, threads: Int, duration: Duration, seed: UInt64,
+                mustHappen: Duration = .seconds(10), grace: Duration = .milliseconds(20)) {
+        self.subject = subject
+        self.threads = max(1, threads)
+        self.duration = duration
+        self.seed = seed
+        self.mustHappen = mustHappen
+        self.grace = grace
+    }
+
+    /// Whether the scenario's share of the budget is used up.
+    public var timeIsUp: Bool { ContinuousClock.now - started >= duration }
+
+    /// Counts `count` occurrences of `outcome`.
+    public func record(_ outcome: String, count: Int = 1) {
+        guard count > 0 else { return }
+        counts.withLock { $0[outcome, default: 0] += count }
+    }
+
+    /// Counts operations towards the throughput.
+    public func addOperations(_ count: Int) { operationCount.wrappingAdd(count, ordering: .relaxed) }
+
+    /// Sets an extra named measurement for the report.
+    public func setMetric(_ name: String, _ value: Double) { extraMetrics.withLock { $0[name] = value } }
+
+    var outcomeCounts: [String: Int] { counts.withLock { $0 } }
+    var operations: Int { operationCount.load(ordering: .relaxed) }
+    var metrics: [String: Double] { extraMetrics.withLock { $0 } }
+
+    /// A random generator for one worker, derived from the run's seed.
+    public func generator(_ worker: Int) -> SplitMix64 { SplitMix64(seed: seed &+ UInt64(worker) &* 0x9E37_79B9) }
+
+    /// Runs `body(index)` on `count` new threads started together, and waits for all of them.
+    public func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) throws(StressFailure) {
+        let group = DispatchGroup()
+        let go = DispatchSemaphore(value: 0)
+        for index in 0..<count {
+            group.enter()
+            let thread = Thread {
+                go.wait()
+                body(index)
+                group.leave()
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        for _ in 0..<count { go.signal() }
+        // Threads run until the budget is used, plus what they wait for.
+        let bound = duration + mustHappen * 2
+        guard group.wait(timeout: .now() + .nanoseconds(Int((try? bound.checkedNanoseconds()) ?? Int64(Int.max)))) == .success else {
+            throw StressFailure("worker threads did not finish within \(bound)")
+        }
+    }
+
+    /// The monotonic clock in nanoseconds, for latencies.
+    @inline(__always)
+    public static func nanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+}
+
+/// A countdown that fires a semaphore when it reaches zero, waited on with an upper bound.
+public final class Countdown: Sendable {
+    private let remaining: Atomic<Int>
+    private let zero = DispatchSemaphore(value: 0)
+
+    public init(_ count: Int) {
+        remaining = Atomic(count)
+        if count == 0 { zero.signal() }
+    }
+
+    public func tick() {
+        if remaining.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 { zero.signal() }
+    }
+
+    /// How many ticks are still missing.
+    public var count: Int { remaining.load(ordering: .acquiring) }
+
+    /// Waits until zero; false when `bound` passed first.
+    public func wait(_ bound: Duration) -> Bool {
+        zero.wait(timeout: .now() + .nanoseconds(Int((try? bound.checkedNanoseconds()) ?? Int64(Int.max)))) == .success
+    }
+}
+
+/// Fixed slots that distinct actions write without locks, read after a happens-before
+/// edge (a countdown): the harness stays off the measured path.
+///
+/// @unchecked Sendable: each slot has one writer, and readers wait on that writer first.
+public final class Slots<Value: BitwiseCopyable>: @unchecked Sendable {
+    private let buffer: UnsafeMutableBufferPointer<Value>
+
+    public init(count: Int, initial: Value) {
+        buffer = .allocate(capacity: max(count, 1))
+        buffer.initialize(repeating: initial)
+    }
+
+    deinit { buffer.deallocate() }
+
+    public subscript(index: Int) -> Value {
+        get { buffer[index] }
+        set { buffer[index] = newValue }
+    }
+
+    public var count: Int { buffer.count }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import SchedulerConformance
+
+/// One scenario × subject run, as the report holds it.
+public struct StressRun: Codable, Sendable {
+    public enum Status: String, Codable, Sendable {
+        case passed, failed, skipped, timeout, error
+    }
+
+    /// An outcome's count and how it is judged.
+    public struct OutcomeCount: Codable, Sendable, Equatable {
+        public var count: Int
+        public var expect: StressScenario.Expectation
+    }
+
+    public var scenario: String
+    public var subject: String
+    public var origin: ConformanceSubject.Origin
+    public var threads: Int
+    public var seed: UInt64
+    public var operations: Int
+    public var durationSeconds: Double
+    public var throughputPerSecond: Double
+    public var latencyNanoseconds: LatencySummary?
+    public var outcomes: [String: OutcomeCount]
+    public var status: Status
+    public var allocations: AllocationStats?
+    /// Throughput benchmark only: cost per action divided by the bare `DispatchQueue.async`'s.
+    public var ratioToBaseline: Double?
+    /// Further measurements by name (nanoseconds per action, per recursion step, …).
+    public var metrics: [String: Double]
+    /// Why it did not pass, or why it was skipped.
+    public var message: String?
+    /// A command that repeats this run with its seed.
+    public var reproduce: String?
+    /// Every thread's stack for a timeout; stderr for an error.
+    public var diagnostics: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case scenario, subject, origin, threads, seed, operations, durationSeconds, throughputPerSecond
+        case latencyNanoseconds, outcomes, status, allocations, ratioToBaseline, metrics, message, reproduce, diagnostics
+    }
+
+    /// Absent measurements are written as `null` (not left out), so a nightly job can tell
+    /// "not measured" (no jemalloc, say) from a report of another format.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(scenario, forKey: .scenario)
+        try container.encode(subject, forKey: .subject)
+        try container.encode(origin, forKey: .origin)
+        try container.encode(threads, forKey: .threads)
+        try container.encode(seed, forKey: .seed)
+        try container.encode(operations, forKey: .operations)
+        try container.encode(durationSeconds, forKey: .durationSeconds)
+        try container.encode(throughputPerSecond, forKey: .throughputPerSecond)
+        try container.encode(latencyNanoseconds, forKey: .latencyNanoseconds)
+        try container.encode(outcomes, forKey: .outcomes)
+        try container.encode(status, forKey: .status)
+        try container.encode(allocations, forKey: .allocations)
+        try container.encode(ratioToBaseline, forKey: .ratioToBaseline)
+        try container.encode(metrics, forKey: .metrics)
+        try container.encodeIfPresent(message, forKey: .message)
+        try container.encodeIfPresent(reproduce, forKey: .reproduce)
+        try container.encodeIfPresent(diagnostics, forKey: .diagnostics)
+    }
+
+    /// The run's status from its outcomes: failed when any forbidden outcome occurred.
+    public static func judge(_ outcomes: [String: OutcomeCount]) -> Status {
+        outcomes.values.contains { $0.expect == .forbidden && $0.count > 0 } ? .failed : .passed
+    }
+
+    /// Builds the run from what `context` collected while `scenario` ran.
+    public init(scenario: StressScenario, context: StressContext, duration: Duration, failure: StressFailure?) {
+        var outcomes: [String: OutcomeCount] = [:]
+        let counts = context.outcomeCounts
+        for outcome in scenario.outcomes { outcomes[outcome.name] = OutcomeCount(count: counts[outcome.name] ?? 0, expect: outcome.expect) }
+        let seconds = max(duration.timeInterval, 1e-9)
+        let metrics = context.metrics
+        self.scenario = scenario.id
+        self.subject = context.subject.name
+        self.origin = context.subject.origin
+        self.threads = context.threads
+        self.seed = context.seed
+        self.operations = context.operations
+        self.durationSeconds = duration.timeInterval
+        self.throughputPerSecond = Double(context.operations) / seconds
+        self.latencyNanoseconds = context.latency.summary
+        self.outcomes = outcomes
+        self.allocations = context.allocations.perOperation(context.operations)
+        self.ratioToBaseline = metrics["ratioToBaseline"]
+        self.metrics = metrics
+        if let failure {
+            self.status = .error
+            self.message = failure.description
+        } else {
+            self.status = Self.judge(outcomes)
+            self.message = self.status == .failed ? "forbidden: " + outcomes.filter { $0.value.expect == .forbidden && $0.value.count > 0 }.map { "\($0.key) ×\($0.value.count)" }.sorted().joined(separator: ", ") : nil
+        }
+    }
+
+    /// A run that did not produce observations (skipped, timed out, crashed).
+    public init(scenario: StressScenario, subject: ConformanceSubject, threads: Int, seed: UInt64, status: Status, message: String, durationSeconds: Double = 0, diagnostics: String? = nil) {
+        self.scenario = scenario.id
+        self.subject = subject.name
+        self.origin = subject.origin
+        self.threads = threads
+        self.seed = seed
+        self.operations = 0
+        self.durationSeconds = durationSeconds
+        self.throughputPerSecond = 0
+        self.outcomes = Dictionary(uniqueKeysWithValues: scenario.outcomes.map { ($0.name, OutcomeCount(count: 0, expect: $0.expect)) })
+        self.status = status
+        self.metrics = [:]
+        self.message = message
+        self.diagnostics = diagnostics
+    }
+}
+
+/// A stress report: what `Reports/stress/<timestamp>.json` holds (see
+/// `Reports/schema/stress.schema.json`).
+public struct StressReport: Codable, Sendable {
+    public static let currentSchemaVersion = 1
+
+    public struct Environment: Codable, Sendable {
+        public var os: String
+        public var cpuCount: Int
+        public var swiftVersion: String
+        /// `jemalloc` or `system`: numbers from different allocators are not comparable.
+        public var allocator: String
+    }
+
+    public struct Summary: Codable, Sendable, Equatable {
+        public var passed = 0, failed = 0, skipped = 0, timeout = 0, error = 0
+        /// Forbidden outcomes, timeouts and errors on reference subjects.
+        public var gatingFailures = 0
+    }
+
+    public var schemaVersion = currentSchemaVersion
+    public var generatedAt: String
+    public var environment: Environment
+    public var seed: UInt64
+    public var budgetSeconds: Double
+    public var runs: [StressRun]
+    public var summary: Summary
+
+    public init(runs: [StressRun], seed: UInt64, budgetSeconds: Double, allocator: String) {
+        let conformanceEnvironment = ConformanceReport.Environment.current
+        generatedAt = ISO8601DateFormatter().string(from: Date())
+        environment = Environment(os: conformanceEnvironment.os, cpuCount: conformanceEnvironment.cpuCount, swiftVersion: conformanceEnvironment.swiftVersion, allocator: allocator)
+        self.seed = seed
+        self.budgetSeconds = budgetSeconds
+        self.runs = runs
+        var summary = Summary()
+        for run in runs {
+            switch run.status {
+            case .passed: summary.passed += 1
+            case .failed: summary.failed += 1
+            case .skipped: summary.skipped += 1
+            case .timeout: summary.timeout += 1
+            case .error: summary.error += 1
+            }
+            if run.origin == .reference, [.failed, .timeout, .error].contains(run.status) { summary.gatingFailures += 1 }
+        }
+        self.summary = summary
+    }
+
+    /// Pretty, key-sorted JSON.
+    public func jsonData() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(self)
+    }
+}

@@ -1,0 +1,161 @@
+import ArgumentParser
+import Foundation
+import SchedulerConformance
+import SchedulerMutants
+import SchedulerStress
+
+/// `stress`: multithreaded scenarios against scheduler subjects, each run in a child
+/// process under a watchdog, written to a JSON report for nightly jobs.
+@main
+struct StressCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stress",
+        abstract: "Stress schedulers: classified outcomes, latency histograms, allocation statistics.",
+        subcommands: [Run.self, Compare.self, CalibrateAllocations.self],
+        defaultSubcommand: Run.self
+    )
+}
+
+/// Exit codes of `stress` and `stress compare`, distinct so a nightly job can branch on them.
+enum StressExit {
+    static let failed: Int32 = 1
+    static let usage: Int32 = 64
+    static let regression: Int32 = 10
+    static let improvementOnly: Int32 = 11
+    static let baselineMissing: Int32 = 12
+}
+
+extension StressCommand {
+    struct Run: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run scenarios × subjects and write Reports/stress/<UTC timestamp>.json and latest.json.",
+            discussion: "Exit status: 0 when no reference subject shows a forbidden outcome, a timeout or an error; 1 otherwise; 64 for bad usage."
+        )
+
+        @Option(name: .customLong("scenario"), help: "Scenarios (repeatable or comma-separated); default: all.")
+        var scenarios: [String] = []
+
+        @Option(name: .customLong("subject"), help: "Subjects (repeatable or comma-separated); default: every reference subject.")
+        var subjects: [String] = []
+
+        @Option(help: "Wall-clock budget for the whole run, spread over its runs: 90s, 30m, 2h. Default: --duration per run.")
+        var budget: String?
+
+        @Option(help: "Seconds each scenario × subject run keeps going (when no --budget).")
+        var duration: Double = 1
+
+        @Option(help: "Producer threads; default: cores × --oversubscribe.")
+        var threads: Int?
+
+        @Option(help: "Producer threads per core when --threads is not given.")
+        var oversubscribe: Int = 2
+
+        @Option(help: "Seed for every random choice; default: random (printed and reported).")
+        var seed: UInt64?
+
+        @Option(help: "Folder for the reports.")
+        var reportDir = "Reports/stress"
+
+        @Option(help: "auto (jemalloc when installed), jemalloc, or system.")
+        var allocator = "auto"
+
+        @Option(help: "Seconds a run may overrun its share of the budget before it counts as a hang.")
+        var hangGrace: Double = 45
+
+        @Option(help: .hidden)
+        var worker: String?
+
+        mutating func validate() throws {
+            for name in Self.split(scenarios) where StressCatalogue.scenario(name) == nil {
+                throw ValidationError("unknown scenario '\(name)'; known: \(StressCatalogue.all.map(\.id).joined(separator: ", "))")
+            }
+            for name in Self.split(subjects) where KnownSubjects.named(name) == nil {
+                throw ValidationError("unknown subject '\(name)'; `conformance --list-subjects` lists them")
+            }
+            if let budget, Budget.seconds(budget) == nil {
+                throw ValidationError("bad budget '\(budget)': use a positive number with s, m or h, such as 90s, 30m or 2h")
+            }
+            guard duration.isFinite, duration > 0 else { throw ValidationError("--duration must be a positive number of seconds") }
+            guard hangGrace.isFinite, hangGrace > 0 else { throw ValidationError("--hang-grace must be a positive number of seconds") }
+            if let threads, threads < 1 || threads > 1_024 { throw ValidationError("--threads must be between 1 and 1024") }
+            guard (1...64).contains(oversubscribe) else { throw ValidationError("--oversubscribe must be between 1 and 64") }
+            guard ["auto", "jemalloc", "system"].contains(allocator) else { throw ValidationError("--allocator must be auto, jemalloc or system") }
+            if allocator == "jemalloc", JemallocLibrary.path == nil {
+                throw ValidationError("--allocator jemalloc, but no libjemalloc.so.2 was found (apt-get install libjemalloc-dev)")
+            }
+        }
+
+        func run() throws {
+            let threads = threads ?? ProcessInfo.processInfo.activeProcessorCount * oversubscribe
+            let seed = seed ?? UInt64.random(in: 1...UInt64(UInt32.max))
+            let selectedScenarios = Self.split(scenarios).isEmpty ? StressCatalogue.all : Self.split(scenarios).compactMap(StressCatalogue.scenario)
+            let selectedSubjects = Self.split(subjects).isEmpty ? ReferenceSubjects.all : Self.split(subjects).compactMap(KnownSubjects.named)
+            if let worker {
+                let plan = RunPlan(scenario: selectedScenarios[0].id, subject: worker, threads: threads, seed: seed, durationSeconds: duration)
+                return StressWorker.run(plan)
+            }
+            let folder = URL(fileURLWithPath: reportDir, isDirectory: true)
+            try ReportFiles.prepare(folder)
+            let plans = selectedScenarios.flatMap { scenario in
+                selectedSubjects.map { subject in (scenario, subject) }
+            }
+            let applicable = plans.filter { $0.0.skipReason(for: $0.1.capabilities) == nil }.count
+            let perRun = budget.flatMap(Budget.seconds).map { max(1, $0 / Double(max(applicable, 1))) } ?? duration
+            let preload = allocator == "system" ? nil : JemallocLibrary.path
+            printError("stress: \(applicable) runs of \(String(format: "%.1f", perRun)) s, \(threads) threads, seed \(seed), allocator \(preload == nil ? "system" : "jemalloc")")
+            var runs: [StressRun] = []
+            for (index, (scenario, subject)) in plans.enumerated() {
+                let runSeed = seed &+ UInt64(index)
+                if let reason = scenario.skipReason(for: subject.capabilities) {
+                    runs.append(StressRun(scenario: scenario, subject: subject, threads: threads, seed: runSeed, status: .skipped, message: reason))
+                    continue
+                }
+                let plan = RunPlan(scenario: scenario.id, subject: subject.name, threads: threads, seed: runSeed, durationSeconds: perRun)
+                let run = StressSupervisor.run(plan, scenario: scenario, subject: subject, jemalloc: preload, grace: .nanoseconds(Int64(hangGrace * 1e9)))
+                printError("  \(scenario.id) × \(subject.name): \(run.status.rawValue)\(run.message.map { " — \($0)" } ?? "")")
+                runs.append(run)
+            }
+            let report = StressReport(runs: runs, seed: seed, budgetSeconds: perRun * Double(applicable), allocator: preload == nil ? "system" : "jemalloc")
+            let written = try ReportFiles.write(report, to: folder)
+            print(StressTable.render(report))
+            print("reports: \(written.map(\.path).joined(separator: ", "))")
+            if report.summary.gatingFailures > 0 { throw ExitCode(StressExit.failed) }
+        }
+
+        static func split(_ values: [String]) -> [String] {
+            values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+    }
+}
+
+/// What one worker process runs.
+struct RunPlan: Sendable {
+    var scenario: String
+    var subject: String
+    var threads: Int
+    var seed: UInt64
+    var durationSeconds: Double
+
+    /// The command line that repeats this run.
+    var reproduce: String {
+        "swift run -c release stress --scenario \(scenario) --subject \(subject) --seed \(seed) --duration \(durationSeconds) --threads \(threads)"
+    }
+
+    var workerArguments: [String] {
+        ["run", "--worker", subject, "--scenario", scenario, "--seed", String(seed), "--duration", String(durationSeconds), "--threads", String(threads)]
+    }
+}
+
+/// Budgets such as `90s`, `30m`, `2h`.
+enum Budget {
+    static func seconds(_ text: String) -> Double? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3_600]
+        guard let unit = text.last.flatMap({ units[$0] }), let value = Double(text.dropLast()), value.isFinite, value > 0 else { return nil }
+        return value * unit
+    }
+}
+
+/// Writes to standard error, for progress that must not mix with the table.
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}

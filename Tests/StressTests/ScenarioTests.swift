@@ -1,0 +1,73 @@
+import SchedulerConformance
+import SchedulerMutants
+import SchedulerStress
+import Schedulers
+import Testing
+
+/// Each scenario in-process, briefly: reference subjects show no forbidden outcome, and a
+/// deliberately broken subject shows the forbidden outcome the scenario exists to catch.
+@Suite(.serialized) struct ScenarioTests {
+    static func run(_ scenario: String, on subjectName: String, seconds: Double = 0.3) throws -> StressRun {
+        let scenario = try #require(StressCatalogue.scenario(scenario))
+        let subject = try #require(KnownSubjects.named(subjectName))
+        let context = StressContext(subject: subject, threads: 4, duration: .milliseconds(Int64(seconds * 1_000)), seed: 42, mustHappen: .seconds(5))
+        let start = ContinuousClock.now
+        var failure: StressFailure?
+        do throws(StressFailure) { try scenario.run(context) } catch { failure = error }
+        return StressRun(scenario: scenario, context: context, duration: ContinuousClock.now - start, failure: failure)
+    }
+
+    @Test func theCatalogueHasEveryScenario() {
+        #expect(StressCatalogue.all.map(\.id) == [
+            "fan-in", "dispose-race", "recursive-storm", "timer-storm", "repeating-cancel-race",
+            "current-churn", "trampoline-virtual-load", "throughput",
+        ])
+        for scenario in StressCatalogue.all {
+            #expect(scenario.outcomes.contains { $0.expect == .forbidden }, "\(scenario.id) declares nothing forbidden")
+        }
+    }
+
+    @Test(arguments: [
+        ("fan-in", "queue"), ("fan-in", "concurrent"), ("fan-in", "immediate"),
+        ("dispose-race", "queue"), ("dispose-race", "concurrent"),
+        ("recursive-storm", "queue"), ("recursive-storm", "trampoline"),
+        ("timer-storm", "queue"), ("repeating-cancel-race", "queue"),
+        ("current-churn", "queue"), ("current-churn", "concurrent"),
+        ("trampoline-virtual-load", "trampoline"), ("trampoline-virtual-load", "test"),
+        ("throughput", "queue"), ("throughput", "trampoline"),
+    ])
+    func referenceSubjectsShowNoForbiddenOutcome(_ scenario: String, _ subject: String) throws {
+        let run = try Self.run(scenario, on: subject)
+        #expect(run.status == .passed, "\(scenario) × \(subject): \(run.message ?? "")")
+        #expect(run.operations > 0)
+    }
+
+    @Test(arguments: [
+        ("fan-in", "mutant-lossy", "lost"),
+        ("fan-in", "mutant-overlapping", "overlapped"),
+        ("fan-in", "mutant-lifo", "out of order"),
+        ("dispose-race", "mutant-ignores-disposal", "started after dispose returned"),
+        ("recursive-storm", "mutant-stack-recursion", "stack grew"),
+        ("timer-storm", "mutant-early-timers", "early"),
+        ("repeating-cancel-race", "mutant-repeating-ignores-disposal", "tick after dispose returned"),
+        ("current-churn", "mutant-current-not-set", "wrong scheduler"),
+        ("trampoline-virtual-load", "mutant-shared-trampoline", "wrong thread"),
+    ])
+    func brokenSubjectsShowTheForbiddenOutcome(_ scenario: String, _ subject: String, _ outcome: String) throws {
+        let run = try Self.run(scenario, on: subject)
+        #expect(run.status == .failed, "\(scenario) × \(subject) was \(run.status)")
+        #expect((run.outcomes[outcome]?.count ?? 0) > 0, "no '\(outcome)' in \(run.outcomes)")
+    }
+
+    @Test func throughputReportsTheRatioToTheBareBaseline() throws {
+        let run = try Self.run("throughput", on: "queue", seconds: 0.2)
+        let ratio = try #require(run.ratioToBaseline)
+        #expect(ratio > 0)
+        #expect(run.metrics["baselineNanosecondsPerAction"] ?? 0 > 0)
+    }
+
+    @Test func skipsWhatASubjectDoesNotClaim() throws {
+        let scenario = try #require(StressCatalogue.scenario("timer-storm"))
+        #expect(scenario.skipReason(for: TrampolineScheduler.shared.capabilities) == "does not claim timers")
+    }
+}

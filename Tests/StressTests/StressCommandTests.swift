@@ -1,0 +1,133 @@
+import Foundation
+import SchedulerStress
+import Subprocess
+import Testing
+
+/// The `stress` command as a nightly job calls it.
+@Suite(.serialized) struct StressCommandTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("stress").path
+    static let jemallocInstalled = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"]
+        .contains { FileManager.default.fileExists(atPath: $0 + "/libjemalloc.so.2") }
+
+    struct Outcome {
+        let status: TerminationStatus
+        let output: String
+        let error: String
+    }
+
+    static func stress(_ arguments: [String]) async throws -> Outcome {
+        let result = try await Subprocess.run(
+            .path(.init(executable)), arguments: .init(arguments),
+            output: .string(limit: 1 << 22), error: .string(limit: 1 << 22)
+        )
+        return Outcome(status: result.terminationStatus, output: result.standardOutput, error: result.standardError)
+    }
+
+    static func folder() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("stress-\(UUID().uuidString)")
+    }
+
+    static func report(in folder: URL) throws -> StressReport {
+        try JSONDecoder().decode(StressReport.self, from: Data(contentsOf: folder.appendingPathComponent("latest.json")))
+    }
+
+    static func validate(_ report: URL) async throws -> TerminationStatus {
+        try await Subprocess.run(
+            .name("python3"),
+            arguments: [packageRoot.appendingPathComponent("Reports/schema/validate.py").path,
+                        packageRoot.appendingPathComponent("Reports/schema/stress.schema.json").path, report.path],
+            output: .discarded, error: .discarded
+        ).terminationStatus
+    }
+
+    @Test(arguments: [
+        ["--scenario", "no-such"], ["--subject", "no-such"], ["--budget", "10x"], ["--budget", "-5m"],
+        ["--threads", "0"], ["--report-dir", "/proc/not-writable"], ["--allocator", "tcmalloc"], ["--bogus"],
+    ])
+    func badInputGetsOneClearLineAndTheUsageExitCode(_ arguments: [String]) async throws {
+        let outcome = try await Self.stress(arguments)
+        #expect(outcome.status == .exited(64))
+        #expect(outcome.error.split(separator: "\n").filter { $0.hasPrefix("Error:") }.count == 1, "stderr: \(outcome.error)")
+    }
+
+    @Test func aShortRunWritesAValidReportWithAllocatorAndSeed() async throws {
+        let folder = Self.folder()
+        let outcome = try await Self.stress(["--scenario", "fan-in,throughput", "--subject", "queue", "--duration", "0.3", "--seed", "7", "--report-dir", folder.path])
+        #expect(outcome.status == .exited(0), "\(outcome.output)\n\(outcome.error)")
+        let report = try Self.report(in: folder)
+        #expect(report.seed == 7)
+        #expect(report.runs.map(\.status) == [.passed, .passed])
+        #expect(report.environment.allocator == (Self.jemallocInstalled ? "jemalloc" : "system"))
+        if Self.jemallocInstalled {
+            #expect(report.runs.allSatisfy { $0.allocations != nil })
+        }
+        #expect(try await Self.validate(folder.appendingPathComponent("latest.json")) == .exited(0))
+        let stamped = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix("Z.json") }
+        #expect(stamped.count == 1)
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("latest.junit.xml").path))
+    }
+
+    @Test func withoutJemallocTheReportSaysSystemAndNullStats() async throws {
+        let folder = Self.folder()
+        let outcome = try await Self.stress(["--scenario", "fan-in", "--subject", "queue", "--duration", "0.2", "--allocator", "system", "--report-dir", folder.path])
+        #expect(outcome.status == .exited(0))
+        let report = try Self.report(in: folder)
+        #expect(report.environment.allocator == "system")
+        #expect(report.runs[0].allocations == nil)
+        let json = try String(contentsOf: folder.appendingPathComponent("latest.json"), encoding: .utf8)
+        #expect(json.contains(#""allocations" : null"#))
+        #expect(try await Self.validate(folder.appendingPathComponent("latest.json")) == .exited(0))
+    }
+
+    @Test func aHangBecomesATimeoutWithStacksAndACrashAnErrorAndTheRunGoesOn() async throws {
+        let folder = Self.folder()
+        let outcome = try await Self.stress([
+            "--scenario", "repeating-cancel-race,timer-storm,fan-in", "--subject", "mutant-hanging,mutant-crashing",
+            "--duration", "0.2", "--hang-grace", "3", "--report-dir", folder.path,
+        ])
+        #expect(outcome.status == .exited(0), "mutants do not gate the run")
+        let runs = Dictionary(uniqueKeysWithValues: try Self.report(in: folder).runs.map { ("\($0.scenario) \($0.subject)", $0) })
+        #expect(runs["repeating-cancel-race mutant-hanging"]?.status == .timeout)
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") {
+            #expect(runs["repeating-cancel-race mutant-hanging"]?.diagnostics?.contains("Thread") == true)
+        }
+        #expect(runs["timer-storm mutant-crashing"]?.status == .error)
+        #expect(runs["timer-storm mutant-crashing"]?.message?.contains("traps on purpose") == true)
+        #expect(runs["fan-in mutant-crashing"]?.status == .passed, "the run went on after the crash")
+        #expect(runs["timer-storm mutant-crashing"]?.reproduce?.contains("--seed") == true)
+    }
+
+    @Test func allocationCountsAreRightAcrossThreads() async throws {
+        let outcome = try await Self.stress(["calibrate-allocations", "--threads", "4", "--objects", "50000"])
+        #expect(outcome.status == .exited(0), "\(outcome.output)\(outcome.error)")
+        if Self.jemallocInstalled {
+            #expect(outcome.output.contains("allocator jemalloc"), "\(outcome.output)")
+            #expect(outcome.output.contains("within 1%"))
+        }
+        let fallback = try await Self.stress(["calibrate-allocations", "--allocator", "system"])
+        #expect(fallback.status == .exited(0))
+        #expect(fallback.output.contains("allocator system"))
+    }
+
+    @Test func compareExitsWithDistinctCodes() async throws {
+        let folder = Self.folder()
+        _ = try await Self.stress(["--scenario", "fan-in", "--subject", "queue", "--duration", "0.2", "--report-dir", folder.path])
+        let latest = folder.appendingPathComponent("latest.json")
+        var report = try Self.report(in: folder)
+        let missing = try await Self.stress(["compare", "--baseline", folder.appendingPathComponent("nope.json").path, "--current", latest.path])
+        #expect(missing.status == .exited(12))
+        let same = try await Self.stress(["compare", "--baseline", latest.path, "--current", latest.path])
+        #expect(same.status == .exited(0))
+        // A baseline twice as fast makes the current run a regression; half as fast, an improvement.
+        for (factor, expected) in [(2.0, TerminationStatus.exited(10)), (0.5, .exited(11))] {
+            report.runs[0].throughputPerSecond = try Self.report(in: folder).runs[0].throughputPerSecond * factor
+            let baseline = folder.appendingPathComponent("baseline-\(factor).json")
+            try report.jsonData().write(to: baseline)
+            let outcome = try await Self.stress(["compare", "--baseline", baseline.path, "--current", latest.path, "--threshold", "p99=1000000"])
+            #expect(outcome.status == expected, "\(outcome.output)")
+        }
+        let bad = try await Self.stress(["compare", "--baseline", latest.path, "--threshold", "speed=5"])
+        #expect(bad.status == .exited(64))
+    }
+}
