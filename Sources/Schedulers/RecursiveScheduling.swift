@@ -36,47 +36,76 @@ private final class Recursion: Sendable {
     }
 
     func scheduleRun() {
-        // The slot is in the composite before the run can start, so the run can always
-        // remove it, whichever thread gets there first.
-        let slot = SerialDisposable()
-        guard let key = disposable.add(slot) else { return }
-        let run = Run(recursion: self, key: key)
-        slot.inner = scheduler.schedule { run.execute() }
+        // The run is in the composite before it can start, so it can always remove itself,
+        // whichever thread gets there first.
+        let run = Run(recursion: self)
+        guard let key = disposable.add(run) else { return }
+        run.key = key
+        run.scheduled(handle: scheduler.schedule { run.execute() })
     }
 }
 
-/// One run of the block, and the `reschedule` function it hands out.
-private final class Run: Sendable {
-    private struct State {
-        var executing = true
-        var pending = 0
-    }
+/// One run of the block: its handle in the composite, and the `reschedule` function it
+/// hands out.
+///
+/// States of `progress` (bit 0 "returned", the rest a count of deferred reschedules):
+/// 1. executing or not yet started: bit 0 clear, `reschedule` adds 2; 2. returned: bit 0
+/// set, `reschedule` schedules at once. The scheduled action's handle sits behind a lock
+/// until the run returns or the recursion is disposed.
+///
+/// @unchecked Sendable: `key` is written once, before the run is scheduled (which
+/// publishes it); the rest is atomic or behind the lock.
+private final class Run: Disposable, @unchecked Sendable {
+    private static let returned = 1
+    private static let oneReschedule = 2
 
     private let recursion: Recursion
-    private let key: CompositeDisposable.Key
-    private let state = Mutex(State())
+    private let progress = Atomic<Int>(0)
+    private let handle = Mutex<(handle: (any Disposable)?, disposed: Bool)>((nil, false))
+    /// This run's place in the recursion's composite.
+    var key: CompositeDisposable.Key?
 
-    init(recursion: Recursion, key: CompositeDisposable.Key) {
+    init(recursion: Recursion) {
         self.recursion = recursion
-        self.key = key
+    }
+
+    /// Keeps the scheduled action's handle, unless the run was disposed (or already ran).
+    func scheduled(handle scheduled: (any Disposable)?) {
+        guard let scheduled else { return }
+        let disposeNow = handle.withLock { state -> Bool in
+            guard !state.disposed else { return true }
+            if progress.load(ordering: .acquiring) & Self.returned == 0 { state.handle = scheduled }
+            return false
+        }
+        if disposeNow { scheduled.dispose() }
     }
 
     func execute() {
-        recursion.disposable.remove(key)
+        if let key { recursion.disposable.remove(key) }
         guard !recursion.disposable.isDisposed else { return }
         recursion.block { self.reschedule() }
-        let pending = state.withLock { state in
-            state.executing = false
-            return state.pending
-        }
-        for _ in 0..<pending { recursion.scheduleRun() }
+        let deferred = progress.exchange(Self.returned, ordering: .acquiringAndReleasing) / Self.oneReschedule
+        _ = handle.withLock { $0.handle.take() }
+        for _ in 0..<deferred { recursion.scheduleRun() }
     }
 
     private func reschedule() {
-        let deferred = state.withLock { state in
-            if state.executing { state.pending += 1 }
-            return state.executing
+        var current = progress.load(ordering: .relaxed)
+        while current & Self.returned == 0 {
+            let (exchanged, original) = progress.compareExchange(
+                expected: current, desired: current + Self.oneReschedule, ordering: .acquiringAndReleasing)
+            if exchanged { return }
+            current = original
         }
-        if !deferred { recursion.scheduleRun() }
+        recursion.scheduleRun()
     }
+
+    func dispose() {
+        handle.withLock { state -> (any Disposable)? in
+            state.disposed = true
+            return state.handle.take()
+        }?.dispose()
+    }
+
+    var isDisposed: Bool { handle.withLock { $0.disposed } }
 }

@@ -29,8 +29,10 @@ public enum Allocator {
     public static var name: String { mallctl == nil ? "system" : "jemalloc" }
 
     /// Cumulative allocation requests of the whole process (all threads, all size classes),
-    /// or nil without jemalloc.
+    /// or nil without jemalloc. The calling thread's cache is flushed first, so its own
+    /// allocations are always counted; other threads' are exact only with caches off.
     public static func totalRequests() -> UInt64? {
+        if let mallctl { _ = mallctl("thread.tcache.flush", nil, nil, nil, 0) }
         guard refresh() else { return nil }
         guard let small: UInt64 = read("stats.arenas.4096.small.nrequests"),
               let large: UInt64 = read("stats.arenas.4096.large.nrequests") else { return nil }

@@ -87,6 +87,8 @@ public struct StressRun: Codable, Sendable {
         self.latencyNanoseconds = context.latency.summary
         self.outcomes = outcomes
         self.allocations = context.allocations.perOperation(context.operations)
+        // The benchmark counts its subject's allocations itself, apart from the baseline's.
+        if let perAction = metrics["allocationsPerAction"] { self.allocations?.perOperation = perAction }
         self.ratioToBaseline = metrics["ratioToBaseline"]
         self.metrics = metrics
         if let failure {

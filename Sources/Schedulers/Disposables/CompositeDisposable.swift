@@ -13,10 +13,15 @@ public final class CompositeDisposable: Disposable {
     private struct State {
         var disposed = false
         var nextKey: UInt64 = 0
-        var members: [UInt64: any Disposable] = [:]
+        // An array, not a dictionary: composites are small and short-lived members are
+        // removed from the end, where a linear search finds them first (as ReactiveSwift's
+        // Bag and ReactiveCocoa's array do).
+        var members: [(key: UInt64, disposable: any Disposable)] = []
     }
 
     private let state = Mutex(State())
+    /// Mirrors `state.disposed` for lock-free reads: recursion checks it on every run.
+    private let disposed = Atomic<Bool>(false)
 
     /// An empty composite, not yet disposed.
     public init() {}
@@ -29,7 +34,7 @@ public final class CompositeDisposable: Disposable {
             guard !state.disposed else { return nil }
             let key = state.nextKey
             state.nextKey += 1
-            state.members[key] = disposable
+            state.members.append((key, disposable))
             return key
         }
         guard let key else {
@@ -48,21 +53,25 @@ public final class CompositeDisposable: Disposable {
     /// Removes the member with `key` without disposing it; a no-op if it is gone.
     public func remove(_ key: Key) {
         // The member is released after the lock is dropped: its deinit may run user code.
-        _ = state.withLock { $0.members.removeValue(forKey: key.value) }
+        _ = state.withLock { state -> (any Disposable)? in
+            guard let index = state.members.lastIndex(where: { $0.key == key.value }) else { return nil }
+            return state.members.remove(at: index).disposable
+        }
     }
 
     /// The number of members not yet removed or disposed.
     public var count: Int { state.withLock { $0.members.count } }
 
     public func dispose() {
-        let members = state.withLock { state -> [UInt64: any Disposable] in
-            guard !state.disposed else { return [:] }
+        let members = state.withLock { state -> [(key: UInt64, disposable: any Disposable)] in
+            guard !state.disposed else { return [] }
             state.disposed = true
-            defer { state.members = [:] }
+            disposed.store(true, ordering: .releasing)
+            defer { state.members = [] }
             return state.members
         }
-        for member in members.values { member.dispose() }
+        for member in members { member.disposable.dispose() }
     }
 
-    public var isDisposed: Bool { state.withLock { $0.disposed } }
+    public var isDisposed: Bool { disposed.load(ordering: .acquiring) }
 }

@@ -15,8 +15,11 @@ import Foundation
 /// destructor when the thread exits. Only its own thread ever touches it, which is why it
 /// needs no lock.
 final class ThreadState {
-    /// The scheduler whose action is running on this thread, if any.
-    var current: (any Scheduler)?
+    /// The scheduler whose action is running on this thread, if any. Not retained: it is
+    /// set only by `CurrentScheduler.run(as:)`, whose caller holds the scheduler for the
+    /// whole run, and reading it yields a strong reference; so the hot path of every
+    /// action pays no reference counting for it.
+    unowned(unsafe) var current: (any Scheduler)?
     /// Whether a trampoline drain is running on this thread.
     var trampolineActive = false
     /// Actions scheduled on the trampoline during the running drain, FIFO.
