@@ -88,7 +88,7 @@ struct ConformanceCommand: ParsableCommand {
         let timing = timingWithOverrides()
         let subjects = selectedSubjects()
         let reportFolder = URL(fileURLWithPath: reportDir, isDirectory: true)
-        try ReportFolder.prepare(reportFolder)
+        try ConformanceReports.prepare(reportFolder)
         let started = ContinuousClock.now
         let subjectReports = subjects.map { subject in
             let results = inProcess
@@ -99,7 +99,7 @@ struct ConformanceCommand: ParsableCommand {
             return ConformanceReport.SubjectReport(subject, results: results)
         }
         let report = ConformanceReport(rules: selectedRules, subjects: subjectReports, timing: timing)
-        try ReportFolder.write(report, to: reportFolder)
+        try ConformanceReports.write(report, to: reportFolder)
         print(quiet ? report.table().components(separatedBy: "\n\n").dropFirst().joined(separator: "\n\n") : report.table())
         if mutants { print(KillMatrix.render(report)) }
         print("reports: \(reportFolder.appendingPathComponent("conformance.json").path), \(reportFolder.appendingPathComponent("conformance.junit.xml").path) (\(String(format: "%.1f", (ContinuousClock.now - started).timeInterval)) s)")

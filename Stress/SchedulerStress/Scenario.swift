@@ -48,12 +48,7 @@ public struct StressScenario: Sendable, Identifiable {
 
     /// Why the scenario does not apply to `capabilities`, or nil when it does.
     public func skipReason(for capabilities: SchedulerCapabilities) -> String? {
-        let missing = requires.subtracting(capabilities)
-        if !missing.isEmpty { return "does not claim \(missing.names.joined(separator: ", "))" }
-        if !anyOf.isEmpty, anyOf.isDisjoint(with: capabilities) { return "claims none of \(anyOf.names.joined(separator: ", "))" }
-        let excluded = excludes.intersection(capabilities)
-        if !excluded.isEmpty { return "claims \(excluded.names.joined(separator: ", "))" }
-        return nil
+        capabilities.mismatch(requires: requires, anyOf: anyOf, excludes: excludes)
     }
 
     /// Runs the scenario against `context`'s subject; the context holds what it observed.

@@ -1,18 +1,12 @@
 import ArgumentParser
 import Foundation
+import ProcessIsolation
 import SchedulerStress
 
 /// The report folder: proven writable before any run, written atomically after.
 enum ReportFiles {
     static func prepare(_ folder: URL) throws {
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let probe = folder.appendingPathComponent(".write-probe-\(ProcessInfo.processInfo.processIdentifier)")
-            try Data().write(to: probe)
-            try FileManager.default.removeItem(at: probe)
-        } catch {
-            throw ValidationError("report folder '\(folder.path)' is not writable: \(error.localizedDescription)")
-        }
+        if let problem = ReportFolder.problem(with: folder) { throw ValidationError(problem) }
     }
 
     /// Writes `<UTC timestamp>.json`, `latest.json` and `latest.junit.xml`, each through a
