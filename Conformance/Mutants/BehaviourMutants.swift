@@ -79,6 +79,15 @@ final class LossyRescheduleMutant: MutantBase, @unchecked Sendable {
     }
 }
 
+/// Recursion whose handle does not stop it.
+final class RecursionIgnoresDisposalMutant: MutantBase, @unchecked Sendable {
+    override func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (any Disposable)? {
+        @Sendable func run() { block { self.schedule(run) } }
+        schedule(run)
+        return BooleanDisposable()
+    }
+}
+
 /// Claims to be synchronous but defers to a queue.
 final class DeferringImmediateMutant: MutantBase, @unchecked Sendable {
     init() { super.init("deferring-immediate", claims: [.synchronous]) }

@@ -3,6 +3,7 @@ import SchedulerConformance
 /// Every subject the command-line tools know by name: the reference schedulers, then the
 /// mutants (including the hanging and crashing ones that test isolation).
 public enum KnownSubjects {
+    /// Every known subject, reference ones first.
     public static let all: [ConformanceSubject] = ReferenceSubjects.all + Mutants.subjects
 
     /// The subject named `name`, if any.

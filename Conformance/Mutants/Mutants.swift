@@ -5,8 +5,11 @@ import Schedulers
 public enum Mutants {
     /// A mutant and the rules expected to catch it (any one failing is a kill).
     public struct Mutant: Sendable {
+        /// The broken scheduler as a subject.
         public let subject: ConformanceSubject
+        /// What is wrong with it.
         public let fault: String
+        /// Rule IDs written to catch this fault.
         public let expectedKillers: [String]
     }
 
@@ -29,6 +32,7 @@ public enum Mutants {
         mutant("overflowing-intervals", "wraps huge intervals instead of refusing", ["TIM-9"]) { OverflowingIntervalsMutant("overflowing-intervals") },
         mutant("stack-recursion", "recursion recurses on the stack", ["REC-7"]) { StackRecursionMutant() },
         mutant("lossy-reschedule", "two reschedules give one run", ["REC-3"]) { LossyRescheduleMutant("lossy-reschedule") },
+        mutant("recursion-ignores-disposal", "disposing a recursion does not stop it", ["REC-5", "REC-6"]) { RecursionIgnoresDisposalMutant("recursion-ignores-disposal") },
         mutant("deferring-immediate", "claims synchronous, runs later", ["IMM-1"]) { DeferringImmediateMutant() },
         mutant("always-async-subscription", "never runs inline", ["SUB-1"]) { AlwaysAsyncSubscriptionMutant() },
         mutant("eager-trampoline", "runs nested actions re-entrantly", ["TRM-1"]) { EagerTrampolineMutant() },

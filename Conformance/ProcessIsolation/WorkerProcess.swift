@@ -45,35 +45,42 @@ public enum WorkerProcess {
         onTimeout: @escaping @Sendable () -> Void = {}
     ) async -> Exit {
         let watch = Watch()
+        let stderr = TailBuffer(limit: 1 << 22)
         var env = Environment.inherit
         for (key, value) in environment { env = env.updating([.init(rawValue: key)!: value]) }
         do {
             let result = try await Subprocess.run(
                 .path(.init(executable)), arguments: .init(arguments), environment: env,
-                input: .none, output: .sequence, error: .string(limit: 1 << 22)
+                input: .none, output: .sequence, error: .sequence
             ) { execution in
                 try await withThrowingTaskGroup(of: Void.self) { group in
+                    // Output of any size: stderr keeps only its tail, lines have no length limit.
                     group.addTask {
-                        for try await line in execution.standardOutput.strings() { onLine(line) }
+                        for try await line in execution.standardError.strings(bufferingPolicy: .unbounded) { stderr.append(line) }
+                    }
+                    group.addTask {
+                        for try await line in execution.standardOutput.strings(bufferingPolicy: .unbounded) { onLine(line) }
                     }
                     group.addTask {
                         while true {
                             try await Task.sleep(for: .milliseconds(100))
                             guard let due = deadline(), ContinuousClock.now > due else { continue }
                             onTimeout()
-                            let stacks = await ThreadDump.take(pid: execution.processIdentifier.value)
+                            let stacks = await ThreadDump.take(pid: execution.processIdentifier.value, within: .seconds(20))
                             watch.state.withLock { $0 = (true, stacks) }
                             try? execution.send(signal: .kill)
                             return
                         }
                     }
-                    // Output ends when the process exits (or is killed); then stop watching.
+                    // Standard output ends when the process exits (or is killed); then stop
+                    // watching once standard error has been read to its end too.
+                    try await group.next()
                     try await group.next()
                     group.cancelAll()
                 }
             }
             return Exit(
-                status: result.terminationStatus, standardError: String(result.standardError.suffix(1 << 22)),
+                status: result.terminationStatus, standardError: stderr.text,
                 timedOut: watch.state.withLock { $0.timedOut }, threadDump: watch.state.withLock { $0.dump }
             )
         } catch {
@@ -99,4 +106,22 @@ public enum WorkerProcess {
 /// What the watchdog found, shared between its task and the caller.
 private final class Watch: Sendable {
     let state = Mutex<(timedOut: Bool, dump: String?)>((false, nil))
+}
+
+/// The last `limit` characters of a stream of lines.
+private final class TailBuffer: Sendable {
+    private let lines = Mutex<(text: [Substring], size: Int)>(([], 0))
+    private let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    func append(_ line: String) {
+        lines.withLock { state in
+            state.text.append(Substring(line))
+            state.size += line.utf8.count + 1
+            while state.size > limit, !state.text.isEmpty { state.size -= state.text.removeFirst().utf8.count + 1 }
+        }
+    }
+
+    var text: String { lines.withLock { $0.text.joined(separator: "\n") } }
 }

@@ -10,6 +10,7 @@ public final class StackMeter: Sendable {
 
     private let state = Box<(baselines: [UInt: UInt], growth: UInt)>(([:], 0))
 
+    /// A meter with no samples.
     public init() {}
 
     /// Records the stack position of the calling thread.
@@ -42,6 +43,7 @@ public final class LiveCounter: Sendable {
         deinit { counter.live.wrappingSubtract(1, ordering: .relaxed) }
     }
 
+    /// A counter at zero.
     public init() {}
 
     /// A new live object; the count drops when it is freed.
@@ -53,6 +55,7 @@ public final class LiveCounter: Sendable {
 /// A small, seedable generator so that random cases repeat exactly.
 public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
+    /// A generator whose sequence is fixed by `seed`.
     public init(seed: UInt64) { state = seed }
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15

@@ -7,6 +7,7 @@ public struct ConformanceReport: Codable, Sendable {
     /// Bumped on every incompatible change of this format.
     public static let currentSchemaVersion = 1
 
+    /// The machine and toolchain a report was made on.
     public struct Environment: Codable, Sendable {
         public var os: String
         public var cpuCount: Int
@@ -34,6 +35,7 @@ public struct ConformanceReport: Codable, Sendable {
         public var rationale: String
         public var hint: String
 
+        /// The rule's data, without its check.
         public init(_ rule: Rule) {
             id = rule.id
             category = rule.category.rawValue
@@ -47,12 +49,14 @@ public struct ConformanceReport: Codable, Sendable {
         }
     }
 
+    /// One subject and its result for every rule.
     public struct SubjectReport: Codable, Sendable {
         public var name: String
         public var origin: ConformanceSubject.Origin
         public var capabilities: [String]
         public var results: [RuleResult]
 
+        /// The subject's claims and `results`.
         public init(_ subject: ConformanceSubject, results: [RuleResult]) {
             name = subject.name
             origin = subject.origin
@@ -61,6 +65,7 @@ public struct ConformanceReport: Codable, Sendable {
         }
     }
 
+    /// Counts of results by status.
     public struct Summary: Codable, Sendable, Equatable {
         public var passed = 0, failed = 0, skipped = 0, timeout = 0, error = 0
         /// Failures, timeouts and errors of required rules on subjects that gate the run

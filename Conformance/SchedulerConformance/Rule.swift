@@ -125,6 +125,7 @@ public struct RuleFailure: Error, Sendable, CustomStringConvertible {
     public let message: String
     public let kind: Kind
 
+    /// A failure (or, by `kind`, an error or a skip) saying what was observed.
     public init(_ message: String, kind: Kind = .failed) {
         self.message = message
         self.kind = kind

@@ -181,6 +181,7 @@ public final class Signal: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
     private let fired = Atomic<Int>(0)
 
+    /// A signal that has not fired.
     public init() {}
 
     /// Fires once (or `times` times, releasing that many waits).
@@ -204,7 +205,9 @@ public final class Signal: Sendable {
 /// A thread-safe log of values in the order they were recorded.
 public final class Recorder<Value: Sendable>: Sendable {
     private let values = Mutex<[Value]>([])
+    /// An empty log.
     public init() {}
+    /// Appends `value`.
     public func record(_ value: Value) { values.withLock { $0.append(value) } }
     public var all: [Value] { values.withLock { $0 } }
     public var count: Int { values.withLock { $0.count } }
@@ -214,11 +217,14 @@ public final class Recorder<Value: Sendable>: Sendable {
 public final class OverlapMeter: Sendable {
     private let running = Atomic<Int>(0)
     private let peak = Atomic<Int>(0)
+    /// A meter at zero.
     public init() {}
+    /// Marks an action as running.
     public func enter() {
         let now = running.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
         _ = peak.max(now, ordering: .relaxed)
     }
+    /// Marks an action as finished.
     public func leave() { running.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
     public var maximum: Int { peak.load(ordering: .relaxed) }
 }
@@ -229,6 +235,7 @@ public final class LifetimeProbe: Sendable {
     private struct Weak { weak var token: Token? }
     private let weak = Mutex(Weak())
 
+    /// A probe that has handed out no token yet.
     public init() {}
 
     /// A capturable object; hold it only inside the action under test.
@@ -246,7 +253,9 @@ public final class LifetimeProbe: Sendable {
 public final class WeakDisposable: Sendable {
     private struct Weak { weak var object: (any Disposable)? }
     private let storage = Mutex(Weak())
+    /// An empty box.
     public init() {}
+    /// The disposable, while something else keeps it alive.
     public var object: (any Disposable)? {
         get { storage.withLock { $0.object } }
         set { storage.withLock { $0.object = newValue } }
@@ -256,6 +265,7 @@ public final class WeakDisposable: Sendable {
 /// A strongly held value, set and read from any thread.
 public final class Box<Value: Sendable>: Sendable {
     private let storage: Mutex<Value>
+    /// A box holding `value`.
     public init(_ value: Value) { storage = Mutex(value) }
     public var value: Value {
         get { storage.withLock { $0 } }

@@ -18,6 +18,7 @@ public struct RuleResult: Codable, Sendable, Equatable {
     /// Every thread's stack, when a timeout could be diagnosed.
     public var threadDump: String?
 
+    /// A result of `rule`; `message` is required for anything but `passed`.
     public init(rule: String, status: Status, durationSeconds: Double, message: String? = nil, threadDump: String? = nil) {
         self.rule = rule
         self.status = status

@@ -15,6 +15,7 @@ public struct Timing: Sendable, Codable, Equatable {
     /// How long one rule may run before the watchdog reports a timeout.
     public var ruleTimeout: Duration
 
+    /// Explicit bounds, for tests and for subjects that need their own.
     public init(mustHappen: Duration, quietWindow: Duration, lateness: Duration, ruleTimeout: Duration) {
         self.mustHappen = mustHappen
         self.quietWindow = quietWindow

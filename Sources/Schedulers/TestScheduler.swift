@@ -108,11 +108,14 @@ public final class TestScheduler: VirtualTimeScheduler {
         return repeating
     }
 
+    /// Runs the earliest pending action, moving time to it; false when nothing is pending.
     @discardableResult
     public func step() -> Bool {
         run(notAfter: .distantFuture, otherwiseMoveTo: nil)
     }
 
+    /// Runs everything due at or before `target`, including what those actions schedule,
+    /// then sets the time to `target` (never backwards).
     public func advance(to target: SchedulerTime) {
         while run(notAfter: target, otherwiseMoveTo: target) {}
     }

@@ -4,6 +4,7 @@ import SchedulerConformance
 /// Allocates a known number of objects on several threads and reads the count back, to
 /// prove that the allocation statistics are right across threads.
 public enum AllocationCalibration {
+    /// What was expected and what the allocator counted.
     public struct Result: Sendable {
         public var allocator: String
         public var expected: Int
@@ -27,6 +28,7 @@ public enum AllocationCalibration {
         var value = 0
     }
 
+    /// Allocates `objectsPerThread` objects on each of `threads` threads at once and counts them.
     public static func run(threads: Int, objectsPerThread: Int) -> Result {
         let group = DispatchGroup()
         let go = DispatchSemaphore(value: 0)

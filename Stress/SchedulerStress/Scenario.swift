@@ -60,6 +60,7 @@ public struct StressScenario: Sendable, Identifiable {
 /// The scenario could not run to its end (the subject stalled, refused work, …).
 public struct StressFailure: Error, Sendable, CustomStringConvertible {
     public let description: String
+    /// A failure saying why the scenario could not finish.
     public init(_ description: String) { self.description = description }
 }
 

@@ -27,6 +27,7 @@ public final class StressContext: Sendable {
     let latency = LatencyCollector()
     let allocations = AllocationCollector()
 
+    /// A context for one run of a scenario against `subject`.
     public init(subject: ConformanceSubject, threads: Int, duration: Duration, seed: UInt64,
                 mustHappen: Duration = .seconds(10), grace: Duration = .milliseconds(20)) {
         self.subject = subject
@@ -86,16 +87,19 @@ public final class StressContext: Sendable {
     public static func nanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 }
 
-/// A countdown that fires a semaphore when it reaches zero, waited on with an upper bound.
+/// A countdown that opens a latch when it reaches zero, waited on with an upper bound by
+/// any number of threads.
 public final class Countdown: Sendable {
     private let remaining: Atomic<Int>
     private let zero = DispatchSemaphore(value: 0)
 
+    /// A countdown from `count` (already at zero when `count` is 0).
     public init(_ count: Int) {
         remaining = Atomic(count)
         if count == 0 { zero.signal() }
     }
 
+    /// Counts one down; the tick that reaches zero releases the waiter.
     public func tick() {
         if remaining.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 { zero.signal() }
     }
@@ -105,7 +109,10 @@ public final class Countdown: Sendable {
 
     /// Waits until zero; false when `bound` passed first.
     public func wait(_ bound: Duration) -> Bool {
-        zero.wait(timeout: .now() + .nanoseconds(Int((try? bound.checkedNanoseconds()) ?? Int64(Int.max)))) == .success
+        guard zero.wait(timeout: .now() + .nanoseconds(Int((try? bound.checkedNanoseconds()) ?? Int64(Int.max)))) == .success else { return false }
+        // Pass the wake-up on, so every waiter sees the latch open.
+        zero.signal()
+        return true
     }
 }
 
@@ -116,6 +123,7 @@ public final class Countdown: Sendable {
 public final class Slots<Value: BitwiseCopyable>: @unchecked Sendable {
     private let buffer: UnsafeMutableBufferPointer<Value>
 
+    /// `count` slots, each set to `initial`.
     public init(count: Int, initial: Value) {
         buffer = .allocate(capacity: max(count, 1))
         buffer.initialize(repeating: initial)

@@ -3,6 +3,7 @@ import SchedulerConformance
 
 /// One scenario × subject run, as the report holds it.
 public struct StressRun: Codable, Sendable {
+    /// How a run ended: `failed` means a forbidden outcome was observed.
     public enum Status: String, Codable, Sendable {
         case passed, failed, skipped, timeout, error
     }
@@ -123,6 +124,7 @@ public struct StressRun: Codable, Sendable {
 public struct StressReport: Codable, Sendable {
     public static let currentSchemaVersion = 1
 
+    /// The machine, toolchain and allocator a report was made with.
     public struct Environment: Codable, Sendable {
         public var os: String
         public var cpuCount: Int
@@ -131,6 +133,7 @@ public struct StressReport: Codable, Sendable {
         public var allocator: String
     }
 
+    /// Counts of runs by status.
     public struct Summary: Codable, Sendable, Equatable {
         public var passed = 0, failed = 0, skipped = 0, timeout = 0, error = 0
         /// Forbidden outcomes, timeouts and errors on reference subjects.
@@ -145,6 +148,7 @@ public struct StressReport: Codable, Sendable {
     public var runs: [StressRun]
     public var summary: Summary
 
+    /// A report of `runs`; the environment is this machine's and the summary is derived.
     public init(runs: [StressRun], seed: UInt64, budgetSeconds: Double, allocator: String) {
         let conformanceEnvironment = ConformanceReport.Environment.current
         generatedAt = ISO8601DateFormatter().string(from: Date())

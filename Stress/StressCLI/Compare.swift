@@ -94,14 +94,20 @@ enum Comparison {
         var regressions: [String] = [], improvements: [String] = []
         for run in current.runs where run.status != .skipped {
             let name = "\(run.scenario) × \(run.subject)"
-            guard let old = before["\(run.scenario)|\(run.subject)"] else { continue }
-            if old.status == .passed, [.failed, .timeout, .error].contains(run.status) {
-                regressions.append("\(name): now \(run.status.rawValue) — \(run.message ?? "")")
+            let old = before["\(run.scenario)|\(run.subject)"]
+            if [.failed, .timeout, .error].contains(run.status), old.map({ ![.failed, .timeout, .error].contains($0.status) }) ?? true {
+                regressions.append("\(name): now \(run.status.rawValue)\(old == nil ? " (not in the baseline)" : "") — \(run.message ?? "")")
                 continue
             }
+            guard let old else { continue }
             for metric in Metric.allCases {
                 if metric == .allocations && !sameAllocator { continue }
-                guard let was = metric.value(old), let now = metric.value(run), was > 0, let threshold = thresholds[metric] else { continue }
+                guard let was = metric.value(old), let now = metric.value(run), let threshold = thresholds[metric] else { continue }
+                guard was > 0 else {
+                    // From nothing to something is a regression when lower is better.
+                    if !metric.higherIsBetter && now > 0 { regressions.append("regression: \(name) \(metric.rawValue): 0 → \(String(format: "%.3g", now))") }
+                    continue
+                }
                 let change = (now - was) / was * 100
                 let better = metric.higherIsBetter ? change : -change
                 let line = "\(name) \(metric.rawValue): \(String(format: "%.3g", was)) → \(String(format: "%.3g", now)) (\(String(format: "%+.1f", change))%)"

@@ -73,10 +73,10 @@ extension StressCommand {
                 throw ValidationError("unknown subject '\(name)'; `conformance --list-subjects` lists them")
             }
             if let budget, Budget.seconds(budget) == nil {
-                throw ValidationError("bad budget '\(budget)': use a positive number with s, m or h, such as 90s, 30m or 2h")
+                throw ValidationError("bad budget '\(budget)': use a positive number with s, m or h, such as 90s, 30m or 2h, up to a week")
             }
-            guard duration.isFinite, duration > 0 else { throw ValidationError("--duration must be a positive number of seconds") }
-            guard hangGrace.isFinite, hangGrace > 0 else { throw ValidationError("--hang-grace must be a positive number of seconds") }
+            guard duration.isFinite, duration > 0, duration <= 86_400 else { throw ValidationError("--duration must be between 0 and 86400 seconds") }
+            guard hangGrace.isFinite, hangGrace > 0, hangGrace <= 3_600 else { throw ValidationError("--hang-grace must be between 0 and 3600 seconds") }
             if let threads, threads < 1 || threads > 1_024 { throw ValidationError("--threads must be between 1 and 1024") }
             guard (1...64).contains(oversubscribe) else { throw ValidationError("--oversubscribe must be between 1 and 64") }
             guard ["auto", "jemalloc", "system"].contains(allocator) else { throw ValidationError("--allocator must be auto, jemalloc or system") }
@@ -150,7 +150,8 @@ struct RunPlan: Sendable {
 enum Budget {
     static func seconds(_ text: String) -> Double? {
         let units: [Character: Double] = ["s": 1, "m": 60, "h": 3_600]
-        guard let unit = text.last.flatMap({ units[$0] }), let value = Double(text.dropLast()), value.isFinite, value > 0 else { return nil }
+        guard let unit = text.last.flatMap({ units[$0] }), let value = Double(text.dropLast()), value.isFinite, value > 0,
+              value * unit <= 7 * 86_400 else { return nil }
         return value * unit
     }
 }

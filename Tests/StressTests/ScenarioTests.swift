@@ -46,10 +46,11 @@ import Testing
         ("fan-in", "mutant-lossy", "lost"),
         ("fan-in", "mutant-overlapping", "overlapped"),
         ("fan-in", "mutant-lifo", "out of order"),
-        ("dispose-race", "mutant-ignores-disposal", "started after dispose returned"),
+        ("dispose-race", "mutant-ignores-disposal", "ran though disposed while held"),
+        ("recursive-storm", "mutant-recursion-ignores-disposal", "runs after dispose returned"),
         ("recursive-storm", "mutant-stack-recursion", "stack grew"),
         ("timer-storm", "mutant-early-timers", "early"),
-        ("repeating-cancel-race", "mutant-repeating-ignores-disposal", "tick after dispose returned"),
+        ("repeating-cancel-race", "mutant-repeating-ignores-disposal", "ticks after dispose returned"),
         ("current-churn", "mutant-current-not-set", "wrong scheduler"),
         ("trampoline-virtual-load", "mutant-shared-trampoline", "wrong thread"),
     ])

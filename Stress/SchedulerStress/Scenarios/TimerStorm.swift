@@ -23,7 +23,7 @@ extension StressScenario {
             let total = ctx.threads * perProducer
             let fired = Countdown(total)
             let early = Atomic<Int>(0)
-            let lateness = Slots<UInt64>(count: total, initial: 0)
+            let lateness = Slots<UInt64>(count: total, initial: .max)
             let refused = Atomic<Int>(0)
             try ctx.onThreads(ctx.threads) { producer in
                 var random = ctx.generator(round * 1_000 + producer)
@@ -47,9 +47,12 @@ extension StressScenario {
             }
             let complete = fired.wait(ctx.mustHappen + .milliseconds(20))
             let lost = complete ? 0 : fired.count
-            var histogram = ctx.latency.makeWorkerHistogram()
-            for slot in 0..<total { histogram.record(lateness[slot]) }
-            ctx.latency.merge(histogram)
+            if complete {
+                // Read only once every timer has fired: before that, slots are still written.
+                var histogram = ctx.latency.makeWorkerHistogram()
+                for slot in 0..<total where lateness[slot] != .max { histogram.record(lateness[slot]) }
+                ctx.latency.merge(histogram)
+            }
             let earlyCount = early.load(ordering: .relaxed)
             ctx.record("early", count: earlyCount)
             ctx.record("lost", count: lost)
