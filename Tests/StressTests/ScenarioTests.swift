@@ -44,7 +44,8 @@ import Testing
 
     @Test(arguments: [
         ("fan-in", "mutant-lossy", "lost"),
-        ("fan-in", "mutant-overlapping", "overlapped"),
+        // Which of the two a thread-per-action scheduler shows first depends on timing.
+        ("fan-in", "mutant-overlapping", "overlapped|out of order"),
         ("fan-in", "mutant-lifo", "out of order"),
         ("dispose-race", "mutant-ignores-disposal", "ran though disposed while held"),
         ("recursive-storm", "mutant-recursion-ignores-disposal", "runs after dispose returned"),
@@ -57,7 +58,8 @@ import Testing
     func brokenSubjectsShowTheForbiddenOutcome(_ scenario: String, _ subject: String, _ outcome: String) throws {
         let run = try Self.run(scenario, on: subject)
         #expect(run.status == .failed, "\(scenario) × \(subject) was \(run.status)")
-        #expect((run.outcomes[outcome]?.count ?? 0) > 0, "no '\(outcome)' in \(run.outcomes)")
+        let expected = outcome.split(separator: "|").map(String.init)
+        #expect(expected.contains { (run.outcomes[$0]?.count ?? 0) > 0 }, "no '\(outcome)' in \(run.outcomes)")
     }
 
     @Test func throughputReportsTheRatioToTheBareBaseline() throws {

@@ -42,6 +42,8 @@ extension StressScenario {
                                 meter.enter()
                                 if lastSeen[producer] != sequence - 1 { outOfOrder.wrappingAdd(1, ordering: .relaxed) }
                                 lastSeen[producer] = sequence
+                                // A short window inside, so overlapping actions can be seen.
+                                spin(200)
                                 meter.leave()
                             }
                             runs[slot] &+= 1
