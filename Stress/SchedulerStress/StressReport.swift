@@ -90,6 +90,7 @@ public struct StressRun: Codable, Sendable {
         self.allocations = context.allocations.perOperation(context.operations)
         // The benchmark counts its subject's allocations itself, apart from the baseline's.
         if let perAction = metrics["allocationsPerAction"] { self.allocations?.perOperation = perAction }
+        if let bytes = metrics["bytesPerAction"] { self.allocations?.bytesPerOperation = bytes }
         self.ratioToBaseline = metrics["ratioToBaseline"]
         self.metrics = metrics
         if let failure {

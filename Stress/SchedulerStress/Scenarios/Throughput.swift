@@ -18,10 +18,11 @@ extension StressScenario {
         let batch = 20_000
         let baselineQueue = DispatchQueue(label: "throughput baseline")
         var subjectSamples: [Double] = [], baselineSamples: [Double] = []
-        var subjectAllocations: [Double] = [], baselineAllocations: [Double] = []
+        var subjectAllocations: [Double] = [], baselineAllocations: [Double] = [], subjectBytes: [Double] = []
         repeat {
-            let (baseline, baselineAllocs) = try measure(batch, ctx) { action in baselineQueue.async(execute: action) }
-            let (subject, subjectAllocs) = try measure(batch, ctx, drive: scheduler as? any VirtualTimeScheduler) { action in scheduler.schedule(action) }
+            let (baseline, baselineAllocs, _) = try measure(batch, ctx) { action in baselineQueue.async(execute: action) }
+            let (subject, subjectAllocs, bytes) = try measure(batch, ctx, drive: scheduler as? any VirtualTimeScheduler) { action in scheduler.schedule(action) }
+            if let bytes { subjectBytes.append(bytes) }
             baselineSamples.append(baseline)
             subjectSamples.append(subject)
             if let baselineAllocs, let subjectAllocs {
@@ -40,25 +41,29 @@ extension StressScenario {
             ctx.setMetric("baselineAllocationsPerAction", median(baselineAllocations))
             ctx.setMetric("extraAllocationsPerAction", median(subjectAllocations) - median(baselineAllocations))
         }
+        if !subjectBytes.isEmpty { ctx.setMetric("bytesPerAction", median(subjectBytes)) }
         let capabilities = ctx.subject.capabilities
         if !capabilities.isDisjoint(with: [.synchronous, .trampoline, .virtualTime]) {
             ctx.setMetric("recursionNanosecondsPerStep", try recursionStep(scheduler, ctx))
         }
     }
 
-    /// Nanoseconds per action for one batch, and allocation requests per action (jemalloc only).
+    /// Nanoseconds per action for one batch, and allocation requests and bytes per action
+    /// on the scheduling thread (jemalloc only).
     private static func measure(
         _ count: Int, _ ctx: StressContext, drive: (any VirtualTimeScheduler)? = nil,
         _ submit: (@escaping @Sendable () -> Void) -> Void
-    ) throws(StressFailure) -> (Double, Double?) {
+    ) throws(StressFailure) -> (Double, Double?, Double?) {
         let remaining = Atomic<Int>(count)
         let done = Countdown(1)
         let action: @Sendable () -> Void = {
             if remaining.wrappingSubtract(1, ordering: .relaxed).newValue == 0 { done.tick() }
         }
         let requestsBefore = Allocator.totalRequests()
+        let bytesBefore = Allocator.threadAllocatedBytes()
         let start = ContinuousClock.now
         for _ in 0..<count { submit(action) }
+        let bytesAfter = Allocator.threadAllocatedBytes()
         drive?.stepAll()
         guard done.wait(ctx.mustHappen) else {
             ctx.record("lost", count: remaining.load(ordering: .relaxed))
@@ -67,7 +72,8 @@ extension StressScenario {
         let elapsed = (ContinuousClock.now - start).timeInterval * 1e9 / Double(count)
         let requestsAfter = Allocator.totalRequests()
         let allocations = requestsBefore.flatMap { before in requestsAfter.map { Double($0 &- before) / Double(count) } }
-        return (elapsed, allocations)
+        let bytes = bytesBefore.flatMap { before in bytesAfter.map { Double($0 &- before) / Double(count) } }
+        return (elapsed, allocations, bytes)
     }
 
     /// Nanoseconds per step of a 1,000,000-step recursion.
