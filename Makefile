@@ -12,7 +12,7 @@ SUBJECTS    ?=
 CONFORMANCE := .build/release/conformance
 STRESS      := .build/release/stress
 
-.PHONY: help build test test-package test-example python-deps release conformance conformance-mutants conformance-loaded stress stress-nightly rules clean
+.PHONY: help build test test-package test-example python-deps release conformance conformance-mutants conformance-loaded matrix stress stress-nightly rules clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-20s %s\n", $$1, $$2}'
@@ -55,8 +55,12 @@ stress: release ## Short stress run (under 3 minutes) over every scenario and re
 stress-nightly: release ## The nightly job: BUDGET (e.g. 30m, 2h) spread over every scenario × subject
 	$(STRESS) --budget $(BUDGET) --report-dir $(REPORTS)/stress $(if $(SUBJECTS),--subject $(SUBJECTS)) $(ARGS)
 
+matrix: release ## Check the third-party schedulers too; refresh the README's matrix (deviations never fail)
+	$(CONFORMANCE) --matrix --quiet --report-dir $(REPORTS)/matrix $(ARGS) || true
+	$(CONFORMANCE) --markdown-matrix $(REPORTS)/matrix/conformance.json --into README.md
+
 rules: release ## Regenerate Conformance/RULES.md from the catalogue
 	$(CONFORMANCE) --list-rules --markdown > Conformance/RULES.md
 
 clean: ## Remove build products and generated reports
-	rm -rf .build Examples/ThirdPartyScheduler/.build $(REPORTS)/*.json $(REPORTS)/*.xml $(REPORTS)/mutants $(REPORTS)/loaded $(REPORTS)/stress
+	rm -rf .build Examples/ThirdPartyScheduler/.build $(REPORTS)/*.json $(REPORTS)/*.xml $(REPORTS)/mutants $(REPORTS)/loaded $(REPORTS)/stress $(REPORTS)/matrix

@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
         .target(
@@ -52,6 +53,23 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "ThirdPartySubjects",
+            dependencies: [
+                "Schedulers", "SchedulerConformance",
+                .product(name: "OpenCombine", package: "OpenCombine"),
+                .product(name: "OpenCombineDispatch", package: "OpenCombine"),
+                .product(name: "OpenCombineFoundation", package: "OpenCombine"),
+            ],
+            path: "Conformance/ThirdParty",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SubjectCatalogue",
+            dependencies: ["SchedulerConformance", "SchedulerMutants", "ThirdPartySubjects"],
+            path: "Conformance/SubjectCatalogue",
+            swiftSettings: strict
+        ),
+        .target(
             name: "ProcessIsolation",
             dependencies: [.product(name: "Subprocess", package: "swift-subprocess")],
             path: "Conformance/ProcessIsolation",
@@ -60,7 +78,7 @@ let package = Package(
         .executableTarget(
             name: "conformance",
             dependencies: [
-                "SchedulerConformance", "SchedulerMutants", "ProcessIsolation",
+                "SchedulerConformance", "SchedulerMutants", "SubjectCatalogue", "ThirdPartySubjects", "ProcessIsolation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Conformance/ConformanceCLI",
@@ -78,7 +96,7 @@ let package = Package(
         .executableTarget(
             name: "stress",
             dependencies: [
-                "SchedulerStress", "SchedulerMutants", "ProcessIsolation",
+                "SchedulerStress", "SubjectCatalogue", "ProcessIsolation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Stress/StressCLI",
@@ -96,7 +114,7 @@ let package = Package(
         .testTarget(
             name: "StressTests",
             dependencies: [
-                "SchedulerStress", "SchedulerMutants", "SchedulerConformance", "Schedulers", "stress",
+                "SchedulerStress", "SchedulerMutants", "SubjectCatalogue", "SchedulerConformance", "Schedulers", "stress",
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             path: "Tests/StressTests",

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import SchedulerConformance
 import SchedulerMutants
+import SubjectCatalogue
+import ThirdPartySubjects
 
 /// `conformance`: runs the rule catalogue against scheduler subjects and writes reports.
 @main
@@ -29,6 +31,9 @@ struct ConformanceCommand: ParsableCommand {
     @Flag(help: "Check every mutant instead, print the kill matrix, and fail if one survives.")
     var mutants = false
 
+    @Flag(help: "Check the reference and every third-party subject (the matrix); third parties never fail the run.")
+    var matrix = false
+
     @Flag(help: "List the rule catalogue and exit.")
     var listRules = false
 
@@ -37,6 +42,12 @@ struct ConformanceCommand: ParsableCommand {
 
     @Flag(help: "List the known subjects and exit.")
     var listSubjects = false
+
+    @Option(help: "Print a conformance.json report as a Markdown rule × subject matrix of its third-party subjects, with every deviation explained, and exit.")
+    var markdownMatrix: String?
+
+    @Option(help: "With --markdown-matrix: replace what stands between <!-- matrix:begin --> and <!-- matrix:end --> in this file, instead of printing.")
+    var into: String?
 
     @Option(help: "Folder for conformance.json and conformance.junit.xml.")
     var reportDir = "Reports"
@@ -74,11 +85,22 @@ struct ConformanceCommand: ParsableCommand {
         for category in categoryNames where Self.category(named: category) == nil {
             throw ValidationError("unknown category '\(category)'; use one of \(Rule.Category.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        if mutants && !subjectNames.isEmpty { throw ValidationError("--mutants picks the subjects itself; drop --subject") }
+        if (mutants || matrix) && !subjectNames.isEmpty { throw ValidationError("--mutants and --matrix pick the subjects themselves; drop --subject") }
+        if mutants && matrix { throw ValidationError("choose one of --mutants and --matrix") }
     }
 
     func run() throws {
         if listRules { return print(markdown ? Self.ruleDocument() : Self.ruleList()) }
+        if let markdownMatrix {
+            guard let data = FileManager.default.contents(atPath: markdownMatrix),
+                  let report = try? JSONDecoder().decode(ConformanceReport.self, from: data) else {
+                throw ValidationError("cannot read a conformance report at '\(markdownMatrix)'")
+            }
+            let document = MatrixDocument.render(report)
+            guard let into else { return print(document) }
+            try MatrixDocument.splice(document, into: URL(fileURLWithPath: into))
+            return
+        }
         if listSubjects { return print(KnownSubjects.all.map { "\($0.name.padding(toLength: 34, withPad: " ", startingAt: 0)) \($0.origin.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \($0.capabilities)" }.joined(separator: "\n")) }
         let selectedRules = selectedRuleList()
         if let worker {
@@ -130,6 +152,7 @@ struct ConformanceCommand: ParsableCommand {
 
     private func selectedSubjects() -> [ConformanceSubject] {
         if mutants { return Mutants.all.map(\.subject) }
+        if matrix { return ReferenceSubjects.all + ThirdPartySubjects.all }
         if subjectNames.isEmpty { return ReferenceSubjects.all }
         return subjectNames.compactMap(KnownSubjects.named)
     }

@@ -12,13 +12,21 @@ import Synchronization
 /// 5. Disposing the composite prevents every further run.
 ///
 /// So a run never re-enters itself, and on a scheduler that queues nested work (a queue,
-/// the trampoline, the test scheduler) the stack does not grow with depth.
+/// the trampoline, the test scheduler) the stack does not grow with depth. A scheduler
+/// claiming ``SchedulerCapabilities/synchronous`` would run each rescheduled block inside
+/// the previous one, so for those the recursion is unrolled into a loop over a counter
+/// of pending runs, on the calling thread, instead.
 public enum RecursiveScheduling {
     /// Starts a recursion of `block` on `scheduler`; returns the disposable for all of it.
     public static func start(
         on scheduler: any Scheduler,
         _ block: @escaping @Sendable (_ reschedule: @escaping @Sendable () -> Void) -> Void
     ) -> any Disposable {
+        if scheduler.capabilities.contains(.synchronous) {
+            let loop = UnrolledRecursion(block)
+            loop.reschedule()
+            return loop.disposable
+        }
         let recursion = Recursion(scheduler: scheduler, block: block)
         recursion.scheduleRun()
         return recursion.disposable
@@ -108,4 +116,48 @@ private final class Run: Disposable, @unchecked Sendable {
     }
 
     var isDisposed: Bool { handle.withLock { $0.disposed } }
+}
+
+/// Recursion as a counter of pending runs and a loop that drains it.
+private final class UnrolledRecursion: Sendable {
+    private struct State {
+        var looping = false
+        var pending = 0
+    }
+
+    let disposable = BooleanDisposable()
+    private let block: @Sendable (_ reschedule: @escaping @Sendable () -> Void) -> Void
+    private let state = Mutex(State())
+
+    init(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
+        self.block = block
+    }
+
+    func reschedule() {
+        let startLoop = state.withLock { state in
+            if state.looping {
+                state.pending += 1
+                return false
+            }
+            state.looping = true
+            return true
+        }
+        if startLoop { loop() }
+    }
+
+    private func loop() {
+        while !disposable.isDisposed {
+            block { self.reschedule() }
+            let again = state.withLock { state in
+                guard state.pending > 0 else {
+                    state.looping = false
+                    return false
+                }
+                state.pending -= 1
+                return true
+            }
+            if !again { return }
+        }
+        state.withLock { $0 = State() }
+    }
 }

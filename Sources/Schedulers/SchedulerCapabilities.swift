@@ -29,6 +29,9 @@ public struct SchedulerCapabilities: OptionSet, Sendable, Hashable, CustomString
     public static let mainThread = SchedulerCapabilities(rawValue: 1 << 10)
     /// Runs inline when a current scheduler exists, otherwise asynchronously elsewhere.
     public static let subscription = SchedulerCapabilities(rawValue: 1 << 11)
+    /// Releasing the last reference to a returned handle cancels the work, as Combine's
+    /// cancellables do; the ReactiveCocoa model instead keeps work until `dispose()`.
+    public static let cancelsWhenReleased = SchedulerCapabilities(rawValue: 1 << 12)
 
     /// Every named capability with its stable name, in declaration order; the names are
     /// what reports and the command line use.
@@ -37,6 +40,7 @@ public struct SchedulerCapabilities: OptionSet, Sendable, Hashable, CustomString
         ("concurrent", .concurrent), ("cancellation", .cancellation), ("timers", .timers),
         ("repeating", .repeating), ("virtualTime", .virtualTime), ("tracksCurrent", .tracksCurrent),
         ("trampoline", .trampoline), ("mainThread", .mainThread), ("subscription", .subscription),
+        ("cancelsWhenReleased", .cancelsWhenReleased),
     ]
 
     /// The names of the capabilities in this set, in declaration order.

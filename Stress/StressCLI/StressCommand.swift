@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import SchedulerConformance
-import SchedulerMutants
+import SubjectCatalogue
 import SchedulerStress
 
 /// `stress`: multithreaded scenarios against scheduler subjects, each run in a child

@@ -1,6 +1,6 @@
 import Foundation
 import SchedulerConformance
-import SchedulerMutants
+import SubjectCatalogue
 import SchedulerStress
 
 /// The child side: runs one scenario against one subject and prints its result as one

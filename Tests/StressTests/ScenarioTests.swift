@@ -1,5 +1,6 @@
 import SchedulerConformance
 import SchedulerMutants
+import SubjectCatalogue
 import SchedulerStress
 import Schedulers
 import Testing

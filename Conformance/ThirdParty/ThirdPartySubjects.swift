@@ -1,0 +1,39 @@
+import Dispatch
+import Foundation
+import OpenCombine
+import OpenCombineDispatch
+import OpenCombineFoundation
+import SchedulerConformance
+import Schedulers
+
+/// Schedulers other people wrote, behind adapters that claim only what each really does.
+/// `make matrix` checks them; their deviations never fail the build.
+public enum ThirdPartySubjects {
+    /// Every third-party subject.
+    public static let all: [ConformanceSubject] = [
+        subject("dispatch-serial") { DispatchQueueSubject(name: "dispatch-serial", concurrent: false) },
+        subject("dispatch-concurrent") { DispatchQueueSubject(name: "dispatch-concurrent", concurrent: true) },
+        subject("foundation-operationqueue-serial") { OperationQueueSubject(name: "foundation-operationqueue-serial", maxConcurrentOperations: 1) },
+        subject("foundation-operationqueue") {
+            OperationQueueSubject(name: "foundation-operationqueue", maxConcurrentOperations: OperationQueue.defaultMaxConcurrentOperationCount)
+        },
+        subject("opencombine-dispatchqueue") {
+            CombineSubject(name: "opencombine-dispatchqueue", capabilities: [.asynchronous, .serial, .timers, .repeating, .cancelsWhenReleased],
+                           base: DispatchQueue(label: "opencombine-dispatchqueue").ocombine)
+        },
+        subject("opencombine-operationqueue") {
+            let queue = OperationQueue()
+            queue.maxConcurrentOperationCount = 1
+            return CombineSubject(name: "opencombine-operationqueue", capabilities: [.asynchronous, .serial, .timers, .repeating, .cancelsWhenReleased], base: queue.ocombine)
+        },
+        subject("opencombine-immediate") {
+            CombineSubject(name: "opencombine-immediate", capabilities: [.synchronous], base: ImmediateScheduler.shared)
+        },
+        subject("swift-actor") { TaskSubject(name: "swift-actor", serial: true) },
+        subject("swift-global-executor") { TaskSubject(name: "swift-global-executor", serial: false) },
+    ]
+
+    private static func subject(_ name: String, _ make: @escaping @Sendable () -> any Schedulers.Scheduler) -> ConformanceSubject {
+        ConformanceSubject(name: name, origin: .thirdParty, make: make)
+    }
+}
