@@ -17,7 +17,7 @@ public enum Mutants {
     /// they test the harness's isolation, not the rules.
     public static let all: [Mutant] = [
         mutant("lifo", "runs actions last-in first-out", ["ORD-1"]) { LIFOMutant("lifo") },
-        mutant("overlapping", "claims serial, runs on a concurrent queue", ["ORD-2"]) { OverlappingMutant() },
+        mutant("overlapping", "claims serial, runs each action on a thread of its own", ["ORD-2"]) { OverlappingMutant() },
         mutant("reentrant", "runs nested actions inline", ["ORD-4", "ORD-5"]) { ReentrantMutant("reentrant") },
         mutant("lossy", "loses one action in 97", ["ORD-3", "THR-1"]) { LossyMutant("lossy") },
         mutant("serial-claiming-concurrency", "claims concurrency, runs serially", ["THR-4"]) { SerialClaimingConcurrencyMutant() },

@@ -29,6 +29,8 @@ public enum ThirdPartySubjects {
         subject("opencombine-immediate") {
             CombineSubject(name: "opencombine-immediate", capabilities: [.synchronous], base: ImmediateScheduler.shared)
         },
+        subject("foundation-runloop") { RunLoopSubject(name: "foundation-runloop") },
+        subject("nio-eventloop") { EventLoopSubject(name: "nio-eventloop") },
         subject("swift-actor") { TaskSubject(name: "swift-actor", serial: true) },
         subject("swift-global-executor") { TaskSubject(name: "swift-global-executor", serial: false) },
     ]
