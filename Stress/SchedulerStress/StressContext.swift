@@ -41,6 +41,16 @@ public final class StressContext: Sendable {
     /// Whether the scenario's share of the budget is used up.
     public var timeIsUp: Bool { ContinuousClock.now - started >= duration }
 
+    /// Runs `body` for rounds 1, 2, … until the budget is used (at least once), or until
+    /// `body` returns false.
+    public func eachRound(_ body: (_ round: Int) throws(StressFailure) -> Bool) throws(StressFailure) {
+        var round = 0
+        repeat {
+            round += 1
+            guard try body(round) else { return }
+        } while !timeIsUp
+    }
+
     /// Counts `count` occurrences of `outcome`.
     public func record(_ outcome: String, count: Int = 1) {
         guard count > 0 else { return }

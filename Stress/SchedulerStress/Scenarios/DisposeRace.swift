@@ -22,9 +22,7 @@ extension StressScenario {
         let serial = ctx.subject.capabilities.contains(.serial)
         let pairs = max(1, ctx.threads / 2)
         let batch = 128
-        var round = 0
-        while !ctx.timeIsUp {
-            round += 1
+        try ctx.eachRound { round throws(StressFailure) in
             let held = serial && round % 2 == 0
             let gate = DispatchSemaphore(value: 0)
             defer { gate.signal() }
@@ -86,6 +84,7 @@ extension StressScenario {
             }
             ctx.latency.merge(histogram)
             ctx.addOperations(total)
+            return true
         }
     }
 }

@@ -23,10 +23,7 @@ extension StressScenario {
         // handle exists: only asynchronous chains can be disposed from outside mid-way.
         let disposable = ctx.subject.capabilities.contains(.asynchronous)
         let meter = StackMeter()
-        var round = 0
-        while !ctx.timeIsUp {
-            round += 1
-            let round = round
+        try ctx.eachRound { round throws(StressFailure) in
             let chains = ctx.threads
             try ctx.onThreads(chains) { chain in
                 var random = ctx.generator(round * 1_000 + chain)
@@ -85,6 +82,7 @@ extension StressScenario {
                 ctx.addOperations(runs.load(ordering: .relaxed))
                 ctx.latency.merge(latencies.withLock { $0 })
             }
+            return true
         }
         if meter.exceeded { ctx.record("stack grew") }
         ctx.setMetric("maxStackGrowthBytes", Double(meter.growth))

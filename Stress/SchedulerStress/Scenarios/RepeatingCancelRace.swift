@@ -16,10 +16,7 @@ extension StressScenario {
         ]
     ) { ctx throws(StressFailure) in
         let scheduler = ctx.subject.make()
-        var round = 0
-        while !ctx.timeIsUp {
-            round += 1
-            let round = round
+        try ctx.eachRound { round throws(StressFailure) in
             try ctx.onThreads(ctx.threads) { worker in
                 var random = ctx.generator(round * 1_000 + worker)
                 let timers = 4
@@ -64,6 +61,7 @@ extension StressScenario {
                 histogram = latencies.withLock { $0 }
                 ctx.latency.merge(histogram)
             }
+            return true
         }
     }
 }

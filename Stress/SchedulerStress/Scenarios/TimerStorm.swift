@@ -15,10 +15,7 @@ extension StressScenario {
         ]
     ) { ctx throws(StressFailure) in
         let scheduler = ctx.subject.make()
-        var round = 0
-        while !ctx.timeIsUp {
-            round += 1
-            let round = round
+        try ctx.eachRound { round throws(StressFailure) in
             let perProducer = 250
             let total = ctx.threads * perProducer
             let fired = Countdown(total)
@@ -59,7 +56,7 @@ extension StressScenario {
             ctx.record("on time", count: total - earlyCount - lost - refused.load(ordering: .relaxed))
             ctx.addOperations(total - lost)
             if refused.load(ordering: .relaxed) > 0 { throw StressFailure("the scheduler refused \(refused.load(ordering: .relaxed)) timers though it claims timers") }
-            if !complete { break }
+            return complete
         }
     }
 }
