@@ -65,13 +65,7 @@ public struct ConformanceReport: Codable, Sendable {
         }
     }
 
-    /// Counts of results by status.
-    public struct Summary: Codable, Sendable, Equatable {
-        public var passed = 0, failed = 0, skipped = 0, timeout = 0, error = 0
-        /// Failures, timeouts and errors of required rules on subjects that gate the run
-        /// (reference ones); the run fails when this is not zero.
-        public var gatingFailures = 0
-    }
+    public typealias Summary = StatusSummary
 
     public var schemaVersion = currentSchemaVersion
     public var generatedAt: String
@@ -92,17 +86,7 @@ public struct ConformanceReport: Codable, Sendable {
         var summary = Summary()
         for subject in subjects {
             for result in subject.results {
-                switch result.status {
-                case .passed: summary.passed += 1
-                case .failed: summary.failed += 1
-                case .skipped: summary.skipped += 1
-                case .timeout: summary.timeout += 1
-                case .error: summary.error += 1
-                }
-                if subject.origin == .reference, levels[result.rule] == .required,
-                   [.failed, .timeout, .error].contains(result.status) {
-                    summary.gatingFailures += 1
-                }
+                summary.count(result.status, gates: subject.origin == .reference && levels[result.rule] == .required)
             }
         }
         self.summary = summary
@@ -154,3 +138,26 @@ let compilerVersion: String = {
     "6.1 or earlier"
     #endif
 }()
+
+/// Counts of results by status, shared by the conformance and stress reports.
+public struct StatusSummary: Codable, Sendable, Equatable {
+    public var passed = 0, failed = 0, skipped = 0, timeout = 0, error = 0
+    /// Failures, timeouts and errors of results that gate the run (required rules, or any
+    /// scenario, on reference subjects); the run fails when this is not zero.
+    public var gatingFailures = 0
+
+    /// An empty summary.
+    public init() {}
+
+    /// Counts one result; `gates` says whether a failure of it fails the run.
+    public mutating func count(_ status: RuleResult.Status, gates: Bool) {
+        switch status {
+        case .passed: passed += 1
+        case .failed: failed += 1
+        case .skipped: skipped += 1
+        case .timeout: timeout += 1
+        case .error: error += 1
+        }
+        if gates, [.failed, .timeout, .error].contains(status) { gatingFailures += 1 }
+    }
+}

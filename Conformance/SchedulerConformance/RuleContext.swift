@@ -39,6 +39,11 @@ public final class RuleContext: Sendable {
         return value
     }
 
+    /// `delay` after `scheduler`'s now, on its own clock; an overflow fails the rule.
+    public func deadline(_ delay: Duration, on scheduler: any Scheduler) throws(RuleFailure) -> SchedulerTime {
+        try attempt("now + \(delay)") { () throws(SchedulerError) in try scheduler.now.advanced(by: delay) }
+    }
+
     /// Runs a scheduler call that must not throw; a thrown error fails the rule.
     public func attempt<T>(_ what: String, _ body: () throws(SchedulerError) -> T) throws(RuleFailure) -> T {
         do { return try body() } catch { throw RuleFailure("\(what) threw \(error)") }

@@ -3,10 +3,9 @@ import SchedulerConformance
 
 /// One scenario × subject run, as the report holds it.
 public struct StressRun: Codable, Sendable {
-    /// How a run ended: `failed` means a forbidden outcome was observed.
-    public enum Status: String, Codable, Sendable {
-        case passed, failed, skipped, timeout, error
-    }
+    /// How a run ended (the statuses of rule results): `failed` means a forbidden outcome
+    /// was observed.
+    public typealias Status = RuleResult.Status
 
     /// An outcome's count and how it is judged.
     public struct OutcomeCount: Codable, Sendable, Equatable {
@@ -134,12 +133,7 @@ public struct StressReport: Codable, Sendable {
         public var allocator: String
     }
 
-    /// Counts of runs by status.
-    public struct Summary: Codable, Sendable, Equatable {
-        public var passed = 0, failed = 0, skipped = 0, timeout = 0, error = 0
-        /// Forbidden outcomes, timeouts and errors on reference subjects.
-        public var gatingFailures = 0
-    }
+    public typealias Summary = StatusSummary
 
     public var schemaVersion = currentSchemaVersion
     public var generatedAt: String
@@ -158,16 +152,7 @@ public struct StressReport: Codable, Sendable {
         self.budgetSeconds = budgetSeconds
         self.runs = runs
         var summary = Summary()
-        for run in runs {
-            switch run.status {
-            case .passed: summary.passed += 1
-            case .failed: summary.failed += 1
-            case .skipped: summary.skipped += 1
-            case .timeout: summary.timeout += 1
-            case .error: summary.error += 1
-            }
-            if run.origin == .reference, [.failed, .timeout, .error].contains(run.status) { summary.gatingFailures += 1 }
-        }
+        for run in runs { summary.count(run.status, gates: run.origin == .reference) }
         self.summary = summary
     }
 

@@ -100,7 +100,7 @@ extension RuleCatalogue {
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let fired = Box(false)
-            let deadline = try ctx.attempt("now + 20ms") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(20)) }
+            let deadline = try ctx.deadline(.milliseconds(20), on: scheduler)
             let handle = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in try scheduler.schedule(at: deadline) { fired.value = true } }
             try ctx.unwrap(handle, "`schedule(at:)` returned no handle").dispose()
             try ctx.waitPast(deadline, on: scheduler)
@@ -115,7 +115,7 @@ extension RuleCatalogue {
             let scheduler = ctx.makeScheduler()
             let ticks = Box(0)
             let third = Signal()
-            let start = try ctx.attempt("now + 5ms") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(5)) }
+            let start = try ctx.deadline(.milliseconds(5), on: scheduler)
             let handle = try ctx.attempt("repeating") { () throws(SchedulerError) in
                 try scheduler.schedule(at: start, repeatingEvery: .milliseconds(5), leeway: .zero) {
                     if ticks.update({ $0 += 1; return $0 }) == 3 { third.fire() }
@@ -124,7 +124,7 @@ extension RuleCatalogue {
             try ctx.waitFor(third, on: scheduler, "three ticks")
             handle.dispose()
             let atDispose = ticks.value
-            try ctx.waitPast(try ctx.attempt("now + 50ms") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(50)) }, on: scheduler)
+            try ctx.waitPast(try ctx.deadline(.milliseconds(50), on: scheduler), on: scheduler)
             // One tick may already have been under way when dispose() was called.
             try ctx.expect(ticks.value <= atDispose + 1, "\(ticks.value - atDispose) ticks after dispose()")
             try ctx.expect(handle.isDisposed, "isDisposed is false after dispose()")
@@ -136,7 +136,7 @@ extension RuleCatalogue {
             hint: "disposal targets only its own entry (no shared timer source cancelled, no wrong index removed)."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
-            let deadline = try ctx.attempt("now + 10ms") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(10)) }
+            let deadline = try ctx.deadline(.milliseconds(10), on: scheduler)
             let first = Box(false)
             let second = Signal()
             let handle = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in try scheduler.schedule(at: deadline) { first.value = true } }
@@ -157,7 +157,7 @@ extension RuleCatalogue {
             let ticks = Box(0)
             let third = Signal()
             do {
-                let start = try ctx.attempt("now") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(5)) }
+                let start = try ctx.deadline(.milliseconds(5), on: scheduler)
                 weak.object = try ctx.attempt("repeating") { () throws(SchedulerError) in
                     try scheduler.schedule(at: start, repeatingEvery: .milliseconds(5), leeway: .zero) {
                         guard ticks.update({ $0 += 1; return $0 }) == 3 else { return }

@@ -54,7 +54,7 @@ extension RuleCatalogue {
             let scheduler = ctx.makeScheduler()
             let seen = Box<[Bool]>([])
             let third = Signal()
-            let start = try ctx.attempt("now") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(2)) }
+            let start = try ctx.deadline(.milliseconds(2), on: scheduler)
             let handle = try ctx.attempt("repeating") { () throws(SchedulerError) in
                 try scheduler.schedule(at: start, repeatingEvery: .milliseconds(3), leeway: .zero) {
                     if seen.update({ $0.append(CurrentScheduler.value === scheduler); return $0.count }) == 3 { third.fire() }

@@ -48,7 +48,7 @@ extension RuleCatalogue {
             hint: "the sleep loops until the scheduler's own clock reaches the deadline (spurious wake-ups and interrupted sleeps return early)."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
-            let deadline = try ctx.attempt("now + 20ms") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(20)) }
+            let deadline = try ctx.deadline(.milliseconds(20), on: scheduler)
             let ranAt = Box<SchedulerTime?>(nil)
             _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in try scheduler.schedule(at: deadline) { ranAt.value = scheduler.now } }
             let time = try ctx.unwrap(ranAt.value, "the action had not run when `schedule(at:)` returned")

@@ -14,7 +14,7 @@ extension RuleCatalogue {
             let done = Signal()
             for index in 0..<20 {
                 let delay = Duration.milliseconds(1 + (index * 7) % 20)
-                let deadline = try ctx.attempt("now + delay") { () throws(SchedulerError) in try scheduler.now.advanced(by: delay) }
+                let deadline = try ctx.deadline(delay, on: scheduler)
                 _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
                     try scheduler.schedule(at: deadline) {
                         let now = scheduler.now
@@ -38,7 +38,7 @@ extension RuleCatalogue {
             let remaining = Box(10)
             let done = Signal()
             for index in 0..<10 {
-                let deadline = try ctx.attempt("now + delay") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(2 + index)) }
+                let deadline = try ctx.deadline(.milliseconds(2 + index), on: scheduler)
                 _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
                     try scheduler.schedule(at: deadline) {
                         let late = deadline.duration(to: scheduler.now)
@@ -58,7 +58,7 @@ extension RuleCatalogue {
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let done = Signal()
-            let past = try ctx.attempt("now - 1s") { () throws(SchedulerError) in try scheduler.now.advanced(by: .seconds(-1)) }
+            let past = try ctx.deadline(.seconds(-1), on: scheduler)
             _ = try ctx.attempt("schedule(at:) in the past") { () throws(SchedulerError) in try scheduler.schedule(at: past) { done.fire() } }
             try ctx.waitFor(done, on: scheduler, "the action with a past deadline ran")
         },
@@ -91,7 +91,7 @@ extension RuleCatalogue {
             hint: "the first fire is the start date (not start + interval); ticks are not re-armed from the handler's own start time minus drift."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
-            let start = try ctx.attempt("now + 10ms") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(10)) }
+            let start = try ctx.deadline(.milliseconds(10), on: scheduler)
             let interval = Duration.milliseconds(10)
             let times = Recorder<SchedulerTime>()
             let fifth = Signal()
@@ -116,7 +116,7 @@ extension RuleCatalogue {
             hint: "the timer is armed with the leeway asked for, not a larger default; the queue is not blocked."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
-            let start = try ctx.attempt("now + 5ms") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(5)) }
+            let start = try ctx.deadline(.milliseconds(5), on: scheduler)
             let interval = Duration.milliseconds(10)
             let leeway = Duration.milliseconds(2)
             let times = Recorder<SchedulerTime>()
@@ -193,7 +193,7 @@ extension RuleCatalogue {
             let handle = try ctx.attempt("schedule(at: .distantFuture)") { () throws(SchedulerError) in
                 try scheduler.schedule(at: .distantFuture) { fired.value = true }
             }
-            let soon = try ctx.attempt("now + 20ms") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(20)) }
+            let soon = try ctx.deadline(.milliseconds(20), on: scheduler)
             try ctx.waitPast(soon, on: scheduler)
             handle?.dispose()
             try ctx.expect(!fired.value, "the far-future action fired")
@@ -209,7 +209,7 @@ extension RuleCatalogue {
             let century = Duration.seconds(100 * 365 * 24 * 3600)
             let ticks = Box(0)
             let first = Signal()
-            let start = try ctx.attempt("now + 1ms") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(1)) }
+            let start = try ctx.deadline(.milliseconds(1), on: scheduler)
             // A century of leeway is accepted (and disposed at once); the timing part uses none,
             // since a scheduler may legally fire as late as its leeway allows.
             let lenient = try ctx.attempt("repeating with a century of leeway") { () throws(SchedulerError) in
@@ -223,7 +223,7 @@ extension RuleCatalogue {
                 }
             }
             try ctx.waitFor(first, on: scheduler, "the first tick")
-            try ctx.waitPast(try ctx.attempt("now + 20ms") { () throws(SchedulerError) in try scheduler.now.advanced(by: .milliseconds(20)) }, on: scheduler)
+            try ctx.waitPast(try ctx.deadline(.milliseconds(20), on: scheduler), on: scheduler)
             handle.dispose()
             try ctx.expect(ticks.value == 1, "ticked \(ticks.value) times within 20 ms")
         },

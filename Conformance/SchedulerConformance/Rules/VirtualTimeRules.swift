@@ -91,7 +91,7 @@ extension RuleCatalogue {
             hint: "run entries with time <= target (not <), then set `now` to the target."
         ) { ctx throws(RuleFailure) in
             let scheduler = try virtualScheduler(ctx)
-            let target = try ctx.attempt("now + 5s") { () throws(SchedulerError) in try scheduler.now.advanced(by: .seconds(5)) }
+            let target = try ctx.deadline(.seconds(5), on: scheduler)
             let atTarget = Box(false)
             let after = Box(false)
             _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in try scheduler.schedule(at: target) { atTarget.value = true } }
