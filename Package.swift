@@ -62,6 +62,8 @@ let package = Package(
                 .product(name: "OpenCombineFoundation", package: "OpenCombine"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "HeapModule", package: "swift-collections"),
             ],
             path: "Conformance/ThirdParty",
             swiftSettings: strict
@@ -121,6 +123,12 @@ let package = Package(
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             path: "Tests/StressTests",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ThirdPartySubjectsTests",
+            dependencies: ["ThirdPartySubjects", "SchedulerConformance", "SchedulerConformanceTesting", "Schedulers"],
+            path: "Tests/ThirdPartySubjectsTests",
             swiftSettings: strict
         ),
         .testTarget(

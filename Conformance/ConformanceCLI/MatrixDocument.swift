@@ -28,7 +28,7 @@ enum MatrixDocument {
         for subject in subjects {
             for result in subject.results where [.failed, .timeout, .error].contains(result.status) {
                 any = true
-                let why = Deviations.explained["\(subject.name) \(result.rule)"] ?? Deviations.explained["* \(result.rule)"] ?? "unexplained: to be investigated"
+                let why = Deviations.explanation(subject: subject.name, rule: result.rule) ?? "unexplained: to be investigated"
                 lines.append("- **\(subject.name) \(result.rule)** — observed: \(result.message ?? "no message"). \(why)")
             }
         }

@@ -1,3 +1,4 @@
+import Foundation
 import SchedulerConformance
 import Schedulers
 import Testing
@@ -35,6 +36,40 @@ public func assertConformance(
     sourceLocation: SourceLocation = #_sourceLocation
 ) -> [RuleResult] {
     let results = ConformanceRunner.run(subject, rules: rules, timing: timing)
+    record(results, of: subject, rules: rules, failingLevels: failingLevels, expectedDeviations: expectedDeviations,
+           file: file, line: line, sourceLocation: sourceLocation)
+    return results
+}
+
+/// ``assertConformance(_:rules:timing:failingLevels:expectedDeviations:file:line:sourceLocation:)``
+/// for async tests. The rules block while they wait; this runs them on a thread of their
+/// own, so a scheduler built on Swift concurrency (tasks, actors) keeps the cooperative
+/// pool it needs. Prefer it under Swift Testing, whose tests share that pool.
+@discardableResult
+public func assertConformance(
+    _ subject: ConformanceSubject,
+    rules: [Rule] = RuleCatalogue.all,
+    timing: Timing = .calibrate(scale: 2),
+    failingLevels: Set<Rule.Level> = [.required],
+    expectedDeviations: Set<String> = [],
+    file: StaticString = #filePath,
+    line: UInt = #line,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async -> [RuleResult] {
+    let results = await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: ConformanceRunner.run(subject, rules: rules, timing: timing)) }.start()
+    }
+    // Issues are recorded here, in the test's task, which is how Swift Testing attributes them.
+    record(results, of: subject, rules: rules, failingLevels: failingLevels, expectedDeviations: expectedDeviations,
+           file: file, line: line, sourceLocation: sourceLocation)
+    return results
+}
+
+/// Reports every result that fails a level in `failingLevels` and is not expected.
+private func record(
+    _ results: [RuleResult], of subject: ConformanceSubject, rules: [Rule], failingLevels: Set<Rule.Level>,
+    expectedDeviations: Set<String>, file: StaticString, line: UInt, sourceLocation: SourceLocation
+) {
     let catalogue = Dictionary(uniqueKeysWithValues: rules.map { ($0.id, $0) })
     for result in results where [.failed, .timeout, .error].contains(result.status) {
         guard let rule = catalogue[result.rule], failingLevels.contains(rule.level), !expectedDeviations.contains(rule.id) else { continue }
@@ -45,5 +80,4 @@ public func assertConformance(
             XCTFail(message, file: file, line: line)
         }
     }
-    return results
 }

@@ -1,11 +1,37 @@
+import Dispatch
 import Schedulers
 
-/// Swift concurrency as schedulers: an actor (serial) and the global concurrent executor,
-/// with `Task.sleep` for timers and `Task.cancel` for cancellation (checked before the
-/// action runs, as the field's cooperative cancellation does).
+/// Swift concurrency as schedulers: the global concurrent executor, a default actor, and an
+/// actor on a custom `SerialExecutor`, with `Task.sleep` for timers and `Task.cancel` for
+/// cancellation (checked before the action runs, as the field's cooperative cancellation does).
 final class TaskSubject: Scheduler {
-    private actor Serial {
+    /// Where the actions run.
+    enum Target {
+        /// The global concurrent executor, from `Task.detached`.
+        case global
+        /// A default actor, reached from `Task.detached`: the hop gives no FIFO.
+        case actor
+        /// An actor on a FIFO `SerialExecutor`, reached from `Task.immediate`, which enqueues
+        /// on the actor before `schedule` returns, so one producer's actions keep their order.
+        case serialExecutor
+    }
+
+    private protocol Runner: Actor {
+        func run(_ action: SchedulerAction)
+    }
+
+    private actor DefaultActor: Runner {
         /// Checked here, on the actor, so a cancel that came while waiting for it counts.
+        func run(_ action: SchedulerAction) {
+            guard !Task.isCancelled else { return }
+            action()
+        }
+    }
+
+    private actor ExecutorActor: Runner {
+        private let executor = QueueExecutor()
+        nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
         func run(_ action: SchedulerAction) {
             guard !Task.isCancelled else { return }
             action()
@@ -14,12 +40,18 @@ final class TaskSubject: Scheduler {
 
     let name: String
     let capabilities: SchedulerCapabilities
-    private let serial: Serial?
+    private let runner: (any Runner)?
+    private let immediate: Bool
 
-    init(name: String, serial: Bool) {
+    init(name: String, target: Target) {
         self.name = name
-        self.serial = serial ? Serial() : nil
-        capabilities = [.asynchronous, serial ? .serial : .concurrent, .cancellation, .timers]
+        switch target {
+        case .global: runner = nil
+        case .actor: runner = DefaultActor()
+        case .serialExecutor: runner = ExecutorActor()
+        }
+        immediate = target == .serialExecutor
+        capabilities = [.asynchronous, target == .global ? .concurrent : .serial, .cancellation, .timers]
     }
 
     var now: SchedulerTime { uptime() }
@@ -33,12 +65,23 @@ final class TaskSubject: Scheduler {
     }
 
     private func start(after delay: Duration?, _ action: @escaping SchedulerAction) -> any Disposable {
-        let serial = self.serial
-        return TaskHandle(Task.detached {
+        let runner = self.runner
+        let operation: @Sendable () async -> Void = {
             if let delay, delay > .zero { try? await Task.sleep(for: delay) }
             guard !Task.isCancelled else { return }
-            if let serial { await serial.run(action) } else { action() }
-        })
+            if let runner { await runner.run(action) } else { action() }
+        }
+        return TaskHandle(immediate ? Task.immediate(operation: operation) : Task.detached(operation: operation))
+    }
+}
+
+/// A `SerialExecutor` that runs jobs in order on a serial dispatch queue.
+private final class QueueExecutor: SerialExecutor {
+    private let queue = DispatchQueue(label: "swift-serial-executor")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
     }
 }
 

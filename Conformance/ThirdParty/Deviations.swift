@@ -3,15 +3,27 @@
 /// The matrix generator prints these under the table; a failure without an entry is
 /// printed as unexplained, to be investigated.
 public enum Deviations {
-    /// Keyed by "subject rule-ID", or "* rule-ID" for what holds for any subject.
+    /// The explanation of `subject` failing `rule`: the most specific of "subject rule-ID",
+    /// "* rule-ID" (any subject) and "subject *" (any rule of a subject failing one way).
+    public static func explanation(subject: String, rule: String) -> String? {
+        explained["\(subject) \(rule)"] ?? explained["* \(rule)"] ?? explained["\(subject) *"]
+    }
+
+    /// Keyed by "subject rule-ID", "* rule-ID" or "subject *"; see ``explanation(subject:rule:)``.
     public static let explained: [String: String] = [
         "* CAN-3": "stochastic rule, reported only: a dispose racing the start. Schedulers that check a cancelled flag and then run (Operation's `isCancelled`, a disposed flag, ReactiveCocoa's model) now and then start an action just after `dispose()` returned; an atomic claim (the reference queue scheduler's) never does.",
         "* TIM-2": "stochastic rule, reported only: lateness beyond the bound calibrated at start-up, usually a loaded machine.",
         "* TIM-6": "stochastic rule, reported only: repeating lateness beyond interval + leeway + the calibrated bound, usually a loaded machine.",
-        "swift-actor ORD-3": "legitimate difference: an actor serialises its work but unstructured `Task`s reach it in no promised order, so actions from one producer can run out of order under contention (and a sentinel can overtake the work before it, which is how an action can look missing). The adapter still claims `serial` to show it; a FIFO needs a custom `SerialExecutor` with its own queue.",
+        "swift-actor ORD-3": "legitimate difference: an actor serialises its work but unstructured `Task`s reach it in no promised order, so actions from one producer can run out of order under contention (and a sentinel can overtake the work before it, which is how an action can look missing). The adapter still claims `serial` to show it; swift-serial-executor shows the FIFO alternative: `Task.immediate` onto an actor whose custom `SerialExecutor` is a queue.",
         "swift-actor ORD-1": "legitimate difference: as ORD-3 — task creation order is not execution order.",
         "foundation-runloop CAN-9": "looks like a library bug (swift-corelibs-foundation on Linux): a one-shot `Timer` that has fired is never freed, so its block and everything the block captured stay alive. Not checked on Apple's Foundation here.",
         "foundation-runloop CAN-10": "the same leak as CAN-9: a timer whose block returned early (disposed) is never freed either.",
         "foundation-runloop THR-3": "the same leak as CAN-9, a thousand times: every fired timer keeps its block.",
+        "opencombine-runloop *": "library bug: OpenCombine's `RunLoop` scheduler hands a one-shot action to `RunLoop.perform`, which queues the block without waking the loop (CFRunLoopPerformBlock semantics), so on an idle loop the action waits for the next timer or input source to wake it: here, until the rule gives up. Its timers do wake the loop, which is why the timer rules pass. Combine's contract is that `schedule` runs the action soon.",
+        "nio-embedded VT-3": "legitimate difference: NIO's test loops have no single-task step; the adapter's step advances to the next deadline, and `advanceTime(to:)` runs every task due then, and what they schedule for that time, in one go. Tests written for NIO drive it with `run()` and `advanceTime`, which behave as the suite expects (VT-4 to VT-9 pass).",
+        "nio-asynctesting VT-3": "legitimate difference: as nio-embedded VT-3.",
+        "nio-embedded VT-10": "library bug: a task scheduled with a deadline already past runs with `now` set back to that deadline (`advanceTime` sets the clock to each batch's ready time), so time moves backwards while it runs and jumps forward again after. Past deadlines are ordinary (a timeout computed before a slow step).",
+        "nio-asynctesting VT-10": "library bug: as nio-embedded VT-10; the async loop shares the algorithm.",
+        "nio-asynctesting CAN-1": "library bug: cancelling a `Scheduled` from outside the loop fails its promise, and completing a promise off the loop goes through `execute`, which on this loop runs every due task at once; the removal of the cancelled task is queued behind that run, so the cancelled task runs. A cancel from a test thread also makes the loop run without being driven.",
     ]
 }

@@ -51,7 +51,8 @@ final class RunLoopSubject: Scheduler {
 final class RunLoopThread: @unchecked Sendable {
     static let shared = RunLoopThread()
 
-    private var runLoop: RunLoop?
+    /// The loop the thread runs; set before `init` returns.
+    private(set) var runLoop: RunLoop!
 
     private init() {
         let ready = DispatchSemaphore(value: 0)
@@ -68,6 +69,6 @@ final class RunLoopThread: @unchecked Sendable {
     }
 
     func add(_ timer: Timer) {
-        runLoop?.add(timer, forMode: .default)
+        runLoop.add(timer, forMode: .default)
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import NIOEmbedded
 import OpenCombine
 import OpenCombineDispatch
 import OpenCombineFoundation
@@ -29,10 +30,17 @@ public enum ThirdPartySubjects {
         subject("opencombine-immediate") {
             CombineSubject(name: "opencombine-immediate", capabilities: [.synchronous], base: ImmediateScheduler.shared)
         },
+        subject("opencombine-runloop") {
+            CombineSubject(name: "opencombine-runloop", capabilities: [.asynchronous, .serial, .timers, .repeating, .cancelsWhenReleased],
+                           base: RunLoopThread.shared.runLoop.ocombine)
+        },
         subject("foundation-runloop") { RunLoopSubject(name: "foundation-runloop") },
         subject("nio-eventloop") { EventLoopSubject(name: "nio-eventloop") },
-        subject("swift-actor") { TaskSubject(name: "swift-actor", serial: true) },
-        subject("swift-global-executor") { TaskSubject(name: "swift-global-executor", serial: false) },
+        subject("nio-embedded") { NIOVirtualTimeSubject(name: "nio-embedded", loop: .embedded(EmbeddedEventLoop())) },
+        subject("nio-asynctesting") { NIOVirtualTimeSubject(name: "nio-asynctesting", loop: .asyncTesting(NIOAsyncTestingEventLoop())) },
+        subject("swift-actor") { TaskSubject(name: "swift-actor", target: .actor) },
+        subject("swift-serial-executor") { TaskSubject(name: "swift-serial-executor", target: .serialExecutor) },
+        subject("swift-global-executor") { TaskSubject(name: "swift-global-executor", target: .global) },
     ]
 
     private static func subject(_ name: String, _ make: @escaping @Sendable () -> any Schedulers.Scheduler) -> ConformanceSubject {

@@ -32,6 +32,9 @@ public struct SchedulerCapabilities: OptionSet, Sendable, Hashable, CustomString
     /// Releasing the last reference to a returned handle cancels the work, as Combine's
     /// cancellables do; the ReactiveCocoa model instead keeps work until `dispose()`.
     public static let cancelsWhenReleased = SchedulerCapabilities(rawValue: 1 << 12)
+    /// Every call, release included, must come from the thread that created the scheduler,
+    /// as with SwiftNIO's `EmbeddedEventLoop`; rules that call it from other threads skip it.
+    public static let threadConfined = SchedulerCapabilities(rawValue: 1 << 13)
 
     /// Every named capability with its stable name, in declaration order; the names are
     /// what reports and the command line use.
@@ -40,7 +43,7 @@ public struct SchedulerCapabilities: OptionSet, Sendable, Hashable, CustomString
         ("concurrent", .concurrent), ("cancellation", .cancellation), ("timers", .timers),
         ("repeating", .repeating), ("virtualTime", .virtualTime), ("tracksCurrent", .tracksCurrent),
         ("trampoline", .trampoline), ("mainThread", .mainThread), ("subscription", .subscription),
-        ("cancelsWhenReleased", .cancelsWhenReleased),
+        ("cancelsWhenReleased", .cancelsWhenReleased), ("threadConfined", .threadConfined),
     ]
 
     /// The names of the capabilities in this set, in declaration order.

@@ -6,6 +6,7 @@ extension RuleCatalogue {
         Rule(
             .current, 1, "the scheduler is current inside its actions",
             requires: .tracksCurrent,
+            excludes: .threadConfined,
             rationale: "Operators such as ReactiveCocoa's `subscribeOn` and the subscription scheduler decide where to run by asking for the current scheduler.",
             hint: "actions are wrapped in `CurrentScheduler.run(as: self)`, on every path (fast path, nested, drained)."
         ) { ctx throws(RuleFailure) in
@@ -28,6 +29,7 @@ extension RuleCatalogue {
         Rule(
             .current, 2, "the scheduler is current inside delayed actions",
             requires: [.tracksCurrent, .timers],
+            excludes: .threadConfined,
             rationale: "Timed operators (delay, timeout) schedule follow-up work on the current scheduler.",
             hint: "the `schedule(at:)` path wraps the action as the plain path does."
         ) { ctx throws(RuleFailure) in
@@ -67,6 +69,7 @@ extension RuleCatalogue {
         Rule(
             .current, 4, "the calling thread has no current scheduler again after a synchronous run",
             requires: .tracksCurrent, anyOf: [.synchronous, .trampoline],
+            excludes: .threadConfined,
             rationale: "Restoration: a scheduler that leaves itself current makes later code on that thread believe it runs on it.",
             hint: "the previous value is put back (or cleared) in a `defer`, also when the drain ends."
         ) { ctx throws(RuleFailure) in
@@ -80,6 +83,7 @@ extension RuleCatalogue {
         Rule(
             .current, 5, "an outer current scheduler is restored after a nested synchronous run",
             requires: .tracksCurrent, anyOf: [.synchronous, .trampoline],
+            excludes: .threadConfined,
             rationale: "Nesting: scheduler A running work that synchronously runs on B must see A again afterwards.",
             hint: "remember the previous value before setting yourself, and restore that value rather than clearing it."
         ) { ctx throws(RuleFailure) in

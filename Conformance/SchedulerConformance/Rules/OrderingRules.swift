@@ -18,6 +18,7 @@ extension RuleCatalogue {
         Rule(
             .ordering, 2, "never two actions at once",
             requires: .serial,
+            excludes: .threadConfined,
             rationale: "Code on a serial scheduler needs no locks of its own; one overlap is a data race in every user.",
             hint: "the private queue is serial even when its target is concurrent; `schedule` from several threads does not start workers in parallel."
         ) { ctx throws(RuleFailure) in
@@ -56,6 +57,7 @@ extension RuleCatalogue {
         Rule(
             .ordering, 3, "per-producer FIFO and exactly-once with many producer threads",
             requires: .serial,
+            excludes: .threadConfined,
             rationale: "With several producers, each one's actions must keep their order and none may be lost or doubled.",
             hint: "the enqueue path is thread-safe (a lock or an atomic queue), and no action is dropped when two threads enqueue at once."
         ) { ctx throws(RuleFailure) in
@@ -76,7 +78,7 @@ extension RuleCatalogue {
         },
         Rule(
             .ordering, 4, "an action scheduled from inside an action does not run re-entrantly",
-            excludes: [.synchronous, .subscription],
+            excludes: [.synchronous, .subscription, .threadConfined],
             rationale: "Nested work must not run inside the `schedule` call of the action that asked for it; that breaks the outer action's invariants and grows the stack.",
             hint: "`schedule` called from one of the scheduler's own actions enqueues instead of calling the action; a trampoline defers it until the outer action returns."
         ) { ctx throws(RuleFailure) in

@@ -70,6 +70,7 @@ extension RuleCatalogue {
         },
         Rule(
             .recursion, 4, "a reschedule made later, from another thread, runs",
+            excludes: .threadConfined,
             rationale: "Asynchronous continuations (a network callback, say) call `reschedule` after the block returned.",
             hint: "after the block returned, `reschedule` schedules at once instead of bumping a counter nobody reads."
         ) { ctx throws(RuleFailure) in
@@ -106,22 +107,21 @@ extension RuleCatalogue {
                 if run < 100_000 { reschedule() }
             }
             let disposable = try ctx.unwrap(handle, "scheduleRecursive returned no handle")
-            if let virtual = scheduler as? any VirtualTimeScheduler {
-                virtual.step(10)
-                disposable.dispose()
-                virtual.step(1_000)
-                try ctx.expect(runs.value == 10, "ran \(runs.value - 10) times after dispose()")
-                return
-            }
+            // A virtual scheduler stops between steps, so nothing may run after the dispose;
+            // a real one may be starting the next run as it happens. (A virtual scheduler
+            // whose step runs everything due at once finishes the recursion in its first
+            // step, which VT-3 reports, and leaves nothing to check here.)
             try ctx.waitFor(tenth, on: scheduler, "ten runs")
             disposable.dispose()
             let atDispose = runs.value
             try ctx.settle(scheduler)
             try ctx.settle(scheduler)
-            try ctx.expect(runs.value <= atDispose + 1, "ran \(runs.value - atDispose) times after dispose()")
+            let inFlight = scheduler is any VirtualTimeScheduler ? 0 : 1
+            try ctx.expect(runs.value <= atDispose + inFlight, "ran \(runs.value - atDispose) times after dispose()")
         },
         Rule(
             .recursion, 6, "disposing from inside the block stops every further run",
+            excludes: .threadConfined,
             rationale: "A recursion often decides inside itself that it is done.",
             hint: "the disposed check happens before each run, including runs already counted during the disposing block."
         ) { ctx throws(RuleFailure) in

@@ -30,6 +30,7 @@ extension RuleCatalogue {
         Rule(
             .subscription, 2, "without a current scheduler, runs asynchronously on a background scheduler that is then current",
             requires: .subscription,
+            excludes: .threadConfined,
             rationale: "Subscribing from an arbitrary thread moves the work to a background scheduler, which later hops can find as current.",
             hint: "with no current scheduler, hand the action to a private background scheduler; do not run it on the caller's thread."
         ) { ctx throws(RuleFailure) in

@@ -5,6 +5,7 @@ extension RuleCatalogue {
     static let threadSafety: [Rule] = [
         Rule(
             .threadSafety, 1, "concurrent scheduling from many threads runs every action exactly once",
+            excludes: .threadConfined,
             rationale: "Schedulers are shared by every thread of an app; a lost or doubled action is a lost or doubled event.",
             hint: "the enqueue path is protected (a lock, an atomic queue) and the disposed/claimed flags are atomic."
         ) { ctx throws(RuleFailure) in
@@ -92,7 +93,7 @@ extension RuleCatalogue {
         },
         Rule(
             .threadSafety, 5, "disposal storms racing scheduling: undisposed actions run exactly once",
-            requires: .cancellation, excludes: .synchronous,
+            requires: .cancellation, excludes: [.synchronous, .threadConfined],
             rationale: "Unsubscribing on one thread while another schedules is routine; it must not lose work that was not disposed.",
             hint: "the disposed flag belongs to each action, set atomically; disposal never removes a neighbour's entry."
         ) { ctx throws(RuleFailure) in

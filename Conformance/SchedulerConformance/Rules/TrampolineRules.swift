@@ -5,6 +5,7 @@ extension RuleCatalogue {
         Rule(
             .trampoline, 1, "the first action runs inline, nested ones FIFO after it",
             requires: .trampoline,
+            excludes: .threadConfined,
             rationale: "RxSwift's classic nested example must print 1, 2, 3, 4, 5: nested work runs after the outer action returns, in order.",
             hint: "an idle thread runs the action at once, then drains a per-thread FIFO queue; a busy thread only enqueues."
         ) { ctx throws(RuleFailure) in
@@ -29,6 +30,7 @@ extension RuleCatalogue {
         Rule(
             .trampoline, 2, "disposing a queued nested action skips it",
             requires: .trampoline,
+            excludes: .threadConfined,
             rationale: "Work queued on the trampoline must be cancellable until it starts.",
             hint: "nested `schedule` returns a live handle, and the drain loop checks it before running each entry."
         ) { ctx throws(RuleFailure) in
@@ -49,6 +51,7 @@ extension RuleCatalogue {
         Rule(
             .trampoline, 3, "the thread's state resets after the drain",
             requires: .trampoline,
+            excludes: .threadConfined,
             rationale: "Once the outermost action and its queue are done, the next `schedule` on that thread must run inline again.",
             hint: "the 'running' flag is cleared on every exit path, and the queue is empty afterwards."
         ) { ctx throws(RuleFailure) in
@@ -64,6 +67,7 @@ extension RuleCatalogue {
         Rule(
             .trampoline, 4, "threads do not share a queue",
             requires: .trampoline,
+            excludes: .threadConfined,
             rationale: "The trampoline is per thread: one thread's nested work must never run on another thread or be delayed by it.",
             hint: "the queue and the running flag live in thread-local storage, not in the shared scheduler object."
         ) { ctx throws(RuleFailure) in
@@ -98,6 +102,7 @@ extension RuleCatalogue {
         Rule(
             .trampoline, 5, "a chain of 100,000 nested schedules does not grow the stack",
             requires: .trampoline,
+            excludes: .threadConfined,
             rationale: "Recursion through the trampoline is how RxSwift avoids stack overflows; depth must cost queue space, not stack.",
             hint: "nested `schedule` only enqueues while the drain runs; the drain is a loop, not a recursive call."
         ) { ctx throws(RuleFailure) in

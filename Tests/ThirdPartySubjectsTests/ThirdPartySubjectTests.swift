@@ -1,0 +1,90 @@
+import SchedulerConformance
+import SchedulerConformanceTesting
+import Schedulers
+import Testing
+@testable import ThirdPartySubjects
+
+/// The adapters run for real: the deterministic and quick ones pass every required rule
+/// they claim except their explained deviations, which must still be observed (a library
+/// that fixed one should have its explanation removed).
+@Suite struct ThirdPartySubjectTests {
+    private func subject(_ name: String) throws -> ConformanceSubject {
+        try #require(ThirdPartySubjects.all.first { $0.name == name }, "no subject \(name)")
+    }
+
+    @Test(arguments: [
+        ("nio-embedded", ["VT-3", "VT-10"]),
+        ("nio-asynctesting", ["VT-3", "VT-10", "CAN-1"]),
+        ("dispatch-serial", []),
+        ("swift-serial-executor", []),
+    ])
+    func meetsTheRulesButItsExplainedDeviations(name: String, deviations: [String]) async throws {
+        let subject = try subject(name)
+        let results = await assertConformance(subject, expectedDeviations: Set(deviations))
+        for id in deviations {
+            #expect(results.first { $0.rule == id }?.status == .failed, "\(name) \(id) no longer deviates")
+            #expect(Deviations.explanation(subject: name, rule: id) != nil, "\(name) \(id) has no explanation")
+        }
+    }
+
+    @Test func theEmbeddedLoopIsKeptOffOtherThreads() throws {
+        let embedded = try subject("nio-embedded")
+        #expect(embedded.capabilities.contains(.threadConfined))
+        let threaded = RuleCatalogue.all.filter { ["ORD-2", "THR-1", "REC-4"].contains($0.id) }
+        #expect(threaded.count == 3 && threaded.allSatisfy { $0.excludes.contains(.threadConfined) })
+    }
+
+    @Test func everyExplanationNamesAKnownSubjectAndRule() {
+        let subjects = Set(ThirdPartySubjects.all.map(\.name)).union(["*"])
+        let rules = Set(RuleCatalogue.all.map(\.id)).union(["*"])
+        for key in Deviations.explained.keys {
+            let parts = key.split(separator: " ").map(String.init)
+            #expect(parts.count == 2 && subjects.contains(parts[0]) && rules.contains(parts[1]), "bad deviation key '\(key)'")
+        }
+    }
+
+    @Test func theMostSpecificExplanationWins() {
+        #expect(Deviations.explanation(subject: "nio-embedded", rule: "VT-3") == Deviations.explained["nio-embedded VT-3"])
+        #expect(Deviations.explanation(subject: "opencombine-runloop", rule: "TIM-2") == Deviations.explained["* TIM-2"])
+        #expect(Deviations.explanation(subject: "opencombine-runloop", rule: "ORD-1") == Deviations.explained["opencombine-runloop *"])
+        #expect(Deviations.explanation(subject: "dispatch-serial", rule: "ORD-1") == nil)
+    }
+}
+
+/// The ledger that lets NIO's test loops step: it must name the earliest live deadline.
+@Suite struct DeadlineLedgerTests {
+    private func time(_ seconds: Int64) -> SchedulerTime { try! SchedulerTime.zero.advanced(by: .seconds(seconds)) }
+
+    @Test func theEarliestLiveDeadlineIsDue() {
+        let ledger = DeadlineLedger()
+        let late = ledger.add(at: time(3))
+        let early = ledger.add(at: time(1))
+        _ = ledger.add(at: time(2))
+        #expect(ledger.earliest() == time(1))
+        #expect(ledger.remove(early) != nil)
+        #expect(ledger.earliest() == time(2))
+        _ = ledger.remove(late)
+        #expect(ledger.remove(late) == nil, "removing twice gave a cancel action twice")
+    }
+
+    @Test func repeatingWorkMovesItsDeadline() {
+        let ledger = DeadlineLedger()
+        let tick = ledger.add(at: time(1))
+        ledger.ran(tick)
+        #expect(ledger.earliest() == nil, "a running tick still looked due")
+        ledger.due(tick, at: time(5))
+        #expect(ledger.earliest() == time(5))
+        _ = ledger.remove(tick)
+        ledger.due(tick, at: time(6))
+        #expect(ledger.earliest() == nil, "disposed repeating work came back")
+    }
+
+    @Test func removeAllHandsBackEveryCancel() {
+        let ledger = DeadlineLedger()
+        let cancelled = Box(0)
+        for second in 1...3 { ledger.attach(ledger.add(at: time(Int64(second)))) { cancelled.value += 1 } }
+        for cancel in ledger.removeAll() { cancel() }
+        #expect(cancelled.value == 3)
+        #expect(ledger.earliest() == nil)
+    }
+}
