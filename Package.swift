@@ -101,7 +101,7 @@ let package = Package(
         .executableTarget(
             name: "stress",
             dependencies: [
-                "SchedulerStress", "SubjectCatalogue", "ProcessIsolation",
+                "SchedulerStress", "SubjectCatalogue", "ThirdPartySubjects", "ProcessIsolation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Stress/StressCLI",
@@ -127,7 +127,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ThirdPartySubjectsTests",
-            dependencies: ["ThirdPartySubjects", "SchedulerConformance", "SchedulerConformanceTesting", "Schedulers"],
+            dependencies: ["ThirdPartySubjects", "SchedulerConformance", "SchedulerConformanceTesting", "SchedulerStress", "Schedulers"],
             path: "Tests/ThirdPartySubjectsTests",
             swiftSettings: strict
         ),

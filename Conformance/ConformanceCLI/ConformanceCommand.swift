@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ProcessIsolation
 import SchedulerConformance
 import SchedulerMutants
 import SubjectCatalogue
@@ -19,7 +20,7 @@ struct ConformanceCommand: ParsableCommand {
         """
     )
 
-    @Option(name: .customLong("subject"), help: "Subjects to check (repeatable or comma-separated); default: every reference subject.")
+    @Option(name: .customLong("subject"), help: "Subjects or groups (reference, third-party) to check; repeatable or comma-separated; default: reference.")
     var subjects: [String] = []
 
     @Option(name: .customLong("rule"), help: "Only these rule IDs, e.g. ORD-1 (repeatable or comma-separated).")
@@ -75,8 +76,7 @@ struct ConformanceCommand: ParsableCommand {
         if let ruleTimeout, !(ruleTimeout.isFinite && ruleTimeout > 0) {
             throw ValidationError("--rule-timeout must be a positive number of seconds, got \(ruleTimeout)")
         }
-        let known = Set(KnownSubjects.all.map(\.name))
-        for name in subjectNames where !known.contains(name) {
+        for name in subjectNames where KnownSubjects.select([name]) == nil {
             throw ValidationError("unknown subject '\(name)'; `conformance --list-subjects` lists them")
         }
         for id in ruleIDs where RuleCatalogue.rule(id) == nil {
@@ -98,7 +98,7 @@ struct ConformanceCommand: ParsableCommand {
             }
             let document = MatrixDocument.render(report)
             guard let into else { return print(document) }
-            try MatrixDocument.splice(document, into: URL(fileURLWithPath: into))
+            do { try GeneratedSection(name: "matrix").replace(with: document, in: URL(fileURLWithPath: into)) } catch { throw ValidationError(error.description) }
             return
         }
         if listSubjects { return print(KnownSubjects.all.map { "\($0.name.padding(toLength: 34, withPad: " ", startingAt: 0)) \($0.origin.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \($0.capabilities)" }.joined(separator: "\n")) }
@@ -153,8 +153,7 @@ struct ConformanceCommand: ParsableCommand {
     private func selectedSubjects() -> [ConformanceSubject] {
         if mutants { return Mutants.all.map(\.subject) }
         if matrix { return ReferenceSubjects.all + ThirdPartySubjects.all }
-        if subjectNames.isEmpty { return ReferenceSubjects.all }
-        return subjectNames.compactMap(KnownSubjects.named)
+        return KnownSubjects.select(subjectNames.isEmpty ? ["reference"] : subjectNames) ?? []
     }
 
     private func timingWithOverrides() -> Timing {

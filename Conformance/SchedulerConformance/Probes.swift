@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 // Small measuring tools shared by the rules and the stress scenarios.
@@ -33,6 +34,8 @@ public final class StackMeter: Sendable {
 /// Counts live tokens: each token decrements the count when it is freed.
 public final class LiveCounter: Sendable {
     private let live = Atomic<Int>(0)
+    /// Signalled whenever the count drops to zero, so a wait needs no polling.
+    private let reachedZero = DispatchSemaphore(value: 0)
 
     private final class Token: Sendable {
         let counter: LiveCounter
@@ -40,7 +43,9 @@ public final class LiveCounter: Sendable {
             self.counter = counter
             counter.live.wrappingAdd(1, ordering: .relaxed)
         }
-        deinit { counter.live.wrappingSubtract(1, ordering: .relaxed) }
+        deinit {
+            if counter.live.wrappingSubtract(1, ordering: .releasing).newValue == 0 { counter.reachedZero.signal() }
+        }
     }
 
     /// A counter at zero.
@@ -49,7 +54,18 @@ public final class LiveCounter: Sendable {
     /// A new live object; the count drops when it is freed.
     public func token() -> any AnyObject & Sendable { Token(self) }
     /// How many tokens are alive.
-    public var count: Int { live.load(ordering: .relaxed) }
+    public var count: Int { live.load(ordering: .acquiring) }
+
+    /// Waits until no token is alive, up to `bound`; returns whether that happened. A
+    /// scheduler may free a finished action a moment after running it (a task's closure
+    /// goes when the task ends, after the action returned), so releases are awaited.
+    public func waitForNone(within bound: Duration) -> Bool {
+        let deadline = DispatchTime.now() + bound.dispatchInterval
+        while count > 0 {
+            if reachedZero.wait(timeout: deadline) == .timedOut { return count == 0 }
+        }
+        return true
+    }
 }
 
 /// A small, seedable generator so that random cases repeat exactly.

@@ -44,6 +44,12 @@ public final class RuleContext: Sendable {
         try attempt("now + \(delay)") { () throws(SchedulerError) in try scheduler.now.advanced(by: delay) }
     }
 
+    /// Fails the rule with `message` unless every token of `live` is freed within the
+    /// calibrated lateness: prompt release, not necessarily inside the action's last return.
+    public func expectReleased(_ live: LiveCounter, _ message: @autoclosure () -> String) throws(RuleFailure) {
+        if !live.waitForNone(within: timing.lateness) { throw RuleFailure(message()) }
+    }
+
     /// Runs a scheduler call that must not throw; a thrown error fails the rule.
     public func attempt<T>(_ what: String, _ body: () throws(SchedulerError) -> T) throws(RuleFailure) -> T {
         do { return try body() } catch { throw RuleFailure("\(what) threw \(error)") }
@@ -232,26 +238,6 @@ public final class OverlapMeter: Sendable {
     /// Marks an action as finished.
     public func leave() { running.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
     public var maximum: Int { peak.load(ordering: .relaxed) }
-}
-
-/// An object to capture in an action, weakly observed to see when the action is released.
-public final class LifetimeProbe: Sendable {
-    private final class Token: Sendable {}
-    private struct Weak { weak var token: Token? }
-    private let weak = Mutex(Weak())
-
-    /// A probe that has handed out no token yet.
-    public init() {}
-
-    /// A capturable object; hold it only inside the action under test.
-    public func token() -> any AnyObject & Sendable {
-        let token = Token()
-        weak.withLock { $0.token = token }
-        return token
-    }
-
-    /// Whether the last token handed out is still alive.
-    public var isAlive: Bool { weak.withLock { $0.token != nil } }
 }
 
 /// A weakly held disposable, readable from any thread.

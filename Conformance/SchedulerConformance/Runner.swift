@@ -7,6 +7,20 @@ public struct RuleResult: Codable, Sendable, Equatable {
     /// How a rule ended.
     public enum Status: String, Codable, Sendable, CaseIterable {
         case passed, failed, skipped, timeout, error
+
+        /// One character for matrices: ✓ passed, ✗ failed, · skipped, T timeout, E error.
+        public var symbol: String {
+            switch self {
+            case .passed: "✓"
+            case .failed: "✗"
+            case .skipped: "·"
+            case .timeout: "T"
+            case .error: "E"
+            }
+        }
+
+        /// The legend of ``symbol``, for under a matrix.
+        public static let legend = "✓ passed, ✗ failed, · not claimed (skipped), T timeout, E error."
     }
 
     /// The rule's ID.

@@ -13,4 +13,21 @@ public enum KnownSubjects {
     public static func named(_ name: String) -> ConformanceSubject? {
         all.first { $0.name == name }
     }
+
+    /// Names that stand for several subjects on the command line.
+    public static let groups: [(name: String, subjects: [ConformanceSubject])] = [
+        ("reference", ReferenceSubjects.all),
+        ("third-party", ThirdPartySubjects.all),
+    ]
+
+    /// The subjects that `names` (subject or group names) stand for, in order, each once;
+    /// nil when one name is unknown.
+    public static func select(_ names: [String]) -> [ConformanceSubject]? {
+        var selected: [ConformanceSubject] = []
+        for name in names {
+            guard let subjects = groups.first(where: { $0.name == name })?.subjects ?? named(name).map({ [$0] }) else { return nil }
+            selected += subjects.filter { subject in !selected.contains { $0.name == subject.name } }
+        }
+        return selected
+    }
 }

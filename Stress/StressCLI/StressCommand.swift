@@ -11,7 +11,7 @@ struct StressCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stress",
         abstract: "Stress schedulers: classified outcomes, latency histograms, allocation statistics.",
-        subcommands: [Run.self, Compare.self, CalibrateAllocations.self],
+        subcommands: [Run.self, Compare.self, Table.self, CalibrateAllocations.self],
         defaultSubcommand: Run.self
     )
 }
@@ -35,7 +35,7 @@ extension StressCommand {
         @Option(name: .customLong("scenario"), help: "Scenarios (repeatable or comma-separated); default: all.")
         var scenarios: [String] = []
 
-        @Option(name: .customLong("subject"), help: "Subjects (repeatable or comma-separated); default: every reference subject.")
+        @Option(name: .customLong("subject"), help: "Subjects or groups (reference, third-party; repeatable or comma-separated); default: reference.")
         var subjects: [String] = []
 
         @Option(help: "Wall-clock budget for the whole run, spread over its runs: 90s, 30m, 2h. Default: --duration per run.")
@@ -69,7 +69,7 @@ extension StressCommand {
             for name in Self.split(scenarios) where StressCatalogue.scenario(name) == nil {
                 throw ValidationError("unknown scenario '\(name)'; known: \(StressCatalogue.all.map(\.id).joined(separator: ", "))")
             }
-            for name in Self.split(subjects) where KnownSubjects.named(name) == nil {
+            for name in Self.split(subjects) where KnownSubjects.select([name]) == nil {
                 throw ValidationError("unknown subject '\(name)'; `conformance --list-subjects` lists them")
             }
             if let budget, Budget.seconds(budget) == nil {
@@ -89,7 +89,7 @@ extension StressCommand {
             let threads = threads ?? ProcessInfo.processInfo.activeProcessorCount * oversubscribe
             let seed = seed ?? UInt64.random(in: 1...UInt64(UInt32.max))
             let selectedScenarios = Self.split(scenarios).isEmpty ? StressCatalogue.all : Self.split(scenarios).compactMap(StressCatalogue.scenario)
-            let selectedSubjects = Self.split(subjects).isEmpty ? ReferenceSubjects.all : Self.split(subjects).compactMap(KnownSubjects.named)
+            let selectedSubjects = KnownSubjects.select(Self.split(subjects).isEmpty ? ["reference"] : Self.split(subjects)) ?? []
             if let worker {
                 let plan = RunPlan(scenario: selectedScenarios[0].id, subject: worker, threads: threads, seed: seed, durationSeconds: duration)
                 return StressWorker.run(plan)

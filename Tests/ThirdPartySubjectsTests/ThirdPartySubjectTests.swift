@@ -1,5 +1,6 @@
 import SchedulerConformance
 import SchedulerConformanceTesting
+import SchedulerStress
 import Schedulers
 import Testing
 @testable import ThirdPartySubjects
@@ -34,9 +35,9 @@ import Testing
         #expect(threaded.count == 3 && threaded.allSatisfy { $0.excludes.contains(.threadConfined) })
     }
 
-    @Test func everyExplanationNamesAKnownSubjectAndRule() {
+    @Test func everyExplanationNamesAKnownSubjectAndRuleOrScenario() {
         let subjects = Set(ThirdPartySubjects.all.map(\.name)).union(["*"])
-        let rules = Set(RuleCatalogue.all.map(\.id)).union(["*"])
+        let rules = Set(RuleCatalogue.all.map(\.id) + StressCatalogue.all.map(\.id)).union(["*"])
         for key in Deviations.explained.keys {
             let parts = key.split(separator: " ").map(String.init)
             #expect(parts.count == 2 && subjects.contains(parts[0]) && rules.contains(parts[1]), "bad deviation key '\(key)'")

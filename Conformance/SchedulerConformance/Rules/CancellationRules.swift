@@ -176,16 +176,16 @@ extension RuleCatalogue {
             hint: "the scheduler drops its reference to the closure after calling it (no cache of past actions, no cycle through the handle)."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
-            let probe = LifetimeProbe()
+            let live = LiveCounter()
             do {
-                let token = probe.token()
+                let token = live.token()
                 scheduler.schedule { blackHole(token) }
             }
             // Twice: a scheduler may release a batch of finished work only after the batch
             // (the first sentinel's included) is done, as SwiftNIO's event loop does.
             try ctx.quiesce(scheduler)
             try ctx.quiesce(scheduler)
-            try ctx.expect(!probe.isAlive, "the closure is still alive after it ran")
+            try ctx.expectReleased(live, "the closure is still alive after it ran")
         },
         Rule(
             .cancellation, 10, "a disposed action's closure is released once its handle is gone",
@@ -195,18 +195,18 @@ extension RuleCatalogue {
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let gate = try ctx.hold(scheduler)
-            let probe = LifetimeProbe()
+            let live = LiveCounter()
             // The handle is dropped too: where the handle is the work (a DispatchWorkItem, an
             // Operation), it may own the closure for as long as the caller keeps it.
             do {
-                let token = probe.token()
+                let token = live.token()
                 let handle = scheduler.schedule { blackHole(token) }
                 try ctx.unwrap(handle, "`schedule` returned no handle").dispose()
             }
             gate.fire()
             try ctx.quiesce(scheduler)
             try ctx.quiesce(scheduler)
-            try ctx.expect(!probe.isAlive, "the disposed action's closure is still alive once the handle is gone")
+            try ctx.expectReleased(live, "the disposed action's closure is still alive once the handle is gone")
         },
     ]
 }

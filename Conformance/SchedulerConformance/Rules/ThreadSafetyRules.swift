@@ -65,7 +65,7 @@ extension RuleCatalogue {
             // Twice, as in CAN-9: finished work may be released batch by batch.
             try ctx.quiesce(scheduler)
             try ctx.quiesce(scheduler)
-            try ctx.expect(live.count == 0, "\(live.count) of 1000 action closures are still alive")
+            try ctx.expectReleased(live, "\(live.count) of 1000 action closures are still alive")
         },
         Rule(
             .threadSafety, 4, "a concurrent scheduler really runs actions at the same time",

@@ -7,7 +7,7 @@ extension StressScenario {
     static let currentChurn = StressScenario(
         "current-churn",
         "Many chains hop A → B → A … between two schedulers of the subject, and inside each hop run a nested action as a third scheduler. Every action must see its own scheduler as current, and the nested run must restore it.",
-        requires: .tracksCurrent, excludes: .virtualTime,
+        requires: .tracksCurrent, excludes: [.virtualTime, .threadConfined],
         outcomes: [
             .acceptable("right scheduler", "the action saw its own scheduler as current and it was restored after nesting"),
             .forbidden("wrong scheduler", "an action saw another scheduler, or none, as current"),

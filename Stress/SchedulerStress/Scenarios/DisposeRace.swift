@@ -9,7 +9,7 @@ extension StressScenario {
     static let disposeRace = StressScenario(
         "dispose-race",
         "A producer schedules actions that a disposer thread disposes at once. On serial schedulers every other batch is disposed while the scheduler is held busy, so none of that batch may ever run; in the other batches an action may win the race, and one starting after its dispose() returned is counted as interesting (a thread preempted between claiming and starting looks the same from outside).",
-        requires: [.cancellation, .asynchronous], excludes: .virtualTime,
+        requires: [.cancellation, .asynchronous], excludes: [.virtualTime, .threadConfined],
         outcomes: [
             .acceptable("not ran", "dispose() won: the action never ran"),
             .acceptable("ran", "the action started before dispose() returned"),

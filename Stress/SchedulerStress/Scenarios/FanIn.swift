@@ -7,7 +7,7 @@ extension StressScenario {
     static let fanIn = StressScenario(
         "fan-in",
         "P producer threads schedule M actions each per round; every action must run exactly once, and on a serial scheduler in per-producer order and never overlapping. Measures throughput and schedule→start latency.",
-        excludes: .virtualTime,
+        excludes: [.virtualTime, .threadConfined],
         outcomes: [
             .acceptable("ran once", "the action ran exactly once"),
             .forbidden("lost", "the action never ran"),

@@ -8,7 +8,7 @@ extension StressScenario {
     static let recursiveStorm = StressScenario(
         "recursive-storm",
         "Concurrent recursive chains each reschedule themselves to a random depth; a third are disposed from another thread half-way. No run may start after its chain's dispose() returned, no undisposed chain may lose a reschedule, and the stack may not grow. Latency is reschedule→run.",
-        excludes: .virtualTime,
+        excludes: [.virtualTime, .threadConfined],
         outcomes: [
             .acceptable("chain completed", "an undisposed chain reached its depth"),
             .acceptable("chain stopped", "a disposed chain ran no more after disposal"),

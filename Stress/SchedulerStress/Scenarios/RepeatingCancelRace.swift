@@ -8,7 +8,7 @@ extension StressScenario {
     static let repeatingCancelRace = StressScenario(
         "repeating-cancel-race",
         "Threads start repeating timers (1–5 ms) and dispose each from another thread after a random 0–30 ms. No tick may start after dispose() returned, beyond one already running. Latency is tick lateness against its schedule.",
-        requires: .repeating, excludes: .virtualTime,
+        requires: .repeating, excludes: [.virtualTime, .threadConfined],
         outcomes: [
             .acceptable("stopped", "no tick started after dispose() returned"),
             .interesting("one tick after dispose returned", "one tick started after dispose() returned (claimed before, or its thread preempted between the check and the action)"),

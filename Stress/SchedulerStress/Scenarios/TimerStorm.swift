@@ -7,7 +7,7 @@ extension StressScenario {
     static let timerStorm = StressScenario(
         "timer-storm",
         "Producer threads arm hundreds of one-shot timers each with random delays up to 20 ms. No timer may fire before its deadline on the scheduler's own clock, none may be lost. Latency is lateness past the deadline.",
-        requires: .timers, excludes: [.synchronous, .virtualTime],
+        requires: .timers, excludes: [.synchronous, .virtualTime, .threadConfined],
         outcomes: [
             .acceptable("on time", "fired at or after its deadline"),
             .forbidden("early", "fired before its deadline"),

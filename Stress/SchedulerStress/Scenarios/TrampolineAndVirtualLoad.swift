@@ -9,7 +9,7 @@ extension StressScenario {
     static let trampolineAndVirtualLoad = StressScenario(
         "trampoline-virtual-load",
         "Trampoline subjects: every thread runs trampolines with nested fan-outs at once; each thread's nested actions must run on that thread, in FIFO order. Virtual-time subjects: one thread steps and advances while others schedule at random delays; actions must never run early or out of time order, and none may be lost.",
-        anyOf: [.trampoline, .virtualTime],
+        anyOf: [.trampoline, .virtualTime], excludes: .threadConfined,
         outcomes: [
             .acceptable("in order", "the action ran where and when it should"),
             .forbidden("wrong thread", "a trampoline action ran on another thread"),
