@@ -49,9 +49,12 @@ where Base.SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
         return CancellableHandle(cancellable)
     }
 
-    /// The base scheduler's time for `deadline`: the same distance from its `now`.
+    /// The base scheduler's time for `deadline`: the same distance from its `now`. Our
+    /// clock is read first, so the base's `now`, read after, can only push the target
+    /// later, never earlier (the other order made timers fire early by the gap).
     private func baseTime(_ deadline: SchedulerTime) throws(SchedulerError) -> Base.SchedulerTimeType {
-        base.now.advanced(by: .nanoseconds(Int(try now.duration(to: deadline).checkedNanoseconds())))
+        let distance = try now.duration(to: deadline).checkedNanoseconds()
+        return base.now.advanced(by: .nanoseconds(Int(distance)))
     }
 }
 

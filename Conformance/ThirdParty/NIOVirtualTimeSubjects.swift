@@ -105,6 +105,7 @@ final class NIOVirtualTimeSubject: VirtualTimeScheduler, @unchecked Sendable {
         case .embedded(let loop):
             loop.advanceTime(to: deadline)
         case .asyncTesting(let loop):
+            // Blocks the caller: drive it from a thread of its own, not the cooperative pool.
             let done = DispatchSemaphore(value: 0)
             Task {
                 await loop.advanceTime(to: deadline)

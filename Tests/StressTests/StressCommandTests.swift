@@ -1,4 +1,5 @@
 import Foundation
+import SchedulerConformance
 import SchedulerStress
 import Subprocess
 import Testing
@@ -129,5 +130,25 @@ import Testing
         }
         let bad = try await Self.stress(["compare", "--baseline", latest.path, "--threshold", "speed=5"])
         #expect(bad.status == .exited(64))
+    }
+
+    @Test func groupsNameTheirSubjectsAndTheTableShowsThemSideBySide() async throws {
+        let folder = Self.folder()
+        let run = try await Self.stress(["--scenario", "throughput", "--subject", "reference,dispatch-serial,queue", "--duration", "0.1", "--report-dir", folder.path])
+        #expect(run.status == .exited(0), "\(run.output)\n\(run.error)")
+        let report = try Self.report(in: folder)
+        #expect(report.runs.map(\.subject) == ReferenceSubjects.all.map(\.name) + ["dispatch-serial"], "each subject once, groups expanded in place")
+        let document = folder.appendingPathComponent("README.md")
+        try Data("intro\n<!-- stress:begin -->\nold\n<!-- stress:end -->\noutro\n".utf8).write(to: document)
+        let table = try await Self.stress(["table", folder.appendingPathComponent("latest.json").path, "--into", document.path])
+        #expect(table.status == .exited(0), "\(table.error)")
+        let text = try String(contentsOf: document, encoding: .utf8)
+        #expect(text.hasPrefix("intro\n<!-- stress:begin -->\n") && text.hasSuffix("<!-- stress:end -->\noutro\n") && !text.contains("old"))
+        #expect(text.contains("| queue | reference |") && text.contains("| dispatch-serial | third-party |"))
+        let unmarked = folder.appendingPathComponent("plain.md")
+        try Data("no markers\n".utf8).write(to: unmarked)
+        let refused = try await Self.stress(["table", folder.appendingPathComponent("latest.json").path, "--into", unmarked.path])
+        #expect(refused.status == .exited(64) && refused.error.contains("no <!-- stress:begin -->"), "\(refused.error)")
+        #expect(try String(contentsOf: unmarked, encoding: .utf8) == "no markers\n")
     }
 }
