@@ -127,7 +127,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ThirdPartySubjectsTests",
-            dependencies: ["ThirdPartySubjects", "SchedulerConformance", "SchedulerConformanceTesting", "SchedulerStress", "Schedulers"],
+            dependencies: [
+                "ThirdPartySubjects", "SchedulerConformance", "SchedulerStress", "Schedulers", "conformance",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+            ],
             path: "Tests/ThirdPartySubjectsTests",
             swiftSettings: strict
         ),

@@ -11,6 +11,13 @@ import Testing
         #expect(results.allSatisfy { $0.status == .passed })
     }
 
+    @Test func fromAnAsyncTestTheRulesRunOffThePool() async {
+        let subject = ConformanceSubject(name: "test scheduler", origin: .thirdParty) { TestScheduler() }
+        let results = await assertConformance(subject, rules: RuleCatalogue.all.filter { $0.category == .virtualTime })
+        #expect(results.count == RuleCatalogue.all.filter { $0.category == .virtualTime }.count)
+        #expect(results.allSatisfy { $0.status == .passed })
+    }
+
     @Test func aBrokenSubjectRecordsOneIssuePerFailedRule() {
         let mutant = Mutants.all.first { $0.subject.name == "mutant-virtual-unstable-ties" }!
         withKnownIssue("the mutant breaks FIFO ties") {
