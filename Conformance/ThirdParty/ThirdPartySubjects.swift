@@ -12,38 +12,43 @@ import Schedulers
 public enum ThirdPartySubjects {
     /// Every third-party subject.
     public static let all: [ConformanceSubject] = [
-        subject("dispatch-serial") { DispatchQueueSubject(name: "dispatch-serial", concurrent: false) },
-        subject("dispatch-concurrent") { DispatchQueueSubject(name: "dispatch-concurrent", concurrent: true) },
-        subject("foundation-operationqueue-serial") { OperationQueueSubject(name: "foundation-operationqueue-serial", maxConcurrentOperations: 1) },
-        subject("foundation-operationqueue") {
-            OperationQueueSubject(name: "foundation-operationqueue", maxConcurrentOperations: OperationQueue.defaultMaxConcurrentOperationCount)
+        subject("dispatch-serial") { name in DispatchQueueSubject(name: name, concurrent: false) },
+        subject("dispatch-concurrent") { name in DispatchQueueSubject(name: name, concurrent: true) },
+        subject("foundation-operationqueue-serial") { name in OperationQueueSubject(name: name, maxConcurrentOperations: 1) },
+        subject("foundation-operationqueue") { name in
+            OperationQueueSubject(name: name, maxConcurrentOperations: OperationQueue.defaultMaxConcurrentOperationCount)
         },
-        subject("opencombine-dispatchqueue") {
-            CombineSubject(name: "opencombine-dispatchqueue", capabilities: [.asynchronous, .serial, .timers, .repeating, .cancelsWhenReleased],
+        subject("opencombine-dispatchqueue") { name in
+            CombineSubject(name: name, capabilities: combineSerial,
                            base: DispatchQueue(label: "opencombine-dispatchqueue").ocombine)
         },
-        subject("opencombine-operationqueue") {
+        subject("opencombine-operationqueue") { name in
             let queue = OperationQueue()
             queue.maxConcurrentOperationCount = 1
-            return CombineSubject(name: "opencombine-operationqueue", capabilities: [.asynchronous, .serial, .timers, .repeating, .cancelsWhenReleased], base: queue.ocombine)
+            return CombineSubject(name: name, capabilities: combineSerial, base: queue.ocombine)
         },
-        subject("opencombine-immediate") {
-            CombineSubject(name: "opencombine-immediate", capabilities: [.synchronous], base: ImmediateScheduler.shared)
+        subject("opencombine-immediate") { name in
+            CombineSubject(name: name, capabilities: [.synchronous], base: ImmediateScheduler.shared)
         },
-        subject("opencombine-runloop") {
-            CombineSubject(name: "opencombine-runloop", capabilities: [.asynchronous, .serial, .timers, .repeating, .cancelsWhenReleased],
+        subject("opencombine-runloop") { name in
+            CombineSubject(name: name, capabilities: combineSerial,
                            base: RunLoopThread.shared.runLoop.ocombine)
         },
-        subject("foundation-runloop") { RunLoopSubject(name: "foundation-runloop") },
-        subject("nio-eventloop") { EventLoopSubject(name: "nio-eventloop") },
-        subject("nio-embedded") { NIOVirtualTimeSubject(name: "nio-embedded", loop: .embedded(EmbeddedEventLoop())) },
-        subject("nio-asynctesting") { NIOVirtualTimeSubject(name: "nio-asynctesting", loop: .asyncTesting(NIOAsyncTestingEventLoop())) },
-        subject("swift-actor") { TaskSubject(name: "swift-actor", target: .actor) },
-        subject("swift-serial-executor") { TaskSubject(name: "swift-serial-executor", target: .serialExecutor) },
-        subject("swift-global-executor") { TaskSubject(name: "swift-global-executor", target: .global) },
+        subject("foundation-runloop") { name in RunLoopSubject(name: name) },
+        subject("nio-eventloop") { name in EventLoopSubject(name: name) },
+        subject("nio-embedded") { name in NIOVirtualTimeSubject(name: name, loop: .embedded(EmbeddedEventLoop())) },
+        subject("nio-asynctesting") { name in NIOVirtualTimeSubject(name: name, loop: .asyncTesting(NIOAsyncTestingEventLoop())) },
+        subject("swift-actor") { name in TaskSubject(name: name, target: .actor) },
+        subject("swift-serial-executor") { name in TaskSubject(name: name, target: .serialExecutor) },
+        subject("swift-global-executor") { name in TaskSubject(name: name, target: .global) },
     ]
 
-    private static func subject(_ name: String, _ make: @escaping @Sendable () -> any Schedulers.Scheduler) -> ConformanceSubject {
-        ConformanceSubject(name: name, origin: .thirdParty, make: make)
+    /// What OpenCombine's serial schedulers give: timers and repeating, but no one-shot
+    /// cancellable, and repeating cancellables that cancel when released.
+    private static let combineSerial: SchedulerCapabilities = [.asynchronous, .serial, .timers, .repeating, .cancelsWhenReleased]
+
+    /// A third-party subject; `make` gets the subject's name for its scheduler.
+    private static func subject(_ name: String, _ make: @escaping @Sendable (String) -> any Schedulers.Scheduler) -> ConformanceSubject {
+        ConformanceSubject(name: name, origin: .thirdParty) { make(name) }
     }
 }
