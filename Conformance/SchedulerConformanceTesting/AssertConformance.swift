@@ -42,9 +42,10 @@ public func assertConformance(
 }
 
 /// ``assertConformance(_:rules:timing:failingLevels:expectedDeviations:file:line:sourceLocation:)``
-/// for async tests. The rules block while they wait; this runs them on a thread of their
-/// own, so a scheduler built on Swift concurrency (tasks, actors) keeps the cooperative
-/// pool it needs. Prefer it under Swift Testing, whose tests share that pool.
+/// for async tests (call it with `await`). The rules block while they wait; this runs them
+/// on a thread of their own, so this call does not hold a thread of the cooperative pool
+/// that a scheduler built on Swift concurrency (tasks, actors) needs. Main-thread rules are
+/// skipped, as from any thread but the main one.
 @discardableResult
 public func assertConformance(
     _ subject: ConformanceSubject,

@@ -71,7 +71,11 @@ final class TaskSubject: Scheduler {
             guard !Task.isCancelled else { return }
             if let runner { await runner.run(action) } else { action() }
         }
-        return TaskHandle(immediate ? Task.immediate(operation: operation) : Task.detached(operation: operation))
+        #if compiler(>=6.2)
+        if immediate, #available(macOS 26, iOS 26, tvOS 26, watchOS 26, *) { return TaskHandle(Task.immediate(operation: operation)) }
+        #endif
+        // Without `Task.immediate`, the serial-executor subject loses its FIFO and shows it.
+        return TaskHandle(Task.detached(operation: operation))
     }
 }
 
@@ -82,6 +86,18 @@ private final class QueueExecutor: SerialExecutor {
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         queue.async { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
+    }
+}
+
+/// A `TaskExecutor` on a dispatch queue, for tasks that must not wait for the cooperative pool.
+final class QueueTaskExecutor: TaskExecutor {
+    private let queue: DispatchQueue
+
+    init(label: String) { queue = DispatchQueue(label: label) }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
 

@@ -95,7 +95,10 @@ final class NIOVirtualTimeSubject: VirtualTimeScheduler, @unchecked Sendable {
             advance(to: now)
             return false
         }
-        advance(to: max(due, now))
+        advance(to: max(due.time, now))
+        // A deadline the loop turned out not to hold (NIO set a repeating task's first one
+        // itself, from a later `now`) is forgotten, so stepping always makes progress.
+        if pending.earliest() == due { pending.ran(due.id) }
         return true
     }
 
@@ -105,15 +108,20 @@ final class NIOVirtualTimeSubject: VirtualTimeScheduler, @unchecked Sendable {
         case .embedded(let loop):
             loop.advanceTime(to: deadline)
         case .asyncTesting(let loop):
-            // Blocks the caller: drive it from a thread of its own, not the cooperative pool.
+            // Blocks the caller until the loop has advanced. The task runs on a queue of its
+            // own, not the cooperative pool, which a blocked test may be holding. (From
+            // inside one of the loop's own actions this would wait on itself: don't.)
             let done = DispatchSemaphore(value: 0)
-            Task {
+            Task(executorPreference: Self.driver) {
                 await loop.advanceTime(to: deadline)
                 done.signal()
             }
             done.wait()
         }
     }
+
+    /// Where the async loop's `advanceTime` runs while a caller blocks on it.
+    private static let driver = QueueTaskExecutor(label: "nio-asynctesting driver")
 }
 
 /// When each piece of work a test event loop holds is next due, and how to cancel it.
@@ -180,11 +188,17 @@ final class DeadlineLedger: Sendable {
         }
     }
 
-    /// The earliest time at which some work is due.
-    func earliest() -> SchedulerTime? {
+    /// A deadline of some work.
+    struct Due: Equatable {
+        let time: SchedulerTime
+        let id: UInt64
+    }
+
+    /// The earliest deadline of any work.
+    func earliest() -> Due? {
         state.withLock { state in
             while let first = state.queue.min, state.work[first.id]?.due != first.time { state.queue.removeMin() }
-            return state.queue.min?.time
+            return state.queue.min.map { Due(time: $0.time, id: $0.id) }
         }
     }
 }

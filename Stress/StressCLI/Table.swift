@@ -47,8 +47,8 @@ extension StressCommand {
                     + "in the same process in alternation; allocations per action beyond that baseline (jemalloc only). "
                     + "Then each scenario's status: " + RuleResult.Status.legend,
                 "",
-                "| subject | origin | ns/action | × bare async | extra allocs/action | " + others.joined(separator: " | ") + " |",
-                "| --- | --- | --: | --: | --: |" + String(repeating: " :-: |", count: others.count),
+                row(["subject", "origin", "ns/action", "× bare async", "extra allocs/action"] + others),
+                row(["---", "---", "--:", "--:", "--:"] + others.map { _ in ":-:" }),
             ]
             for subject in subjects {
                 let runs = report.runs.filter { $0.subject == subject.name }
@@ -59,7 +59,7 @@ extension StressCommand {
                     throughput?.metrics["extraAllocationsPerAction"].map { String(format: "%+.1f", $0) },
                 ].map { $0 ?? "—" }
                 let statuses = others.map { scenario in (runs.first { $0.scenario == scenario }?.status ?? .skipped).symbol }
-                lines.append("| \(subject.name) | \(subject.origin.rawValue) | " + (cells + statuses).joined(separator: " | ") + " |")
+                lines.append(row([subject.name, subject.origin.rawValue] + cells + statuses))
             }
             let failures = report.runs.filter { $0.origin == .thirdParty && [.failed, .timeout, .error].contains($0.status) }
             if !failures.isEmpty { lines += ["", "Third-party failures:", ""] }
@@ -70,6 +70,11 @@ extension StressCommand {
                 lines.append("- **\(run.subject) \(run.scenario)** — observed: \(observed). \(why)")
             }
             return lines.joined(separator: "\n")
+        }
+
+        /// One Markdown table row.
+        private static func row(_ cells: [String]) -> String {
+            "| " + cells.joined(separator: " | ") + " |"
         }
     }
 }

@@ -12,10 +12,16 @@ import Testing
     }
 
     @Test func fromAnAsyncTestTheRulesRunOffThePool() async {
-        let subject = ConformanceSubject(name: "test scheduler", origin: .thirdParty) { TestScheduler() }
+        let inTask = Box<[Bool]>([])
+        // Capabilities are given, so every scheduler made is one a rule asked for.
+        let subject = ConformanceSubject(name: "test scheduler", origin: .thirdParty, capabilities: TestScheduler().capabilities) {
+            inTask.update { $0.append(withUnsafeCurrentTask { $0 != nil }) }
+            return TestScheduler()
+        }
         let results = await assertConformance(subject, rules: RuleCatalogue.all.filter { $0.category == .virtualTime })
         #expect(results.count == RuleCatalogue.all.filter { $0.category == .virtualTime }.count)
         #expect(results.allSatisfy { $0.status == .passed })
+        #expect(!inTask.value.isEmpty && !inTask.value.contains(true), "schedulers were made inside a task: \(inTask.value)")
     }
 
     @Test func aBrokenSubjectRecordsOneIssuePerFailedRule() {

@@ -85,7 +85,9 @@ import Testing
         let folder = Self.folder()
         let outcome = try await Self.stress([
             "--scenario", "repeating-cancel-race,timer-storm,fan-in", "--subject", "mutant-hanging,mutant-crashing",
-            "--duration", "0.2", "--hang-grace", "3", "--report-dir", folder.path,
+            // The grace bounds the hang; it also has to cover a crash's backtrace, which the
+            // Swift runtime takes seconds to print on a loaded machine.
+            "--duration", "0.2", "--hang-grace", "10", "--report-dir", folder.path,
         ])
         #expect(outcome.status == .exited(0), "mutants do not gate the run")
         let runs = Dictionary(uniqueKeysWithValues: try Self.report(in: folder).runs.map { ("\($0.scenario) \($0.subject)", $0) })
@@ -145,6 +147,9 @@ import Testing
         let text = try String(contentsOf: document, encoding: .utf8)
         #expect(text.hasPrefix("intro\n<!-- stress:begin -->\n") && text.hasSuffix("<!-- stress:end -->\noutro\n") && !text.contains("old"))
         #expect(text.contains("| queue | reference |") && text.contains("| dispatch-serial | third-party |"))
+        let rows = text.split(separator: "\n").filter { $0.hasPrefix("|") }
+        #expect(rows.count == 2 + report.runs.count)
+        #expect(Set(rows.map { $0.filter { $0 == "|" }.count }).count == 1, "rows with different cell counts:\n\(rows.joined(separator: "\n"))")
         let unmarked = folder.appendingPathComponent("plain.md")
         try Data("no markers\n".utf8).write(to: unmarked)
         let refused = try await Self.stress(["table", folder.appendingPathComponent("latest.json").path, "--into", unmarked.path])
