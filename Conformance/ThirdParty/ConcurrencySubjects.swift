@@ -16,26 +16,14 @@ final class TaskSubject: Scheduler {
         case serialExecutor
     }
 
-    private protocol Runner: Actor {
-        func run(_ action: SchedulerAction)
-    }
+    /// An actor that runs actions; `run` is isolated to it.
+    fileprivate protocol Runner: Actor {}
 
-    private actor DefaultActor: Runner {
-        /// Checked here, on the actor, so a cancel that came while waiting for it counts.
-        func run(_ action: SchedulerAction) {
-            guard !Task.isCancelled else { return }
-            action()
-        }
-    }
+    private actor DefaultActor: Runner {}
 
     private actor ExecutorActor: Runner {
         private let executor = QueueExecutor()
         nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
-
-        func run(_ action: SchedulerAction) {
-            guard !Task.isCancelled else { return }
-            action()
-        }
     }
 
     let name: String
@@ -76,6 +64,14 @@ final class TaskSubject: Scheduler {
         #endif
         // Without `Task.immediate`, the serial-executor subject loses its FIFO and shows it.
         return TaskHandle(Task.detached(operation: operation))
+    }
+}
+
+extension TaskSubject.Runner {
+    /// Checked here, on the actor, so a cancel that came while waiting for it counts.
+    func run(_ action: SchedulerAction) {
+        guard !Task.isCancelled else { return }
+        action()
     }
 }
 
