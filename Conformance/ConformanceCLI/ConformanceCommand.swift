@@ -116,7 +116,7 @@ struct ConformanceCommand: ParsableCommand {
             let results = inProcess
                 ? ConformanceRunner.run(subject, rules: selectedRules, timing: timing)
                 : Supervisor.run(subject: subject, rules: selectedRules, timing: timing)
-            let failures = results.filter { [.failed, .timeout, .error].contains($0.status) }.count
+            let failures = results.filter { $0.status.isFailure }.count
             printError("\(subject.name): \(results.filter { $0.status == .passed }.count) passed, \(failures) not passed, \(results.filter { $0.status == .skipped }.count) skipped")
             return ConformanceReport.SubjectReport(subject, results: results)
         }

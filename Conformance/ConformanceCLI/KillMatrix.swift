@@ -5,7 +5,7 @@ import SchedulerMutants
 enum KillMatrix {
     static func survivors(_ report: ConformanceReport) -> [String] {
         report.subjects.filter { subject in
-            !subject.results.contains { [.failed, .timeout, .error].contains($0.status) }
+            !subject.results.contains { $0.status.isFailure }
         }.map(\.name)
     }
 
@@ -13,7 +13,7 @@ enum KillMatrix {
         let faults = Dictionary(uniqueKeysWithValues: Mutants.all.map { ($0.subject.name, $0) })
         var lines = ["", "kill matrix (mutant: fault -> rules that caught it)"]
         for subject in report.subjects {
-            let killers = subject.results.filter { [.failed, .timeout, .error].contains($0.status) }.map(\.rule)
+            let killers = subject.results.filter { $0.status.isFailure }.map(\.rule)
             let mutant = faults[subject.name]
             let verdict = killers.isEmpty ? "SURVIVED" : killers.joined(separator: " ")
             let intended = mutant.map { $0.expectedKillers.contains(where: killers.contains) ? "" : "  (intended killer \($0.expectedKillers.joined(separator: "/")) missed)" } ?? ""

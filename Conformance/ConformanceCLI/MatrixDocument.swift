@@ -24,7 +24,7 @@ enum MatrixDocument {
         lines += ["", "Deviations (rules failing for one cause share a line):", ""]
         var any = false
         for subject in subjects {
-            let deviations = subject.results.filter { [.failed, .timeout, .error].contains($0.status) }
+            let deviations = subject.results.filter { $0.status.isFailure }
             var causes: [(why: String?, results: [RuleResult])] = []
             for result in deviations {
                 let why = Deviations.explanation(subject: subject.name, rule: result.rule)

@@ -158,6 +158,6 @@ public struct StatusSummary: Codable, Sendable, Equatable {
         case .timeout: timeout += 1
         case .error: error += 1
         }
-        if gates, [.failed, .timeout, .error].contains(status) { gatingFailures += 1 }
+        if gates, status.isFailure { gatingFailures += 1 }
     }
 }

@@ -66,7 +66,7 @@ extension ConformanceReport {
         let hints = Dictionary(uniqueKeysWithValues: rules.map { ($0.id, $0) })
         var problems: [String] = []
         for subject in subjects {
-            for result in subject.results where [.failed, .timeout, .error].contains(result.status) {
+            for result in subject.results where result.status.isFailure {
                 let rule = hints[result.rule]
                 problems.append("""
                 \(subject.name) \(result.rule) [\(rule?.level.rawValue ?? "?")] \(result.status.rawValue): \(rule?.title ?? "")

@@ -19,6 +19,9 @@ public struct RuleResult: Codable, Sendable, Equatable {
             }
         }
 
+        /// Whether this is a failure of some kind: failed, timed out or errored.
+        public var isFailure: Bool { self == .failed || self == .timeout || self == .error }
+
         /// The legend of ``symbol``, for under a matrix.
         public static let legend = "✓ passed, ✗ failed, · not claimed (skipped), T timeout, E error."
     }

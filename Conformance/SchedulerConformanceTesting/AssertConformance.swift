@@ -72,7 +72,7 @@ private func record(
     expectedDeviations: Set<String>, file: StaticString, line: UInt, sourceLocation: SourceLocation
 ) {
     let catalogue = Dictionary(uniqueKeysWithValues: rules.map { ($0.id, $0) })
-    for result in results where [.failed, .timeout, .error].contains(result.status) {
+    for result in results where result.status.isFailure {
         guard let rule = catalogue[result.rule], failingLevels.contains(rule.level), !expectedDeviations.contains(rule.id) else { continue }
         let message = "\(subject.name) \(rule.id) \(result.status.rawValue): \(rule.title). Observed: \(result.message ?? "nothing"). If this fails, check: \(rule.hint)"
         if Test.current != nil {

@@ -95,7 +95,7 @@ enum Comparison {
         for run in current.runs where run.status != .skipped {
             let name = "\(run.scenario) × \(run.subject)"
             let old = before["\(run.scenario)|\(run.subject)"]
-            if [.failed, .timeout, .error].contains(run.status), old.map({ ![.failed, .timeout, .error].contains($0.status) }) ?? true {
+            if run.status.isFailure, old.map({ !$0.status.isFailure }) ?? true {
                 regressions.append("\(name): now \(run.status.rawValue)\(old == nil ? " (not in the baseline)" : "") — \(run.message ?? "")")
                 continue
             }

@@ -61,7 +61,7 @@ extension StressCommand {
                 let statuses = others.map { scenario in (runs.first { $0.scenario == scenario }?.status ?? .skipped).symbol }
                 lines.append(row([subject.name, subject.origin.rawValue] + cells + statuses))
             }
-            let failures = report.runs.filter { $0.origin == .thirdParty && [.failed, .timeout, .error].contains($0.status) }
+            let failures = report.runs.filter { $0.origin == .thirdParty && $0.status.isFailure }
             if !failures.isEmpty { lines += ["", "Third-party failures:", ""] }
             for run in failures {
                 let why = Deviations.explanation(subject: run.subject, rule: run.scenario) ?? "Unexplained: to be investigated."

@@ -13,7 +13,7 @@ import Testing
     func mutantIsKilledByTheRuleMeantForIt(_ name: String) throws {
         let mutant = try #require(Mutants.all.first { $0.subject.name == name })
         let results = ConformanceRunner.run(mutant.subject, timing: Self.timing)
-        let killers = results.filter { [.failed, .timeout, .error].contains($0.status) }.map(\.rule)
+        let killers = results.filter { $0.status.isFailure }.map(\.rule)
         #expect(!killers.isEmpty, "\(name) (\(mutant.fault)) survived every rule it claims")
         let expected = Set(mutant.expectedKillers)
         #expect(!expected.isDisjoint(with: killers), "\(name) was not caught by \(mutant.expectedKillers); caught by \(killers)")

@@ -33,7 +33,7 @@ import Testing
         let levels = Dictionary(uniqueKeysWithValues: RuleCatalogue.all.map { ($0.id, $0.level) })
         for subject in report.subjects {
             let deviations = try #require(expected[subject.name])
-            let failedRequired = subject.results.filter { $0.status != .passed && $0.status != .skipped && levels[$0.rule] == .required }
+            let failedRequired = subject.results.filter { $0.status.isFailure && levels[$0.rule] == .required }
             #expect(Set(failedRequired.map(\.rule)) == deviations, "\(subject.name): \(failedRequired.map { "\($0.rule): \($0.message ?? "")" })")
             for id in deviations {
                 #expect(Deviations.explanation(subject: subject.name, rule: id) != nil, "\(subject.name) \(id) has no explanation")
