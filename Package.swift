@@ -49,7 +49,7 @@ let package = Package(
         ),
         .target(
             name: "SchedulerMutants",
-            dependencies: ["SchedulerConformance", "Schedulers"],
+            dependencies: ["SchedulerConformance", "Schedulers", .product(name: "HeapModule", package: "swift-collections")],
             path: "Conformance/Mutants",
             swiftSettings: strict
         ),

@@ -16,7 +16,7 @@ enum KillMatrix {
             let killers = subject.results.filter { $0.status.isFailure }.map(\.rule)
             let mutant = faults[subject.name]
             let verdict = killers.isEmpty ? "SURVIVED" : killers.joined(separator: " ")
-            let intended = mutant.map { $0.expectedKillers.contains(where: killers.contains) ? "" : "  (intended killer \($0.expectedKillers.joined(separator: "/")) missed)" } ?? ""
+            let intended = mutant.map { killers.contains($0.killer) ? "" : "  (intended killer \($0.killer) missed)" } ?? ""
             lines.append("  \(subject.name) [\(mutant?.fault ?? "?")]: \(verdict)\(intended)")
         }
         let survivors = survivors(report)

@@ -13,8 +13,8 @@ enum Supervisor {
     static func run(subject: ConformanceSubject, rules: [Rule], timing: Timing) -> [RuleResult] {
         var results: [String: RuleResult] = [:]
         var pending = rules.filter { rule in
-            if let reason = rule.skipReason(for: subject.capabilities) {
-                results[rule.id] = RuleResult(rule: rule.id, status: .skipped, durationSeconds: 0, message: reason)
+            if let reason = rule.skipReason(for: subject) {
+                results[rule.id] = RuleResult(rule: rule.id, level: rule.level, status: .skipped, durationSeconds: 0, message: reason)
                 return false
             }
             return true
@@ -28,7 +28,7 @@ enum Supervisor {
             if unfinished.count == pending.count {
                 // The worker failed before starting anything: every remaining rule is an error.
                 for rule in unfinished {
-                    results[rule.id] = RuleResult(rule: rule.id, status: .error, durationSeconds: 0, message: "the worker failed before this rule: \(outcome.failure ?? "unknown")")
+                    results[rule.id] = RuleResult(rule: rule.id, level: rule.level, status: .error, durationSeconds: 0, message: "the worker failed before this rule: \(outcome.failure ?? "unknown")")
                 }
             }
             pending = unfinished.filter { results[$0.id] == nil }
@@ -73,16 +73,17 @@ enum Supervisor {
             }
         )
         let state = progress.value
+        let levels = Dictionary(uniqueKeysWithValues: rules.map { ($0.id, $0.level) })
         var outcome = Outcome(results: state.results)
         if let running = state.timedOut ?? state.running {
             let elapsed = (ContinuousClock.now - running.started).timeInterval
             outcome.abort = exit.timedOut
                 ? RuleResult(
-                    rule: running.id, status: .timeout, durationSeconds: elapsed,
+                    rule: running.id, level: levels[running.id], status: .timeout, durationSeconds: elapsed,
                     message: "did not finish within \(timing.ruleTimeout); the worker was killed" + (exit.threadDump == nil ? " (gdb unavailable: no stacks)" : ""),
                     threadDump: exit.threadDump)
                 : RuleResult(
-                    rule: running.id, status: .error, durationSeconds: elapsed,
+                    rule: running.id, level: levels[running.id], status: .error, durationSeconds: elapsed,
                     message: "the worker process died (\(exit.crashReason))",
                     threadDump: String(exit.standardError.suffix(1 << 16)))
         } else if state.watchdogFired {

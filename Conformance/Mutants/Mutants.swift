@@ -1,44 +1,141 @@
 import SchedulerConformance
 import Schedulers
 
-/// Deliberately broken schedulers: the suite must reject every one of them.
+/// Deliberately broken schedulers: the suite must reject every one of them, every time.
+///
+/// Each mutant is wrong in one way and claims what a correct scheduler of its kind claims,
+/// so only the rule written for its fault can tell. Many faults are rare or conditional
+/// (one action in 500, only across threads, only while an action is slow, only for work
+/// already queued), so the rule must force the situation rather than wait for it.
 public enum Mutants {
-    /// A mutant and the rules expected to catch it (any one failing is a kill).
+    /// A mutant and the rule written to catch it.
     public struct Mutant: Sendable {
         /// The broken scheduler as a subject.
         public let subject: ConformanceSubject
         /// What is wrong with it.
         public let fault: String
-        /// Rule IDs written to catch this fault.
-        public let expectedKillers: [String]
+        /// The rule that must fail on it in every run.
+        public let killer: String
     }
 
     /// Every mutant that a correct suite kills. The hanging and crashing ones are separate:
     /// they test the harness's isolation, not the rules.
-    public static let all: [Mutant] = [
-        mutant("lifo", "runs actions last-in first-out", ["ORD-1"]) { LIFOMutant("lifo") },
-        mutant("overlapping", "claims serial, runs each action on a thread of its own", ["ORD-2"]) { OverlappingMutant() },
-        mutant("reentrant", "runs nested actions inline", ["ORD-4", "ORD-5"]) { ReentrantMutant("reentrant") },
-        mutant("lossy", "loses one action in 97", ["ORD-3", "THR-1"]) { LossyMutant("lossy") },
-        mutant("serial-claiming-concurrency", "claims concurrency, runs serially", ["THR-4"]) { SerialClaimingConcurrencyMutant() },
-        mutant("ignores-disposal", "handles are not connected to actions", ["CAN-1"]) { IgnoresDisposalMutant("ignores-disposal") },
-        mutant("dispose-checked-after", "checks disposal after running", ["CAN-1"]) { DisposeCheckedAfterMutant("dispose-checked-after") },
-        mutant("keeps-closures", "keeps every closure forever", ["CAN-9", "THR-3"]) { KeepsClosuresMutant("keeps-closures") },
-        mutant("repeating-ignores-disposal", "repeating timers never stop", ["CAN-6"]) { RepeatingIgnoresDisposalMutant("repeating-ignores-disposal") },
-        mutant("repeating-dies-when-dropped", "repeating timers stop when the handle is dropped", ["CAN-8"]) { RepeatingDiesWhenDroppedMutant("repeating-dies-when-dropped") },
-        mutant("current-not-set", "never sets the current scheduler", ["CUR-1"]) { CurrentNotSetMutant("current-not-set") },
-        mutant("repeating-without-current", "repeating ticks run without the current scheduler", ["CUR-3"]) { RepeatingWithoutCurrentMutant("repeating-without-current") },
-        mutant("early-timers", "fires timers at half their delay", ["TIM-1"]) { EarlyTimersMutant("early-timers") },
-        mutant("overflowing-intervals", "wraps huge intervals instead of refusing", ["TIM-9"]) { OverflowingIntervalsMutant("overflowing-intervals") },
-        mutant("stack-recursion", "recursion recurses on the stack", ["REC-7"]) { StackRecursionMutant() },
-        mutant("lossy-reschedule", "two reschedules give one run", ["REC-3"]) { LossyRescheduleMutant("lossy-reschedule") },
-        mutant("recursion-ignores-disposal", "disposing a recursion does not stop it", ["REC-5", "REC-6"]) { RecursionIgnoresDisposalMutant("recursion-ignores-disposal") },
-        mutant("deferring-immediate", "claims synchronous, runs later", ["IMM-1"]) { DeferringImmediateMutant() },
-        mutant("always-async-subscription", "never runs inline", ["SUB-1"]) { AlwaysAsyncSubscriptionMutant() },
-        mutant("eager-trampoline", "runs nested actions re-entrantly", ["TRM-1"]) { EagerTrampolineMutant() },
-        mutant("shared-trampoline", "one queue for all threads", ["TRM-4"]) { SharedTrampolineMutant() },
-        mutant("virtual-unstable-ties", "equal times run last-in first", ["VT-4"]) { FaultyVirtualMutant(.unstableTies) },
-        mutant("virtual-now-is-target", "now is the advance target during actions", ["VT-7"]) { FaultyVirtualMutant(.nowIsTarget) },
+    public static let all: [Mutant] = ordering + cancellation + current + recursion + timers + synchronous + virtualTime + threadSafety
+
+    private static let ordering: [Mutant] = [
+        mutant("lifo", "runs queued actions last-in first-out", "ORD-1") { LIFOMutant("lifo") },
+        mutant("reorders-rarely", "swaps one action in 300 with the next", "ORD-1") { ReordersRarelyMutant("reorders-rarely") },
+        mutant("overlapping", "claims serial, runs each action on a thread of its own", "ORD-2") { OverlappingMutant() },
+        mutant("overlaps-rarely", "sends one action in 500 to a concurrent queue", "ORD-2") { OverlapsRarelyMutant("overlaps-rarely") },
+        mutant("overlaps-when-slow", "runs new work elsewhere while an action is slow", "ORD-2") { OverlapsWhenSlowMutant("overlaps-when-slow") },
+        mutant("per-thread-lanes", "one FIFO lane per calling thread, drained in turn", "ORD-6") { PerThreadLanesMutant("per-thread-lanes") },
+        mutant("contended-overflow", "under contention an action waits on an overflow list behind later ones", "ORD-3") { ContendedOverflowMutant("contended-overflow") },
+        mutant("reentrant", "runs nested actions inline", "ORD-4") { ReentrantMutant("reentrant") },
+        mutant("inline-when-idle", "runs inline on the caller's thread when nothing is queued", "ORD-5") { InlineWhenIdleMutant("inline-when-idle") },
+    ]
+
+    private static let cancellation: [Mutant] = [
+        mutant("ignores-disposal", "handles are not connected to actions", "CAN-1") { IgnoresDisposalMutant("ignores-disposal") },
+        mutant("dispose-checked-after", "checks disposal after running", "CAN-1") { DisposeCheckedAfterMutant("dispose-checked-after") },
+        mutant("disposes-neighbour", "disposing slot k also disposes slot k + 1", "CAN-1") { DisposesNeighbourMutant("disposes-neighbour") },
+        mutant("dispose-hops-to-queue", "a dispose from another thread is queued behind the action", "CAN-1") { DisposeHopsToQueueMutant("dispose-hops-to-queue") },
+        mutant("is-disposed-lies", "isDisposed is always false", "CAN-2") { IsDisposedLiesMutant("is-disposed-lies") },
+        mutant("dispose-toggles", "a second dispose() revives the action", "CAN-2") { DisposeTogglesMutant("dispose-toggles") },
+        mutant("dispose-race-window", "checks disposal, then waits 100 µs before running", "CAN-3") { DisposeRaceWindowMutant("dispose-race-window") },
+        mutant("self-dispose-skips-next", "disposing the running action's own handle skips the next action", "CAN-4") { SelfDisposeSkipsNextMutant("self-dispose-skips-next") },
+        mutant("timer-disposal-ignored", "delayed actions' handles are not connected", "CAN-5") { TimerDisposalIgnoredMutant("timer-disposal-ignored") },
+        mutant("repeating-ignores-disposal", "repeating timers never stop", "CAN-6") { RepeatingIgnoresDisposalMutant("repeating-ignores-disposal") },
+        mutant("repeating-extra-tick", "a repeating tick checks disposal after running", "CAN-6") { RepeatingExtraTickMutant("repeating-extra-tick") },
+        mutant("repeating-dispose-deferred", "repeating disposal is queued behind a due tick", "CAN-6") { RepeatingDisposeDeferredMutant("repeating-dispose-deferred") },
+        mutant("shared-deadline-timer", "timers due at the same time share one handle", "CAN-7") { SharedDeadlineTimerMutant("shared-deadline-timer") },
+        mutant("repeating-dies-when-dropped", "repeating timers stop when the handle is dropped", "CAN-8") { RepeatingDiesWhenDroppedMutant("repeating-dies-when-dropped") },
+        mutant("keeps-closures", "keeps every closure forever", "CAN-9") { KeepsClosuresMutant("keeps-closures") },
+        mutant("keeps-disposed-closures", "disposed handles, each holding its closure, are kept forever", "CAN-10") { KeepsDisposedClosuresMutant("keeps-disposed-closures") },
+    ]
+
+    private static let current: [Mutant] = [
+        mutant("current-not-set", "never sets the current scheduler", "CUR-1") { CurrentNotSetMutant("current-not-set") },
+        mutant("current-not-set-on-timers", "delayed actions run without the current scheduler", "CUR-2") { CurrentNotSetOnTimersMutant("current-not-set-on-timers") },
+        mutant("repeating-without-current", "repeating ticks run without the current scheduler", "CUR-3") { RepeatingWithoutCurrentMutant("repeating-without-current") },
+        mutant("current-captured-at-schedule", "runs an action as the caller's current scheduler", "CUR-6") { CurrentCapturedAtScheduleMutant("current-captured-at-schedule") },
+        mutant("concurrent-spill-without-current", "work spilling onto a second worker runs without the current scheduler", "CUR-7") { ConcurrentSpillWithoutCurrentMutant() },
+        faulty(FaultySubscriptionMutant.Fault.alwaysAsync, "never runs inline", "SUB-1") { FaultySubscriptionMutant($0) },
+        faulty(FaultySubscriptionMutant.Fault.inlineWithoutCurrent, "runs inline with no current scheduler", "SUB-2") { FaultySubscriptionMutant($0) },
+        faulty(FaultySubscriptionMutant.Fault.timersToBackground, "sends timers to the background inside a current scheduler", "SUB-3") { FaultySubscriptionMutant($0) },
+        faulty(FaultySubscriptionMutant.Fault.runsAsItself, "runs inline actions as itself, hiding the caller's scheduler", "SUB-4") { FaultySubscriptionMutant($0) },
+    ]
+
+    private static let recursion: [Mutant] = [
+        mutant("stack-recursion", "recursion recurses on the stack", "REC-7") { StackRecursionMutant() },
+        faulty(FaultyRecursionMutant.Fault.doubleFirstRun, "queues the first run twice", "REC-1") { FaultyRecursionMutant($0) },
+        faulty(FaultyRecursionMutant.Fault.reentrant, "a reschedule during the block runs it inside itself", "REC-2") { FaultyRecursionMutant($0) },
+        faulty(FaultyRecursionMutant.Fault.lossyReschedule, "two reschedules give one run", "REC-3") { FaultyRecursionMutant($0) },
+        faulty(FaultyRecursionMutant.Fault.laterRescheduleLost, "a reschedule after the block returned is lost", "REC-4") { FaultyRecursionMutant($0) },
+        faulty(FaultyRecursionMutant.Fault.mergesLaterReschedules, "two later reschedules give one run", "REC-4") { FaultyRecursionMutant($0) },
+        faulty(FaultyRecursionMutant.Fault.checksDisposalOnlyOnReschedule, "a run already queued still runs after dispose()", "REC-5") { FaultyRecursionMutant($0) },
+        faulty(FaultyRecursionMutant.Fault.ignoresDisposal, "disposing a recursion does not stop it", "REC-6") { FaultyRecursionMutant($0) },
+    ]
+
+    private static let timers: [Mutant] = [
+        mutant("early-timers", "fires timers at half their delay", "TIM-1") { EarlyTimersMutant("early-timers") },
+        mutant("early-by-rounding", "rounds deadlines down to 10 ms", "TIM-1") { EarlyByRoundingMutant("early-by-rounding") },
+        mutant("late-timers", "fires timers 400 ms late", "TIM-2") { LateTimersMutant("late-timers") },
+        mutant("past-deadline-dropped", "a past deadline becomes centuries away", "TIM-3") { PastDeadlineDroppedMutant("past-deadline-dropped") },
+        mutant("timers-in-insertion-order", "fires timers in the order they were added", "TIM-4") { TimersInInsertionOrderMutant("timers-in-insertion-order") },
+        mutant("repeating-early", "ticks every 0.8 intervals", "TIM-5") { RepeatingEarlyMutant("repeating-early") },
+        faulty(RepairsRepeatingMutant.Repair.zeroInterval, "turns a zero interval into 1 ms", "TIM-7") { RepairsRepeatingMutant($0) },
+        faulty(RepairsRepeatingMutant.Repair.negativeLeeway, "turns a negative leeway into zero", "TIM-8") { RepairsRepeatingMutant($0) },
+        mutant("overflowing-intervals", "wraps huge intervals instead of refusing", "TIM-9") { OverflowingIntervalsMutant("overflowing-intervals") },
+        mutant("distant-future-wraps", "a far deadline wraps into the past", "TIM-10") { DistantFutureWrapsMutant("distant-future-wraps") },
+        faulty(RepairsRepeatingMutant.Repair.hugeInterval, "clamps intervals over a day to 1 ms", "TIM-11") { RepairsRepeatingMutant($0) },
+        mutant("repeating-drifts", "re-arms each tick from its own time plus three leeways", "TIM-12") { RepeatingDriftsMutant("repeating-drifts") },
+        mutant("fast-clock", "its clock runs 25 % fast, timers agreeing with it", "TIM-13") { FastClockMutant("fast-clock") },
+        Mutant(
+            subject: ConformanceSubject(name: "mutant-wall-clock-deadlines", origin: .mutant, wallClockStep: { MutantWallClock.step($0) }) {
+                WallClockDeadlinesMutant("wall-clock-deadlines")
+            },
+            fault: "keeps timers as wall-clock deadlines", killer: "TIM-14"
+        ),
+        mutant("repeating-first-tick-late", "the first tick comes one interval after the start", "TIM-15") { RepeatingFirstTickLateMutant("repeating-first-tick-late") },
+    ]
+
+    private static let synchronous: [Mutant] = [
+        mutant("deferring-immediate", "claims synchronous, runs later", "IMM-1") { DeferringImmediateMutant() },
+        faulty(FaultyImmediateMutant.Fault.dropsRarely, "loses one action in 400", "IMM-2") { FaultyImmediateMutant($0) },
+        faulty(FaultyImmediateMutant.Fault.defersNested, "defers nested actions until the outer one returns", "IMM-3") { FaultyImmediateMutant($0) },
+        faulty(FaultyImmediateMutant.Fault.wakesEarly, "sleeps for the delay rounded down to 10 ms", "IMM-4") { FaultyImmediateMutant($0) },
+        faulty(FaultyImmediateMutant.Fault.acceptsRepeating, "accepts repeating and runs it once", "IMM-5") { FaultyImmediateMutant($0) },
+        faulty(FaultyTrampolineMutant.Fault.eager, "runs nested actions re-entrantly", "TRM-1") { FaultyTrampolineMutant($0) },
+        faulty(FaultyTrampolineMutant.Fault.lifo, "drains its queue last-in first-out", "TRM-1") { FaultyTrampolineMutant($0) },
+        faulty(FaultyTrampolineMutant.Fault.ignoresDisposal, "nested handles are not checked", "TRM-2") { FaultyTrampolineMutant($0) },
+        faulty(FaultyTrampolineMutant.Fault.staysBusy, "stays busy after a drain that ran something", "TRM-3") { FaultyTrampolineMutant($0) },
+        mutant("shared-trampoline", "one queue for all threads", "TRM-4") { SharedTrampolineMutant() },
+        faulty(FaultyTrampolineMutant.Fault.recursiveDrain, "drains by recursion", "TRM-5") { FaultyTrampolineMutant($0) },
+        faulty(FaultyTrampolineMutant.Fault.sharedBusyFlag, "per-thread queues, one shared busy flag", "TRM-6") { FaultyTrampolineMutant($0) },
+    ]
+
+    private static let virtualTime: [Mutant] = [
+        faulty(FaultyVirtualMutant.Fault.runsEagerly, "runs a plain action at once when nothing is pending", "VT-1") { FaultyVirtualMutant($0) },
+        faulty(FaultyVirtualMutant.Fault.emptyStepMovesTime, "an empty step moves time", "VT-2") { FaultyVirtualMutant($0) },
+        faulty(FaultyVirtualMutant.Fault.stepRunsTies, "a step also runs a tie", "VT-3") { FaultyVirtualMutant($0) },
+        faulty(FaultyVirtualMutant.Fault.unstableTies, "equal times run last-in first", "VT-4") { FaultyVirtualMutant($0) },
+        faulty(FaultyVirtualMutant.Fault.repeatingFromTarget, "repeating ticks are re-queued from the advance target", "VT-5") { FaultyVirtualMutant($0) },
+        faulty(FaultyVirtualMutant.Fault.advanceExclusive, "advance-to is exclusive", "VT-6") { FaultyVirtualMutant($0) },
+        faulty(FaultyVirtualMutant.Fault.nowIsTarget, "now is the advance target during actions", "VT-7") { FaultyVirtualMutant($0) },
+        faulty(FaultyVirtualMutant.Fault.advanceSnapshot, "an advance runs only what was pending when it began", "VT-8") { FaultyVirtualMutant($0) },
+        faulty(FaultyVirtualMutant.Fault.unstableWhenLarge, "ties go last-in first once 64 entries are queued", "VT-9") { FaultyVirtualMutant($0) },
+        faulty(FaultyVirtualMutant.Fault.movesBackwards, "advancing to an earlier time moves the clock back", "VT-10") { FaultyVirtualMutant($0) },
+        faulty(FaultyVirtualMutant.Fault.insertionsAfterBatch, "work added during an advance waits for the due batch", "VT-11") { FaultyVirtualMutant($0) },
+        faulty(FaultyVirtualMutant.Fault.clampsToTarget, "work for the present during an advance is stamped with its target", "VT-12") { FaultyVirtualMutant($0) },
+        faulty(FaultyVirtualMutant.Fault.instantStepOverruns, "steps by instants, but a step runs two", "VT-13") { FaultyVirtualMutant($0) },
+    ]
+
+    private static let threadSafety: [Mutant] = [
+        mutant("lossy", "loses one action in 97", "THR-1") { LossyMutant("lossy") },
+        mutant("doubles-across-threads", "runs one action in 300 scheduled from another thread twice", "THR-1") { DoublesAcrossThreadsMutant("doubles-across-threads") },
+        mutant("runs-pending-twice-on-release", "on release runs pending work that its queue runs too", "THR-2") { RunsPendingTwiceOnReleaseMutant() },
+        mutant("keeps-some-closures", "keeps one closure in 500 forever", "THR-3") { KeepsSomeClosuresMutant("keeps-some-closures") },
+        mutant("serial-claiming-concurrency", "claims concurrency, runs serially", "THR-4") { SerialClaimingConcurrencyMutant() },
     ]
 
     /// Hangs when asked to repeat: every rule using repeating must become a timeout.
@@ -50,9 +147,21 @@ public enum Mutants {
     /// Every mutant subject, the harness ones included.
     public static var subjects: [ConformanceSubject] { all.map(\.subject) + [hanging, crashing] }
 
+    /// The mutant named `name` (with or without its `mutant-` prefix).
+    public static func named(_ name: String) -> Mutant? {
+        all.first { $0.subject.name == name || $0.subject.name == "mutant-" + name }
+    }
+
     private static func mutant(
-        _ name: String, _ fault: String, _ killers: [String], _ make: @escaping @Sendable () -> any Scheduler
+        _ name: String, _ fault: String, _ killer: String, _ make: @escaping @Sendable () -> any Scheduler
     ) -> Mutant {
-        Mutant(subject: ConformanceSubject(name: "mutant-\(name)", origin: .mutant, make: make), fault: fault, expectedKillers: killers)
+        Mutant(subject: ConformanceSubject(name: "mutant-\(name)", origin: .mutant, make: make), fault: fault, killer: killer)
+    }
+
+    /// A mutant of a parametric kind, named by its fault.
+    private static func faulty<Fault: RawRepresentable<String> & Sendable>(
+        _ fault: Fault, _ description: String, _ killer: String, _ make: @escaping @Sendable (Fault) -> any Scheduler
+    ) -> Mutant {
+        mutant(fault.rawValue, description, killer) { make(fault) }
     }
 }

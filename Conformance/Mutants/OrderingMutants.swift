@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SchedulerConformance
 import Schedulers
 import Synchronization
 
@@ -17,6 +18,29 @@ final class LIFOMutant: MutantBase, @unchecked Sendable {
     }
 }
 
+/// FIFO except that every 300th action is set aside and queued after the one that follows
+/// it: a swap, three times in a thousand.
+final class ReordersRarelyMutant: MutantBase, @unchecked Sendable {
+    private let state = Mutex<(count: Int, aside: SchedulerAction?)>((0, nil))
+
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let toQueue: [SchedulerAction] = state.withLock { state in
+            state.count += 1
+            if let aside = state.aside {
+                state.aside = nil
+                return [action, aside]
+            }
+            if state.count % 300 == 0 {
+                state.aside = action
+                return []
+            }
+            return [action]
+        }
+        for action in toQueue { _ = super.schedule(action) }
+        return BooleanDisposable()
+    }
+}
+
 /// Claims to be serial but runs every action on a thread of its own, so actions overlap
 /// even when Dispatch's thread pool is saturated (as it is while tests run in parallel).
 final class OverlappingMutant: MutantBase, @unchecked Sendable {
@@ -29,12 +53,123 @@ final class OverlappingMutant: MutantBase, @unchecked Sendable {
     }
 }
 
+/// Serial, except that one action in 500 is handed to a helper thread (a "fast lane"),
+/// where it may run beside the serial ones.
+final class OverlapsRarelyMutant: MutantBase, @unchecked Sendable {
+    private let count = Atomic<Int>(0)
+
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        guard count.wrappingAdd(1, ordering: .relaxed).newValue % 500 == 0 else { return super.schedule(action) }
+        let disposable = BooleanDisposable()
+        Thread { self.run(action, unless: disposable) }.start()
+        return disposable
+    }
+}
+
+/// Serial until an action is slow: work scheduled while one has run for over a
+/// millisecond goes to a helper thread instead of waiting behind it.
+final class OverlapsWhenSlowMutant: MutantBase, @unchecked Sendable {
+    private let runningSince = Atomic<UInt64>(0)
+
+    override func run(_ action: @escaping SchedulerAction, unless disposable: BooleanDisposable) {
+        runningSince.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+        defer { runningSince.store(0, ordering: .relaxed) }
+        super.run(action, unless: disposable)
+    }
+
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let since = runningSince.load(ordering: .relaxed)
+        guard since != 0, DispatchTime.now().uptimeNanoseconds - since > 1_000_000 else { return super.schedule(action) }
+        let disposable = BooleanDisposable()
+        Thread { super.run(action, unless: disposable) }.start()
+        return disposable
+    }
+}
+
+/// One lane per calling thread, drained in turn: each thread's actions stay in order, but
+/// an action scheduled after another on a different thread may overtake it.
+final class PerThreadLanesMutant: MutantBase, @unchecked Sendable {
+    private struct Lanes {
+        var order: [UInt] = []
+        var lanes: [UInt: [SchedulerAction]] = [:]
+        var next = 0
+
+        mutating func popNext() -> SchedulerAction? {
+            for _ in 0..<order.count {
+                let lane = order[next % order.count]
+                next += 1
+                if var queue = lanes[lane], !queue.isEmpty {
+                    let action = queue.removeFirst()
+                    lanes[lane] = queue
+                    return action
+                }
+            }
+            return nil
+        }
+    }
+
+    private let lanes = Mutex(Lanes())
+
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let thread = ThreadProbe.id
+        lanes.withLock { state in
+            if state.lanes[thread] == nil { state.order.append(thread) }
+            state.lanes[thread, default: []].append(action)
+        }
+        queue.async {
+            guard let next = self.lanes.withLock({ $0.popNext() }) else { return }
+            CurrentScheduler.run(as: self, next)
+        }
+        return BooleanDisposable()
+    }
+}
+
 /// Claims to be asynchronous but runs inline when called from its own actions.
 final class ReentrantMutant: MutantBase, @unchecked Sendable {
     override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
         guard CurrentScheduler.value === self else { return super.schedule(action) }
         action()
         return nil
+    }
+}
+
+/// Claims to be asynchronous, but takes a fast path when idle: with nothing queued, the
+/// action runs inline on the caller's thread.
+final class InlineWhenIdleMutant: MutantBase, @unchecked Sendable {
+    private let pending = Atomic<Int>(0)
+
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        if pending.load(ordering: .acquiring) == 0, CurrentScheduler.value == nil {
+            CurrentScheduler.run(as: self, action)
+            return nil
+        }
+        pending.wrappingAdd(1, ordering: .relaxed)
+        return super.schedule {
+            action()
+            self.pending.wrappingSubtract(1, ordering: .relaxed)
+        }
+    }
+}
+
+/// Enqueues under a lock, but a caller that finds the lock taken puts its action on an
+/// overflow list that the next uncontended caller flushes after its own: under contention
+/// a producer's action can run after its later ones.
+final class ContendedOverflowMutant: MutantBase, @unchecked Sendable {
+    private let lock = Mutex<Void>(())
+    private let overflow = Mutex<[SchedulerAction]>([])
+
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let entered: Bool? = lock.withLockIfAvailable { _ in
+            spin(2_000)
+            return true
+        }
+        guard entered != nil else {
+            overflow.withLock { $0.append(action) }
+            return BooleanDisposable()
+        }
+        let handle = super.schedule(action)
+        for late in overflow.withLock({ list in defer { list = [] }; return list }) { _ = super.schedule(late) }
+        return handle
     }
 }
 
@@ -45,6 +180,21 @@ final class LossyMutant: MutantBase, @unchecked Sendable {
     override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
         if counter.wrappingAdd(1, ordering: .relaxed).newValue % 97 == 0 { return BooleanDisposable() }
         return super.schedule(action)
+    }
+}
+
+/// Runs one action in 300 twice when it was scheduled from a thread other than the one
+/// that made the scheduler (a retry path that fires on a lost compare-and-swap).
+final class DoublesAcrossThreadsMutant: MutantBase, @unchecked Sendable {
+    private let creator = ThreadProbe.id
+    private let counter = Atomic<Int>(0)
+
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let handle = super.schedule(action)
+        if ThreadProbe.id != creator, counter.wrappingAdd(1, ordering: .relaxed).newValue % 300 == 0 {
+            _ = super.schedule(action)
+        }
+        return handle
     }
 }
 

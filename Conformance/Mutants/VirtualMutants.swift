@@ -1,76 +1,185 @@
+import HeapModule
 import Schedulers
 import Synchronization
 
-/// A small virtual-time scheduler with one of two faults: ties run last-in first, or
-/// `now` inside an action reports the target of the advance instead of the action's time.
+/// A small virtual-time scheduler, correct but for one fault per instance.
 final class FaultyVirtualMutant: VirtualTimeScheduler {
-    enum Fault: Sendable { case unstableTies, nowIsTarget }
+    enum Fault: String, Sendable, CaseIterable {
+        /// Equal times run last-in first.
+        case unstableTies = "virtual-unstable-ties"
+        /// `now` inside an action reports the advance target instead of the action's time.
+        case nowIsTarget = "virtual-now-is-target"
+        /// A plain `schedule` with nothing pending runs at once.
+        case runsEagerly = "virtual-runs-eagerly"
+        /// A step with nothing pending still moves time by a millisecond.
+        case emptyStepMovesTime = "virtual-empty-step-moves-time"
+        /// A step also runs the next action when it is due at the same time.
+        case stepRunsTies = "virtual-step-runs-ties"
+        /// `advance(to:)` runs what is due before the target, not at it.
+        case advanceExclusive = "virtual-advance-exclusive"
+        /// `advance(to:)` runs only what was pending when it started.
+        case advanceSnapshot = "virtual-advance-snapshot"
+        /// `advance(to:)` an earlier time moves the clock back.
+        case movesBackwards = "virtual-moves-backwards"
+        /// Work added during an advance waits for the batch that was due to finish.
+        case insertionsAfterBatch = "virtual-insertions-after-batch"
+        /// Work scheduled for the present during an advance is stamped with its target.
+        case clampsToTarget = "virtual-clamps-to-target"
+        /// Steps by instants, but a step runs two instants.
+        case instantStepOverruns = "virtual-instant-step-overruns"
+        /// Ties are FIFO in a short queue and last-in first in one of 64 entries or more.
+        case unstableWhenLarge = "virtual-unstable-when-large"
+        /// A repeating action's next tick is computed from the advance target.
+        case repeatingFromTarget = "virtual-repeating-from-target"
+    }
 
-    private struct Entry {
+    private struct Entry: Comparable {
         let time: SchedulerTime
+        let sequence: UInt64
+        /// Breaks ties: the sequence, or (for the faults that need it) its negation.
+        let tie: Int64
         let action: SchedulerAction
         let disposable: BooleanDisposable
+        let interval: Duration?
+
+        static func < (lhs: Entry, rhs: Entry) -> Bool { (lhs.time, lhs.tie) < (rhs.time, rhs.tie) }
+        static func == (lhs: Entry, rhs: Entry) -> Bool { (lhs.time, lhs.tie) == (rhs.time, rhs.tie) }
     }
 
     private struct State {
         var now = SchedulerTime.zero
-        var entries: [Entry] = []
+        var sequence: UInt64 = 0
+        var entries = Heap<Entry>()
+        /// The target of the advance under way.
+        var target: SchedulerTime?
     }
 
-    let name: String
     let fault: Fault
-    var capabilities: SchedulerCapabilities { [.asynchronous, .serial, .cancellation, .timers, .virtualTime, .tracksCurrent] }
+    var name: String { fault.rawValue }
+    var capabilities: SchedulerCapabilities {
+        var claims: SchedulerCapabilities = [.asynchronous, .serial, .cancellation, .timers, .repeating, .virtualTime, .tracksCurrent]
+        if fault != .instantStepOverruns { claims.insert(.singleStep) }
+        return claims
+    }
+
     private let state = Mutex(State())
 
-    init(_ fault: Fault) {
-        self.fault = fault
-        self.name = fault == .unstableTies ? "virtual-unstable-ties" : "virtual-now-is-target"
-    }
+    init(_ fault: Fault) { self.fault = fault }
 
     var now: SchedulerTime { state.withLock { $0.now } }
 
     @discardableResult
     func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
-        insert(action, at: now)
+        if fault == .runsEagerly, state.withLock({ $0.entries.isEmpty }) {
+            CurrentScheduler.run(as: self, action)
+            return nil
+        }
+        return insert(action, at: now, interval: nil)
     }
 
     @discardableResult
     func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
-        insert(action, at: deadline)
+        insert(action, at: deadline, interval: nil)
     }
 
-    private func insert(_ action: @escaping SchedulerAction, at time: SchedulerTime) -> any Disposable {
-        let disposable = BooleanDisposable()
+    func schedule(
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration, _ action: @escaping SchedulerAction
+    ) throws(SchedulerError) -> any Disposable {
+        _ = try RepeatSpec(interval: interval, leeway: leeway)
+        return insert(action, at: deadline, interval: interval)
+    }
+
+    private func insert(
+        _ action: @escaping SchedulerAction, at time: SchedulerTime, interval: Duration?, disposable: BooleanDisposable = BooleanDisposable()
+    ) -> BooleanDisposable {
         state.withLock { state in
-            let time = max(time, state.now)
-            let entry = Entry(time: time, action: action, disposable: disposable)
-            // The fault: a stable queue inserts after equal times; this one inserts before them.
-            let index = state.entries.firstIndex { fault == .unstableTies ? $0.time >= time : $0.time > time } ?? state.entries.endIndex
-            state.entries.insert(entry, at: index)
+            var time = max(time, state.now)
+            if fault == .clampsToTarget, let target = state.target { time = max(time, target) }
+            state.sequence += 1
+            let lifoTies = fault == .unstableTies || (fault == .unstableWhenLarge && state.entries.count >= 64)
+            let tie = lifoTies ? -Int64(state.sequence) : Int64(state.sequence)
+            state.entries.insert(Entry(time: time, sequence: state.sequence, tie: tie, action: action, disposable: disposable, interval: interval))
         }
         return disposable
     }
 
-    @discardableResult
-    func step() -> Bool { run(notAfter: .distantFuture, reportedNow: nil) }
-
-    func advance(to target: SchedulerTime) {
-        while run(notAfter: target, reportedNow: fault == .nowIsTarget ? target : nil) {}
-        state.withLock { $0.now = max($0.now, target) }
-    }
-
-    private func run(notAfter limit: SchedulerTime, reportedNow: SchedulerTime?) -> Bool {
-        let entry = state.withLock { state -> Entry? in
-            while let first = state.entries.first, first.time <= limit {
-                state.entries.removeFirst()
-                guard !first.disposable.isDisposed else { continue }
-                state.now = reportedNow ?? first.time
-                return first
+    /// Removes the earliest live entry due at or before `limit` (before it, when
+    /// `exclusive`), skipping entries added after `sequenceLimit`.
+    private func pop(notAfter limit: SchedulerTime, exclusive: Bool = false, sequenceLimit: UInt64 = .max) -> Entry? {
+        state.withLock { state in
+            var later: [Entry] = []
+            defer { for entry in later { state.entries.insert(entry) } }
+            while let entry = state.entries.min {
+                guard exclusive ? entry.time < limit : entry.time <= limit else { return nil }
+                state.entries.removeMin()
+                if entry.sequence > sequenceLimit {
+                    later.append(entry)
+                    continue
+                }
+                if entry.disposable.isDisposed { continue }
+                return entry
             }
             return nil
         }
-        guard let entry else { return false }
+    }
+
+    private func run(_ entry: Entry) {
+        state.withLock { state in
+            state.now = fault == .nowIsTarget ? (state.target ?? entry.time) : entry.time
+        }
+        if let interval = entry.interval {
+            let base = fault == .repeatingFromTarget ? (state.withLock { $0.target } ?? entry.time) : entry.time
+            let next = (try? base.advanced(by: interval)) ?? .distantFuture
+            _ = insert(entry.action, at: next, interval: interval, disposable: entry.disposable)
+        }
         CurrentScheduler.run(as: self, entry.action)
+    }
+
+    @discardableResult
+    func step() -> Bool {
+        guard let first = pop(notAfter: .distantFuture) else {
+            if fault == .emptyStepMovesTime { state.withLock { $0.now = (try? $0.now.advanced(by: .milliseconds(1))) ?? $0.now } }
+            return false
+        }
+        run(first)
+        if fault == .stepRunsTies, let tie = pop(notAfter: first.time) { run(tie) }
+        if fault == .instantStepOverruns {
+            // Steps by instants: everything due at the first instant, and (the fault) the next one.
+            while let more = pop(notAfter: first.time) { run(more) }
+            if let next = pop(notAfter: .distantFuture) {
+                run(next)
+                while let more = pop(notAfter: next.time) { run(more) }
+            }
+        }
         return true
+    }
+
+    func advance(to target: SchedulerTime) {
+        guard target >= now else {
+            if fault == .movesBackwards { state.withLock { $0.now = target } }
+            return
+        }
+        state.withLock { $0.target = target }
+        switch fault {
+        case .advanceSnapshot:
+            let last = state.withLock { $0.sequence }
+            while let entry = pop(notAfter: target, sequenceLimit: last) { run(entry) }
+        case .insertionsAfterBatch:
+            while true {
+                let batch = state.withLock { state -> [Entry] in
+                    var due: [Entry] = []
+                    while let first = state.entries.min, first.time <= target { due.append(state.entries.removeMin()) }
+                    return due.filter { !$0.disposable.isDisposed }
+                }
+                if batch.isEmpty { break }
+                for entry in batch { run(entry) }
+            }
+        default:
+            while let entry = pop(notAfter: target, exclusive: fault == .advanceExclusive) { run(entry) }
+        }
+        state.withLock { state in
+            state.now = max(state.now, target)
+            state.target = nil
+        }
     }
 }

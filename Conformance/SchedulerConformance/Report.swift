@@ -34,6 +34,10 @@ public struct ConformanceReport: Codable, Sendable {
         public var excludes: [String]
         public var rationale: String
         public var hint: String
+        /// Why no scheduler on this package's API can fail it, for `guaranteed` rules.
+        public var guarantee: String?
+        /// Whether it needs the subject's wall-clock step hook.
+        public var needsWallClockStep: Bool
 
         /// The rule's data, without its check.
         public init(_ rule: Rule) {
@@ -46,6 +50,8 @@ public struct ConformanceReport: Codable, Sendable {
             excludes = rule.excludes.names
             rationale = rule.rationale
             hint = rule.hint
+            guarantee = rule.guarantee
+            needsWallClockStep = rule.needsWallClockStep
         }
     }
 
@@ -141,13 +147,28 @@ let compilerVersion: String = {
 
 /// Counts of results by status, shared by the conformance and stress reports.
 public struct StatusSummary: Codable, Sendable, Equatable {
-    public var passed = 0, failed = 0, skipped = 0, timeout = 0, error = 0
+    public var passed = 0, failed = 0, skipped = 0, timeout = 0, error = 0, inconclusive = 0, guaranteed = 0
     /// Failures, timeouts and errors of results that gate the run (required rules, or any
     /// scenario, on reference subjects); the run fails when this is not zero.
     public var gatingFailures = 0
 
     /// An empty summary.
     public init() {}
+
+    /// Reads a summary; the `inconclusive` and `guaranteed` counts are absent from reports
+    /// written before they existed (a nightly baseline, say) and read as zero.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func count(_ key: CodingKeys) throws -> Int { try container.decodeIfPresent(Int.self, forKey: key) ?? 0 }
+        passed = try count(.passed)
+        failed = try count(.failed)
+        skipped = try count(.skipped)
+        timeout = try count(.timeout)
+        error = try count(.error)
+        inconclusive = try count(.inconclusive)
+        guaranteed = try count(.guaranteed)
+        gatingFailures = try count(.gatingFailures)
+    }
 
     /// Counts one result; `gates` says whether a failure of it fails the run.
     public mutating func count(_ status: RuleResult.Status, gates: Bool) {
@@ -157,6 +178,8 @@ public struct StatusSummary: Codable, Sendable, Equatable {
         case .skipped: skipped += 1
         case .timeout: timeout += 1
         case .error: error += 1
+        case .inconclusive: inconclusive += 1
+        case .guaranteed: guaranteed += 1
         }
         if gates, status.isFailure { gatingFailures += 1 }
     }

@@ -38,6 +38,10 @@ extension ConformanceReport {
                     xml += ">\n      <error type=\"error\" message=\"\(message)\"/>\n"
                 case .skipped:
                     xml += ">\n      <skipped message=\"\(message)\"/>\n"
+                case .inconclusive:
+                    xml += ">\n      <skipped message=\"inconclusive: \(message)\"/>\n"
+                case .guaranteed:
+                    xml += ">\n      <system-out>guaranteed by the protocol: \(message)</system-out>\n"
                 }
                 xml += "    </testcase>\n"
             }
@@ -48,7 +52,9 @@ extension ConformanceReport {
 
     /// A readable rule × subject table, then one paragraph per failure with its hint.
     public func table() -> String {
-        let symbols: [RuleResult.Status: String] = [.passed: "ok", .failed: "FAIL", .skipped: "-", .timeout: "TIME", .error: "ERR"]
+        let symbols: [RuleResult.Status: String] = [
+            .passed: "ok", .failed: "FAIL", .skipped: "-", .timeout: "TIME", .error: "ERR", .inconclusive: "INC", .guaranteed: "G",
+        ]
         let width = max(4, subjects.map(\.name.count).max() ?? 4)
         let columns = subjects.map { String($0.name.prefix(width)) }
         var lines: [String] = []
@@ -78,7 +84,7 @@ extension ConformanceReport {
         if !problems.isEmpty { lines.append("\n" + problems.joined(separator: "\n")) }
         lines.append("""
 
-        \(summary.passed) passed, \(summary.failed) failed, \(summary.skipped) skipped, \(summary.timeout) timed out, \(summary.error) errors; \(summary.gatingFailures) gating failures
+        \(summary.passed) passed, \(summary.failed) failed, \(summary.skipped) skipped, \(summary.timeout) timed out, \(summary.error) errors, \(summary.inconclusive) inconclusive, \(summary.guaranteed) guaranteed by the protocol; \(summary.gatingFailures) gating failures
         """)
         return lines.joined(separator: "\n")
     }

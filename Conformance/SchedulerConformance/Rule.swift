@@ -62,6 +62,11 @@ public struct Rule: Sendable, Identifiable {
     public let rationale: String
     /// If this fails, check …
     public let hint: String
+    /// Why no scheduler built on this package's API can fail the rule, when that is so: its
+    /// passes are reported as `guaranteed`, never counted as the subject's passes.
+    public let guarantee: String?
+    /// The rule needs the subject's ``ConformanceSubject/wallClockStep`` hook.
+    public let needsWallClockStep: Bool
     /// The check itself; throws a ``RuleFailure`` naming the step that went wrong.
     let check: @Sendable (RuleContext) throws(RuleFailure) -> Void
 
@@ -73,6 +78,8 @@ public struct Rule: Sendable, Identifiable {
         excludes: SchedulerCapabilities = [],
         rationale: String,
         hint: String,
+        guarantee: String? = nil,
+        needsWallClockStep: Bool = false,
         check: @escaping @Sendable (RuleContext) throws(RuleFailure) -> Void
     ) {
         self.id = "\(category.rawValue)-\(number)"
@@ -84,12 +91,24 @@ public struct Rule: Sendable, Identifiable {
         self.excludes = excludes
         self.rationale = rationale
         self.hint = hint
+        self.guarantee = guarantee
+        self.needsWallClockStep = needsWallClockStep
         self.check = check
     }
 
     /// Why this rule does not apply to `capabilities`, or `nil` when it does.
     public func skipReason(for capabilities: SchedulerCapabilities) -> String? {
         capabilities.mismatch(requires: requires, anyOf: requiresAnyOf, excludes: excludes)
+    }
+
+    /// Why this rule does not apply to `subject` (its capabilities, or a test hook it does
+    /// not declare), or `nil` when it does.
+    public func skipReason(for subject: ConformanceSubject) -> String? {
+        if let reason = skipReason(for: subject.capabilities) { return reason }
+        if needsWallClockStep, subject.wallClockStep == nil {
+            return "declares no wall-clock step hook (what a scheduler does when the wall clock jumps cannot be seen from outside)"
+        }
+        return nil
     }
 }
 
@@ -119,6 +138,8 @@ public struct RuleFailure: Error, Sendable, CustomStringConvertible {
         case error
         /// The rule cannot be judged in this process (no main thread to drive, say).
         case skipped
+        /// The situation the rule judges did not occur, so nothing was judged.
+        case inconclusive
     }
 
     /// What was expected and what was observed.

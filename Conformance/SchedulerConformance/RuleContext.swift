@@ -75,6 +75,16 @@ public final class RuleContext: Sendable {
         }
     }
 
+    /// Waits like ``waitFor(_:on:within:_:)`` but reports instead of throwing: whether
+    /// `signal` fired. For rules that classify what they saw when it did not.
+    public func waitQuietly(for signal: Signal, on scheduler: any Scheduler) -> Bool {
+        if let virtual = scheduler as? any VirtualTimeScheduler {
+            while !signal.hasFired { guard virtual.step() else { return false } }
+            return true
+        }
+        return signal.wait(timing.mustHappen)
+    }
+
     /// Returns once everything scheduled on `scheduler` so far has run or been skipped:
     /// a sentinel action on a serial scheduler, a full drain on a virtual one. For
     /// synchronous schedulers there is nothing to wait for.
@@ -127,15 +137,22 @@ public final class RuleContext: Sendable {
     /// Blocks a real-time `scheduler` with an action that waits on the returned
     /// gate, so work scheduled next stays pending until ``Signal/fire()``. On a virtual
     /// scheduler nothing runs until driven, so the gate is only a formality.
-    public func hold(_ scheduler: any Scheduler) throws(RuleFailure) -> Signal {
+    /// Synchronous and trampoline subjects cannot be held (the holding action would block
+    /// the caller): for them, too, the gate is a formality.
+    ///
+    /// - Parameter inside: set while the holding action runs, so work that starts beside it
+    ///   (an overlap) can tell.
+    public func hold(_ scheduler: any Scheduler, inside: Box<Bool>? = nil) throws(RuleFailure) -> Signal {
         let gate = Signal()
-        guard !(scheduler is any VirtualTimeScheduler) else { return gate }
+        guard !(scheduler is any VirtualTimeScheduler), subject.capabilities.isDisjoint(with: [.synchronous, .trampoline]) else { return gate }
         holds.withLock { $0.append(gate) }
         let started = Signal()
         let mustHappen = timing.mustHappen
         scheduler.schedule {
+            inside?.value = true
             started.fire()
             _ = gate.wait(mustHappen)
+            inside?.value = false
         }
         try waitFor(started, on: scheduler, "the blocking action started")
         return gate
@@ -165,6 +182,13 @@ public final class RuleContext: Sendable {
         return try result.withLock { $0 }!.get()
     }
 
+    /// Runs `body` on another thread, or on this one for a ``SchedulerCapabilities/threadConfined``
+    /// subject, which must only be called from the thread that made it.
+    public func fromAnotherThreadIfAllowed(_ body: @escaping @Sendable () throws(RuleFailure) -> Void) throws(RuleFailure) {
+        if subject.capabilities.contains(.threadConfined) { return try body() }
+        try onFreshThread(body)
+    }
+
     /// Runs `body(index)` on `count` new threads released together, and waits for all.
     public func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) throws(RuleFailure) {
         let group = DispatchGroup()
@@ -181,6 +205,22 @@ public final class RuleContext: Sendable {
         guard group.wait(timeout: .now() + timing.mustHappen.dispatchInterval) == .success else {
             throw RuleFailure("\(count) producer threads did not finish within \(timing.mustHappen)")
         }
+    }
+
+    /// The suite's own monotonic clock, independent of every subject's `now`.
+    public static func referenceNow() -> ContinuousClock.Instant { ContinuousClock.now }
+
+    /// Whether the subject's actions can be held up by ``hold(_:)`` (serial, asynchronous,
+    /// real time), so that work scheduled meanwhile is provably queued together.
+    public var canHold: Bool {
+        let capabilities = subject.capabilities
+        return capabilities.contains(.serial) && capabilities.isDisjoint(with: [.synchronous, .trampoline, .virtualTime])
+    }
+
+    /// Throws an inconclusive result unless `occurred`: the situation the rule judges did
+    /// not come about, so the rule cannot say the subject behaved.
+    public func requireExercised(_ occurred: Bool, _ what: @autoclosure () -> String) throws(RuleFailure) {
+        if !occurred { throw RuleFailure(what(), kind: .inconclusive) }
     }
 
     /// The number of producer threads for contention rules: oversubscribes the cores.
@@ -216,10 +256,15 @@ public final class Signal: Sendable {
 /// A thread-safe log of values in the order they were recorded.
 public final class Recorder<Value: Sendable>: Sendable {
     private let values = Mutex<[Value]>([])
-    /// An empty log.
-    public init() {}
+    private let expected: Int
+    /// Fires when the log first holds the expected number of values.
+    public let complete = Signal()
+    /// An empty log; ``complete`` fires once it holds `expected` values.
+    public init(expecting expected: Int = .max) { self.expected = expected }
     /// Appends `value`.
-    public func record(_ value: Value) { values.withLock { $0.append(value) } }
+    public func record(_ value: Value) {
+        if values.withLock({ $0.append(value); return $0.count }) == expected { complete.fire() }
+    }
     public var all: [Value] { values.withLock { $0 } }
     public var count: Int { values.withLock { $0.count } }
 }

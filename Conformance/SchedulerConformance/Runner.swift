@@ -6,9 +6,24 @@ import Schedulers
 public struct RuleResult: Codable, Sendable, Equatable {
     /// How a rule ended.
     public enum Status: String, Codable, Sendable, CaseIterable {
-        case passed, failed, skipped, timeout, error
+        /// The risky situation the rule judges occurred, and the scheduler behaved.
+        case passed
+        /// The scheduler misbehaved.
+        case failed
+        /// The rule does not apply (a capability is not claimed) or cannot run here.
+        case skipped
+        /// The rule did not finish within its watchdog.
+        case timeout
+        /// The harness or the subject broke a precondition; nothing was judged.
+        case error
+        /// The check ran but the situation it judges never occurred (two workers never
+        /// overlapped, say): neither a pass nor a failure.
+        case inconclusive
+        /// No scheduler built on this package's API can fail the rule (the library
+        /// guarantees it); it ran as a check of the library, not as a pass of the subject.
+        case guaranteed
 
-        /// One character for matrices: ✓ passed, ✗ failed, · skipped, T timeout, E error.
+        /// One character for matrices.
         public var symbol: String {
             switch self {
             case .passed: "✓"
@@ -16,6 +31,8 @@ public struct RuleResult: Codable, Sendable, Equatable {
             case .skipped: "·"
             case .timeout: "T"
             case .error: "E"
+            case .inconclusive: "?"
+            case .guaranteed: "G"
             }
         }
 
@@ -23,22 +40,33 @@ public struct RuleResult: Codable, Sendable, Equatable {
         public var isFailure: Bool { self == .failed || self == .timeout || self == .error }
 
         /// The legend of ``symbol``, for under a matrix.
-        public static let legend = "✓ passed, ✗ failed, · not claimed (skipped), T timeout, E error."
+        public static let legend = "✓ passed, ✗ failed, · not claimed (skipped), T timeout, E error, ? inconclusive (the risky situation did not occur), G guaranteed by the protocol."
     }
 
     /// The rule's ID.
     public var rule: String
+    /// The rule's level, so a reader needs no catalogue to tell what gates.
+    public var level: Rule.Level?
     public var status: Status
+    /// Whether the risky situation the rule judges was forced or observed: true for a
+    /// pass or a failure, false when the rule was skipped, inconclusive or guaranteed.
+    public var exercised: Bool
     public var durationSeconds: Double
-    /// What went wrong, or why the rule was skipped; absent when passed.
+    /// What was observed: what went wrong, why the rule was skipped or inconclusive, what
+    /// guarantees it; absent for a plain pass.
     public var message: String?
     /// Every thread's stack, when a timeout could be diagnosed.
     public var threadDump: String?
 
     /// A result of `rule`; `message` is required for anything but `passed`.
-    public init(rule: String, status: Status, durationSeconds: Double, message: String? = nil, threadDump: String? = nil) {
+    public init(
+        rule: String, level: Rule.Level? = nil, status: Status, durationSeconds: Double,
+        message: String? = nil, threadDump: String? = nil
+    ) {
         self.rule = rule
+        self.level = level
         self.status = status
+        self.exercised = status == .passed || status == .failed
         self.durationSeconds = durationSeconds
         self.message = message
         self.threadDump = threadDump
@@ -86,13 +114,13 @@ public enum ConformanceRunner {
         let context = RuleContext(subject: subject, timing: timing, mainThreadDriven: mainThreadDriven)
         if subject.capabilities.contains(.mainThread), !mainThreadDriven, !mainQueueIsDrained() {
             return rules.map { rule in
-                let result = RuleResult(rule: rule.id, status: .skipped, durationSeconds: 0, message: "the main queue is not drained in this process (run from XCTest's main thread or the `conformance` command)")
+                let result = RuleResult(rule: rule.id, level: rule.level, status: .skipped, durationSeconds: 0, message: "the main queue is not drained in this process (run from XCTest's main thread or the `conformance` command)")
                 progress(result)
                 return result
             }
         }
         return rules.map { rule in
-            if rule.skipReason(for: subject.capabilities) == nil { willStart(rule) }
+            if rule.skipReason(for: subject) == nil { willStart(rule) }
             let result = run(rule, in: context)
             context.releaseHolds()
             progress(result)
@@ -110,8 +138,8 @@ public enum ConformanceRunner {
 
     /// Runs one rule under the watchdog.
     static func run(_ rule: Rule, in context: RuleContext) -> RuleResult {
-        if let reason = rule.skipReason(for: context.subject.capabilities) {
-            return RuleResult(rule: rule.id, status: .skipped, durationSeconds: 0, message: reason)
+        if let reason = rule.skipReason(for: context.subject) {
+            return RuleResult(rule: rule.id, level: rule.level, status: .skipped, durationSeconds: 0, message: reason)
         }
         let outcome = Box<RuleResult?>(nil)
         let finished = Signal()
@@ -120,14 +148,17 @@ public enum ConformanceRunner {
             var result: RuleResult
             do throws(RuleFailure) {
                 try rule.check(context)
-                result = RuleResult(rule: rule.id, status: .passed, durationSeconds: 0)
+                result = rule.guarantee.map {
+                    RuleResult(rule: rule.id, level: rule.level, status: .guaranteed, durationSeconds: 0, message: $0)
+                } ?? RuleResult(rule: rule.id, level: rule.level, status: .passed, durationSeconds: 0)
             } catch {
                 let status: RuleResult.Status = switch error.kind {
                 case .failed: .failed
                 case .error: .error
                 case .skipped: .skipped
+                case .inconclusive: .inconclusive
                 }
-                result = RuleResult(rule: rule.id, status: status, durationSeconds: 0, message: error.message)
+                result = RuleResult(rule: rule.id, level: rule.level, status: status, durationSeconds: 0, message: error.message)
             }
             result.durationSeconds = (ContinuousClock.now - started).timeInterval
             outcome.value = result
@@ -138,7 +169,7 @@ public enum ConformanceRunner {
         thread.start()
         guard finished.wait(context.timing.ruleTimeout), let result = outcome.value else {
             return RuleResult(
-                rule: rule.id, status: .timeout, durationSeconds: (ContinuousClock.now - started).timeInterval,
+                rule: rule.id, level: rule.level, status: .timeout, durationSeconds: (ContinuousClock.now - started).timeInterval,
                 message: "did not finish within \(context.timing.ruleTimeout); its thread was abandoned"
             )
         }

@@ -25,6 +25,11 @@ public struct ConformanceSubject: Sendable {
     public let capabilities: SchedulerCapabilities
     /// Makes a fresh scheduler; called at least once per rule.
     public let make: @Sendable () -> any Scheduler
+    /// A test hook that moves the wall clock this subject's schedulers read by the given
+    /// amount (forwards or backwards), for schedulers that read one at all. With it the
+    /// suite checks that a wall-clock jump neither stalls nor hastens a timer; without it,
+    /// those rules are skipped, since a jump of the real clock cannot be made from a test.
+    public let wallClockStep: (@Sendable (Duration) -> Void)?
 
     /// A subject named `name` whose capabilities are those its schedulers declare, unless
     /// `capabilities` overrides them (to claim less than a scheduler declares, say).
@@ -32,11 +37,13 @@ public struct ConformanceSubject: Sendable {
         name: String,
         origin: Origin = .thirdParty,
         capabilities: SchedulerCapabilities? = nil,
+        wallClockStep: (@Sendable (Duration) -> Void)? = nil,
         make: @escaping @Sendable () -> any Scheduler
     ) {
         self.name = name
         self.origin = origin
         self.capabilities = capabilities ?? make().capabilities
+        self.wallClockStep = wallClockStep
         self.make = make
     }
 }

@@ -35,6 +35,11 @@ public struct SchedulerCapabilities: OptionSet, Sendable, Hashable, CustomString
     /// Every call, release included, must come from the thread that created the scheduler,
     /// as with SwiftNIO's `EmbeddedEventLoop`; rules that call it from other threads skip it.
     public static let threadConfined = SchedulerCapabilities(rawValue: 1 << 13)
+    /// With ``virtualTime``: `step()` runs exactly one action. Without it a virtual
+    /// scheduler steps by instants, as ReactiveSwift's test scheduler and SwiftNIO's test
+    /// loops do: a step moves time to the earliest pending instant and runs everything due
+    /// then, work scheduled for that instant while it runs included.
+    public static let singleStep = SchedulerCapabilities(rawValue: 1 << 14)
 
     /// Every named capability with its stable name, in declaration order; the names are
     /// what reports and the command line use.
@@ -44,6 +49,7 @@ public struct SchedulerCapabilities: OptionSet, Sendable, Hashable, CustomString
         ("repeating", .repeating), ("virtualTime", .virtualTime), ("tracksCurrent", .tracksCurrent),
         ("trampoline", .trampoline), ("mainThread", .mainThread), ("subscription", .subscription),
         ("cancelsWhenReleased", .cancelsWhenReleased), ("threadConfined", .threadConfined),
+        ("singleStep", .singleStep),
     ]
 
     /// The names of the capabilities in this set, in declaration order.

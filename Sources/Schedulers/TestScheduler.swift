@@ -65,7 +65,7 @@ public final class TestScheduler: VirtualTimeScheduler {
 
     public let name: String
     public var capabilities: SchedulerCapabilities {
-        [.asynchronous, .serial, .cancellation, .timers, .repeating, .virtualTime, .tracksCurrent]
+        [.asynchronous, .serial, .cancellation, .timers, .repeating, .virtualTime, .singleStep, .tracksCurrent]
     }
     private let state: Mutex<State>
 

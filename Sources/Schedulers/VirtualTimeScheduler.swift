@@ -5,7 +5,8 @@
 /// it runs; actions scheduled during an advance, due at or before its target, run in the
 /// same advance; time never moves backwards.
 public protocol VirtualTimeScheduler: Scheduler {
-    /// Runs the earliest pending action, moving time to it.
+    /// Runs the earliest pending action, moving time to it; a scheduler that does not claim
+    /// ``SchedulerCapabilities/singleStep`` may instead run everything due at that instant.
     /// - Returns: `false` when nothing was pending (time does not move).
     @discardableResult
     func step() -> Bool

@@ -43,7 +43,7 @@ enum StressJUnit {
             case .failed: xml += ">\n    <failure message=\"\(message)\">\(escape(run.reproduce ?? ""))</failure>\n"
             case .timeout: xml += ">\n    <error type=\"timeout\" message=\"\(message)\">\(escape(run.diagnostics ?? ""))</error>\n"
             case .error: xml += ">\n    <error type=\"error\" message=\"\(message)\">\(escape(run.diagnostics ?? ""))</error>\n"
-            case .skipped: xml += ">\n    <skipped message=\"\(message)\"/>\n"
+            case .skipped, .inconclusive, .guaranteed: xml += ">\n    <skipped message=\"\(message)\"/>\n"
             }
             xml += "  </testcase>\n"
         }

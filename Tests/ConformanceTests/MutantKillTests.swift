@@ -3,26 +3,38 @@ import SchedulerMutants
 import Schedulers
 import Testing
 
-/// The suite tests itself: every mutant must fail at least one rule it claims, and the
-/// rule meant to catch it must be among those that do.
+/// The suite tests itself: the rule written for each mutant must fail on it in every one of
+/// ten runs, since a rule that catches a fault only sometimes lets it through the rest.
 @Suite struct MutantKillTests {
     /// Shorter "must happen" bounds: a mutant's missing event should not cost 10 s.
-    static let timing = Timing(mustHappen: .seconds(3), quietWindow: .milliseconds(100), lateness: .milliseconds(100), ruleTimeout: .seconds(20))
+    static let timing = Timing(mustHappen: .seconds(1), quietWindow: .milliseconds(100), lateness: .milliseconds(100), ruleTimeout: .seconds(30))
+    static let runs = 10
 
     @Test(arguments: Mutants.all.map(\.subject.name))
-    func mutantIsKilledByTheRuleMeantForIt(_ name: String) throws {
-        let mutant = try #require(Mutants.all.first { $0.subject.name == name })
-        let results = ConformanceRunner.run(mutant.subject, timing: Self.timing)
-        let killers = results.filter { $0.status.isFailure }.map(\.rule)
-        #expect(!killers.isEmpty, "\(name) (\(mutant.fault)) survived every rule it claims")
-        let expected = Set(mutant.expectedKillers)
-        #expect(!expected.isDisjoint(with: killers), "\(name) was not caught by \(mutant.expectedKillers); caught by \(killers)")
-        print("kill matrix: \(name) killed by \(killers.joined(separator: ", "))")
+    func killedByItsRuleInEveryRun(_ name: String) throws {
+        let mutant = try #require(Mutants.named(name))
+        let rule = try #require(RuleCatalogue.rule(mutant.killer), "\(name) names an unknown rule \(mutant.killer)")
+        try #require(rule.skipReason(for: mutant.subject) == nil, "\(name) does not claim what \(rule.id) needs: \(rule.skipReason(for: mutant.subject) ?? "")")
+        var misses: [String] = []
+        let started = ContinuousClock.now
+        defer { print("kill: \(name) by \(rule.id), \(Self.runs - misses.count)/\(Self.runs) in \(ContinuousClock.now - started)") }
+        for run in 1...Self.runs {
+            let result = ConformanceRunner.run(mutant.subject, rules: [rule], timing: Self.timing)[0]
+            if !(result.status == .failed || result.status == .timeout) {
+                misses.append("run \(run): \(result.status.rawValue)\(result.message.map { " (\($0))" } ?? "")")
+            }
+        }
+        #expect(misses.isEmpty, "\(name) (\(mutant.fault)) escaped \(rule.id) in \(misses.count) of \(Self.runs) runs: \(misses.prefix(3).joined(separator: "; "))")
     }
 
-    @Test func mutantsCoverEveryCategory() {
-        let categories = Set(Mutants.all.flatMap(\.expectedKillers).compactMap { RuleCatalogue.rule($0)?.category })
-        #expect(categories == Set(Rule.Category.allCases), "no mutant for \(Set(Rule.Category.allCases).subtracting(categories))")
-        #expect(Mutants.all.count >= 15)
+    @Test func everyRequiredRuleThatCanFailHasAMutant() {
+        let killers = Set(Mutants.all.map(\.killer))
+        // Guaranteed rules cannot fail on this package's API; CUR-8 and THR-5 are left to
+        // the main-thread tests and the stress runners (see RULES.md).
+        let exempt: Set<String> = ["CUR-8", "THR-5"]
+        let uncovered = RuleCatalogue.all.filter { $0.level == .required && $0.guarantee == nil && !killers.contains($0.id) && !exempt.contains($0.id) }.map(\.id)
+        #expect(uncovered.isEmpty, "required rules without a mutant: \(uncovered)")
+        #expect(Mutants.all.count >= 60)
+        #expect(Set(Mutants.all.map(\.subject.name)).count == Mutants.all.count, "two mutants share a name")
     }
 }

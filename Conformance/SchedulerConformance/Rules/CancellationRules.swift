@@ -1,24 +1,43 @@
+import Foundation
 import Schedulers
 
 extension RuleCatalogue {
     static let cancellation: [Rule] = [
         Rule(
-            .cancellation, 1, "disposed before start: never runs, and later actions still run",
+            .cancellation, 1, "disposed before start, from any thread: never runs, and its neighbours still run",
             requires: .cancellation, anyOf: [.serial, .virtualTime], excludes: .synchronous,
             rationale: "Disposal is how operators stop pending work; a disposed action that runs anyway delivers events after unsubscription.",
-            hint: "the action checks its handle's disposed flag before running, and the check is not skipped on the fast path."
+            hint: "the action checks its own handle's disposed flag before running, on every path; disposal marks that one entry (not a slot by index) and works from any thread."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
+            // Held, so every action below is pending when it is disposed; half are disposed
+            // from the rule's thread, half from another one, while the worker is parked.
             let gate = try ctx.hold(scheduler)
-            let ran = Box(false)
+            let ran = Recorder<Int>()
+            let handles = Box<[Int: any Disposable]>([:])
+            for index in 0..<40 {
+                let handle = scheduler.schedule { ran.record(index) }
+                handles.update { $0[index] = handle }
+            }
             let later = Signal()
-            let handle = try ctx.unwrap(scheduler.schedule { ran.value = true }, "`schedule` returned no handle")
             scheduler.schedule { later.fire() }
-            handle.dispose()
+            let disposed = Set(stride(from: 0, to: 40, by: 4)).union(stride(from: 1, to: 40, by: 4))
+            for index in disposed.sorted() where index % 4 == 0 {
+                try ctx.unwrap(handles.value[index], "`schedule` returned no handle").dispose()
+            }
+            try ctx.fromAnotherThreadIfAllowed { () throws(RuleFailure) in
+                for index in disposed.sorted() where index % 4 == 1 {
+                    try ctx.unwrap(handles.value[index], "`schedule` returned no handle").dispose()
+                }
+            }
             gate.fire()
-            try ctx.waitFor(later, on: scheduler, "an action scheduled after the disposed one ran")
+            try ctx.waitFor(later, on: scheduler, "an action scheduled after the disposed ones ran")
             try ctx.quiesce(scheduler)
-            try ctx.expect(!ran.value, "the disposed action ran")
+            let observed = ran.all
+            let wrongly = observed.filter { disposed.contains($0) }
+            try ctx.expect(wrongly.isEmpty, "\(wrongly.count) disposed actions ran (first: #\(wrongly.first ?? 0), disposed from \((wrongly.first ?? 0) % 4 == 0 ? "the scheduling thread" : "another thread"))")
+            let kept = (0..<40).filter { !disposed.contains($0) }
+            try ctx.expect(observed == kept, "the actions that were not disposed ran as \(observed), expected \(kept)")
         },
         Rule(
             .cancellation, 2, "dispose is idempotent and `isDisposed` reports it",
@@ -48,7 +67,7 @@ extension RuleCatalogue {
             let scheduler = ctx.makeScheduler()
             let forbidden = Box(0)
             let runs = Box(0)
-            for _ in 0..<2_000 {
+            for index in 0..<2_000 {
                 let started = Box(false)
                 let finished = Signal()
                 let handle = scheduler.schedule {
@@ -57,6 +76,10 @@ extension RuleCatalogue {
                     finished.fire()
                 }
                 guard let handle else { throw RuleFailure("`schedule` returned no handle") }
+                // Disposal lands at a different moment of the worker's pick-up each time
+                // (0 to 190 µs after scheduling), so a gap between its disposed check and
+                // the start is hit wherever it lies.
+                spin((index % 20) * 10_000)
                 handle.dispose()
                 if !started.value {
                     // Not started when dispose returned: it must never start.
@@ -107,27 +130,50 @@ extension RuleCatalogue {
             try ctx.expect(!fired.value, "the disposed delayed action fired")
         },
         Rule(
-            .cancellation, 6, "a disposed repeating action stops",
-            requires: .repeating,
-            rationale: "Polling and heartbeats are stopped by disposal; a timer that keeps firing leaks work forever.",
-            hint: "disposal cancels the timer source (or marks the entry so it is not re-armed), and a tick checks the flag before running."
+            .cancellation, 6, "a repeating action disposed while no tick runs never ticks again",
+            requires: .repeating, anyOf: [.serial, .virtualTime],
+            rationale: "Polling and heartbeats are stopped by disposal; after `dispose()` returns, not one more tick may start.",
+            hint: "disposal cancels the timer source (or marks the entry so it is not re-armed), and a tick already queued checks the flag before running."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
-            let ticks = Box(0)
-            let third = Signal()
-            let start = try ctx.deadline(.milliseconds(5), on: scheduler)
-            let handle = try ctx.attempt("repeating") { () throws(SchedulerError) in
-                try scheduler.schedule(at: start, repeatingEvery: .milliseconds(5), leeway: .zero) {
-                    if ticks.update({ $0 += 1; return $0 }) == 3 { third.fire() }
+            let interval = Duration.milliseconds(5)
+            // Twice: once disposed from another thread while the scheduler is held by a plain
+            // action (so no tick is in flight and ticks fall due meanwhile), once from inside
+            // the tick itself. Either way, nothing may tick after `dispose()` returned.
+            for fromOutside in [true, false] {
+                let ticks = Box(0)
+                let disposed = Box(false)
+                let afterDispose = Box(0)
+                let own = Box<(any Disposable)?>(nil)
+                let third = Signal()
+                let start = try ctx.deadline(interval, on: scheduler)
+                let handle = try ctx.attempt("repeating") { () throws(SchedulerError) in
+                    try scheduler.schedule(at: start, repeatingEvery: interval, leeway: .zero) {
+                        if disposed.value { afterDispose.update { $0 += 1 } }
+                        let tick = ticks.update { $0 += 1; return $0 }
+                        if tick == 3 {
+                            if !fromOutside, let handle = own.value {
+                                handle.dispose()
+                                disposed.value = true
+                            }
+                            third.fire()
+                        }
+                    }
                 }
+                own.value = handle
+                try ctx.waitFor(third, on: scheduler, "three ticks")
+                if fromOutside {
+                    let gate = try ctx.hold(scheduler)
+                    // Let more ticks fall due while held: they must be dropped, not run later.
+                    if ctx.canHold { Thread.sleep(forTimeInterval: (interval * 3).timeInterval) }
+                    try ctx.fromAnotherThreadIfAllowed { handle.dispose() }
+                    disposed.value = true
+                    gate.fire()
+                }
+                try ctx.waitPast(try ctx.deadline(interval * 10, on: scheduler), on: scheduler)
+                try ctx.expect(afterDispose.value == 0, "\(afterDispose.value) ticks started after dispose() returned (\(fromOutside ? "disposed from another thread while no tick ran" : "disposed inside a tick"))")
+                try ctx.expect(handle.isDisposed, "isDisposed is false after dispose()")
             }
-            try ctx.waitFor(third, on: scheduler, "three ticks")
-            handle.dispose()
-            let atDispose = ticks.value
-            try ctx.waitPast(try ctx.deadline(.milliseconds(50), on: scheduler), on: scheduler)
-            // One tick may already have been under way when dispose() was called.
-            try ctx.expect(ticks.value <= atDispose + 1, "\(ticks.value - atDispose) ticks after dispose()")
-            try ctx.expect(handle.isDisposed, "isDisposed is false after dispose()")
         },
         Rule(
             .cancellation, 7, "disposing one timer leaves another alone",

@@ -71,7 +71,8 @@ extension RuleCatalogue {
             requires: .tracksCurrent, anyOf: [.synchronous, .trampoline],
             excludes: .threadConfined,
             rationale: "Restoration: a scheduler that leaves itself current makes later code on that thread believe it runs on it.",
-            hint: "the previous value is put back (or cleared) in a `defer`, also when the drain ends."
+            hint: "the previous value is put back (or cleared) in a `defer`, also when the drain ends.",
+            guarantee: "`CurrentScheduler.run(as:)`, the only way to set the current scheduler, always restores the previous value; no scheduler built on this package can leave itself current."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let after = try ctx.onFreshThread { () -> Bool in
@@ -85,7 +86,8 @@ extension RuleCatalogue {
             requires: .tracksCurrent, anyOf: [.synchronous, .trampoline],
             excludes: .threadConfined,
             rationale: "Nesting: scheduler A running work that synchronously runs on B must see A again afterwards.",
-            hint: "remember the previous value before setting yourself, and restore that value rather than clearing it."
+            hint: "remember the previous value before setting yourself, and restore that value rather than clearing it.",
+            guarantee: "`CurrentScheduler.run(as:)` restores the previous value, not nil, so an outer scheduler is always current again; that the nested action sees its own scheduler is what CUR-1 judges."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let outer = ImmediateScheduler.shared
@@ -126,26 +128,37 @@ extension RuleCatalogue {
             try ctx.expect(seen.all == ["A", "B", "A"], "saw \(seen.all)")
         },
         Rule(
-            .current, 7, "each worker of a concurrent scheduler sees it as current throughout",
+            .current, 7, "each worker of a concurrent scheduler sees it as current, also while others run",
             requires: [.tracksCurrent, .concurrent],
-            rationale: "On a concurrent queue, one worker finishing must not clear the value another worker set.",
-            hint: "the current value lives in thread-local storage, never in a field of the scheduler shared by all workers."
+            rationale: "On a concurrent queue, one worker finishing must not clear the value another worker set, and work that spills onto a second worker must see its scheduler too.",
+            hint: "the current value lives in thread-local storage and is set around every action on every worker (not only on the first worker, or the fast path)."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
-            let wrong = Box(0)
-            let remaining = Box(400)
-            let done = Signal()
-            for _ in 0..<400 {
+            let wrong = Recorder<String>()
+            let overlapped = Box(0)
+            // Pairs that meet: the first of a pair waits (bounded) until its partner has run
+            // from start to end, and only then checks again; so work provably runs on a second
+            // worker while the first is inside, and one finishing beside another is seen.
+            let pairs = 40
+            let done = Recorder<Int>(expecting: pairs * 2)
+            for pair in 0..<pairs {
+                let partnerFinished = Signal()
                 scheduler.schedule {
                     let before = CurrentScheduler.value === scheduler
-                    spin(2_000)
-                    let after = CurrentScheduler.value === scheduler
-                    if !(before && after) { wrong.update { $0 += 1 } }
-                    if remaining.update({ $0 -= 1; return $0 }) == 0 { done.fire() }
+                    let met = partnerFinished.wait(ctx.timing.quietWindow)
+                    if met { overlapped.update { $0 += 1 } }
+                    if !(before && CurrentScheduler.value === scheduler) { wrong.record("pair \(pair): the waiting worker\(before ? " lost it when its partner finished" : " never saw it")") }
+                    done.record(pair)
+                }
+                scheduler.schedule {
+                    if CurrentScheduler.value !== scheduler { wrong.record("pair \(pair): the second worker did not see it") }
+                    partnerFinished.fire()
+                    done.record(pair)
                 }
             }
-            try ctx.waitFor(done, on: scheduler, "400 concurrent actions ran")
-            try ctx.expect(wrong.value == 0, "\(wrong.value) of 400 actions saw a wrong current scheduler")
+            try ctx.waitFor(done.complete, on: scheduler, "\(pairs * 2) concurrent actions ran")
+            try ctx.expect(wrong.count == 0, "wrong current scheduler in \(wrong.count) actions: \(wrong.all.prefix(3).joined(separator: "; "))")
+            try ctx.requireExercised(overlapped.value > 0, "no two actions ever ran at once, so a worker's current scheduler was never seen beside another's")
         },
         Rule(
             .current, 8, "the main-thread scheduler runs on the main thread, as current",

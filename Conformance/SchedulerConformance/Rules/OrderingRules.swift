@@ -1,26 +1,34 @@
+import Dispatch
 import Schedulers
 
 extension RuleCatalogue {
     static let ordering: [Rule] = [
         Rule(
-            .ordering, 1, "actions from one producer run in FIFO order",
+            .ordering, 1, "actions from one producer run in FIFO order, queued together or one by one",
             requires: .serial,
             rationale: "A serial scheduler is a queue: operators that schedule events one by one rely on them arriving in order.",
-            hint: "the queue is really FIFO (not a stack or a priority heap without a sequence tie-break); no action is run inline by `schedule`."
+            hint: "the queue is really FIFO (not a stack or a priority heap without a sequence tie-break); no action is run inline by `schedule`, and none is set aside for later."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
-            let order = Recorder<Int>()
-            for index in 0..<1_000 { scheduler.schedule { order.record(index) } }
-            try ctx.quiesce(scheduler)
-            let observed = order.all
-            try ctx.expect(observed == Array(0..<1_000), "order broken: first out of place at \(firstMismatch(observed, Array(0..<1_000)))")
+            let count = 1_000
+            let order = Recorder<Int>(expecting: count + 1)
+            // The first half is queued while the scheduler is held, so all of it is pending
+            // at once (a stack or an unstable heap shows only then); the second half goes
+            // in while the scheduler runs, so a fast path that overtakes the queue shows too.
+            let gate = try ctx.hold(scheduler)
+            for index in 0..<count / 2 { scheduler.schedule { order.record(index) } }
+            gate.fire()
+            for index in count / 2..<count { scheduler.schedule { order.record(index) } }
+            scheduler.schedule { order.record(sentinel) }
+            _ = ctx.waitQuietly(for: order.complete, on: scheduler)
+            try ctx.expectSequence(order.all, Array(0..<count))
         },
         Rule(
-            .ordering, 2, "never two actions at once",
+            .ordering, 2, "never two actions at once, even while one is held up",
             requires: .serial,
             excludes: .threadConfined,
             rationale: "Code on a serial scheduler needs no locks of its own; one overlap is a data race in every user.",
-            hint: "the private queue is serial even when its target is concurrent; `schedule` from several threads does not start workers in parallel."
+            hint: "the private queue is serial even when its target is concurrent; `schedule` from several threads does not start workers in parallel, nor hand work to another queue while the current action is slow."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             // First a rendezvous: the first action waits for the second to start, which only
@@ -40,18 +48,33 @@ extension RuleCatalogue {
             }
             try ctx.quiesce(scheduler)
             try ctx.expect(!overlapped.value, "the second action started while the first was still running")
-            // Then load from many threads, counting actions inside at once.
+            // Then the forced case: one action is held up while every producer thread, released
+            // together, queues work behind it. Each queued action checks whether the held one
+            // is still inside; a scheduler that runs even one in a thousand elsewhere is caught.
+            let holding = Box(false)
+            let beside = Box(0)
+            let sawOverlap = Signal()
             let meter = OverlapMeter()
+            let gate = try ctx.hold(scheduler, inside: holding)
             try ctx.onThreads(ctx.producerCount) { _ in
-                for _ in 0..<100 {
+                for _ in 0..<500 {
                     scheduler.schedule {
+                        if holding.value {
+                            beside.update { $0 += 1 }
+                            sawOverlap.fire()
+                        }
                         meter.enter()
-                        spin(20_000)
+                        spin(1_000)
                         meter.leave()
                     }
                 }
             }
+            // Time for work handed elsewhere to start beside the held action; ends at once
+            // when it does.
+            if ctx.canHold { _ = sawOverlap.wait(ctx.timing.quietWindow) }
+            gate.fire()
             try ctx.quiesce(scheduler)
+            try ctx.expect(beside.value == 0, "\(beside.value) of \(ctx.producerCount * 500) actions started while an earlier action was still running")
             try ctx.expect(meter.maximum == 1, "\(meter.maximum) actions ran at the same time")
         },
         Rule(
@@ -62,18 +85,23 @@ extension RuleCatalogue {
             hint: "the enqueue path is thread-safe (a lock or an atomic queue), and no action is dropped when two threads enqueue at once."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
-            let order = Recorder<Int>()
             let producers = ctx.producerCount
+            let order = Recorder<Int>(expecting: producers * 500 + 1)
+            let gate = try ctx.hold(scheduler)
             try ctx.onThreads(producers) { producer in
-                for index in 0..<500 { scheduler.schedule { order.record(producer * 1_000_000 + index) } }
+                for index in 0..<500 {
+                    scheduler.schedule { order.record(producer * 1_000_000 + index) }
+                    // Half of the work is queued while held, half while the scheduler runs.
+                    if producer == 0 && index == 250 { gate.fire() }
+                }
             }
-            try ctx.quiesce(scheduler)
+            gate.fire()
+            scheduler.schedule { order.record(sentinel) }
+            _ = ctx.waitQuietly(for: order.complete, on: scheduler)
             let all = order.all
-            try ctx.expect(all.count == producers * 500, "\(all.count) runs for \(producers * 500) actions")
-            try ctx.expect(Set(all).count == all.count, "some action ran twice")
             for producer in 0..<producers {
-                let mine = all.filter { $0 / 1_000_000 == producer }.map { $0 % 1_000_000 }
-                try ctx.expect(mine == Array(0..<500), "producer \(producer)'s actions out of order or missing")
+                let mine = all.filter { $0 == sentinel || $0 / 1_000_000 == producer }.map { $0 == sentinel ? $0 : $0 % 1_000_000 }
+                try ctx.expectSequence(mine, Array(0..<500), "producer \(producer)")
             }
         },
         Rule(
@@ -128,7 +156,59 @@ extension RuleCatalogue {
             try ctx.settle(scheduler)
             try ctx.expect(inline.value == 0, "\(inline.value) actions ran inside their `schedule` call")
         },
+        Rule(
+            .ordering, 6, "an action scheduled after another on a different thread runs after it",
+            requires: .serial,
+            excludes: .threadConfined,
+            rationale: "Serial order is the order of the `schedule` calls, whichever threads make them: an event handed from one thread to another must not overtake the one before it.",
+            hint: "one queue for every caller, not a lane per thread drained in turn; no per-thread batching that holds work back."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            var generator = SplitMix64(seed: 0x0D6)
+            let steps = 60
+            // Which of three threads makes each `schedule` call; a baton passed between them
+            // makes every call happen after the one before it.
+            let owners = (0..<steps).map { _ in Int(generator.next() % 3) }
+            let batons = (0..<3).map { _ in DispatchSemaphore(value: 0) }
+            let order = Recorder<Int>(expecting: steps + 1)
+            let gate = try ctx.hold(scheduler)
+            batons[owners[0]].signal()
+            try ctx.onThreads(3) { me in
+                for (step, owner) in owners.enumerated() where owner == me {
+                    batons[me].wait()
+                    scheduler.schedule { order.record(step) }
+                    if step + 1 < steps { batons[owners[step + 1]].signal() }
+                }
+            }
+            gate.fire()
+            scheduler.schedule { order.record(sentinel) }
+            _ = ctx.waitQuietly(for: order.complete, on: scheduler)
+            try ctx.expectSequence(order.all, Array(0..<steps))
+        },
     ]
+}
+
+/// The value a rule records for its sentinel action, scheduled after the work it judges.
+let sentinel = -1
+
+extension RuleContext {
+    /// Fails the rule unless `observed` is `expected` followed by the ``sentinel``, naming
+    /// precisely what went wrong: actions lost, run twice, run after the sentinel that was
+    /// scheduled after them (reordered, not lost), or out of order.
+    func expectSequence(_ observed: [Int], _ expected: [Int], _ whose: String = "") throws(RuleFailure) {
+        let prefix = whose.isEmpty ? "" : whose + ": "
+        let actions = observed.filter { $0 != sentinel }
+        var seen = Set<Int>()
+        let doubled = actions.filter { !seen.insert($0).inserted }
+        try expect(doubled.isEmpty, "\(prefix)\(doubled.count) actions ran more than once (first: \(doubled.first ?? 0))")
+        let missing = expected.filter { !seen.contains($0) }
+        try expect(missing.isEmpty, "\(prefix)\(missing.count) of \(expected.count) actions never ran (lost), first \(missing.first ?? 0)")
+        if let mark = observed.firstIndex(of: sentinel), mark < observed.count - 1 {
+            let late = observed[(mark + 1)...]
+            throw RuleFailure("\(prefix)reordered, not lost: \(late.count) actions ran after a sentinel scheduled after them (first: \(late.first!))")
+        }
+        try expect(actions == expected, "\(prefix)order broken: \(firstMismatch(actions, expected))")
+    }
 }
 
 /// The first index at which two arrays differ, for failure messages.

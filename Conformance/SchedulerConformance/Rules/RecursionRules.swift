@@ -69,55 +69,88 @@ extension RuleCatalogue {
             try ctx.expect(runs.value == 3, "ran \(runs.value) times")
         },
         Rule(
-            .recursion, 4, "a reschedule made later, from another thread, runs",
+            .recursion, 4, "reschedules made later, from another thread, each run",
             excludes: .threadConfined,
-            rationale: "Asynchronous continuations (a network callback, say) call `reschedule` after the block returned.",
-            hint: "after the block returned, `reschedule` schedules at once instead of bumping a counter nobody reads."
+            rationale: "Asynchronous continuations (a network callback, say) call `reschedule` after the block returned; two such calls ask for two runs.",
+            hint: "after the block returned, `reschedule` schedules at once instead of bumping a counter nobody reads, and two calls are not merged into one pending flag."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let stored = Box<(@Sendable () -> Void)?>(nil)
             let first = Signal()
-            let second = Signal()
             let runs = Box(0)
+            let later = Recorder<Int>(expecting: 2)
             scheduler.scheduleRecursive { reschedule in
-                if runs.update({ $0 += 1; return $0 }) == 1 {
+                let run = runs.update { $0 += 1; return $0 }
+                if run == 1 {
                     stored.value = reschedule
                     first.fire()
                 } else {
-                    second.fire()
+                    later.record(run)
                 }
             }
             try ctx.waitFor(first, on: scheduler, "the first run")
             let reschedule = try ctx.unwrap(stored.value, "the first run kept no reschedule function")
-            try ctx.onFreshThread { reschedule() }
-            try ctx.waitFor(second, on: scheduler, "the run asked for from another thread")
+            // Both calls are made while the scheduler is held, so the first run they ask for
+            // cannot start between them: two calls must still make two runs.
+            let gate = try ctx.hold(scheduler)
+            try ctx.onFreshThread {
+                reschedule()
+                reschedule()
+            }
+            gate.fire()
+            try ctx.waitFor(later.complete, on: scheduler, "two runs asked for from another thread (\(later.count) ran)")
+            try ctx.settle(scheduler)
+            try ctx.expect(runs.value == 3, "ran \(runs.value) times for one start and two later reschedules")
         },
         Rule(
-            .recursion, 5, "disposing from outside stops every further run",
-            excludes: [.synchronous, .trampoline],
-            rationale: "Disposal is how an endless recursion (polling, a retry loop) ends.",
-            hint: "each run checks the recursion's disposable before calling the block, and pending runs are disposed with it."
+            .recursion, 5, "disposing stops every further run, one already queued included",
+            anyOf: [.serial, .virtualTime], excludes: [.synchronous, .trampoline],
+            rationale: "Disposal is how an endless recursion (polling, a retry loop) ends; a run already queued when `dispose()` returns must not start.",
+            hint: "each run checks the recursion's disposable before calling the block (not only when rescheduling), and pending runs are disposed with it."
         ) { ctx throws(RuleFailure) in
-            let scheduler = ctx.makeScheduler()
-            let runs = Box(0)
-            let tenth = Signal()
-            let handle = scheduler.scheduleRecursive { reschedule in
-                let run = runs.update { $0 += 1; return $0 }
-                if run == 10 { tenth.fire() }
-                if run < 100_000 { reschedule() }
+            // Twice, with the next run provably queued when `dispose()` is called: once from
+            // a plain action that run 10 queued ahead of run 11, once from another thread
+            // while such an action holds the scheduler.
+            for fromOutside in [false, true] where !fromOutside || ctx.canHold {
+                let scheduler = ctx.makeScheduler()
+                let runs = Box(0)
+                let disposedAfter = Box<Int?>(nil)
+                let handleBox = Box<(any Disposable)?>(nil)
+                let parked = Signal()
+                let gate = Signal()
+                let disposer = Signal()
+                let handle = scheduler.scheduleRecursive { reschedule in
+                    let run = runs.update { $0 += 1; return $0 }
+                    if run == 10 {
+                        // Queued now, so it runs before run 11, which is scheduled when this
+                        // block returns.
+                        scheduler.schedule {
+                            if fromOutside {
+                                parked.fire()
+                                _ = gate.wait(ctx.timing.mustHappen)
+                            } else {
+                                handleBox.value?.dispose()
+                                disposedAfter.value = runs.value
+                            }
+                            disposer.fire()
+                        }
+                    }
+                    if run < 1_000 { reschedule() }
+                }
+                let disposable = try ctx.unwrap(handle, "scheduleRecursive returned no handle")
+                handleBox.value = disposable
+                if fromOutside {
+                    try ctx.waitFor(parked, on: scheduler, "run 10's action holding the scheduler")
+                    try ctx.onFreshThread { disposable.dispose() }
+                    disposedAfter.value = runs.value
+                    gate.fire()
+                }
+                try ctx.waitFor(disposer, on: scheduler, "the action that disposes the recursion")
+                try ctx.settle(scheduler)
+                try ctx.settle(scheduler)
+                let atDispose = try ctx.unwrap(disposedAfter.value, "the disposing action did not run")
+                try ctx.expect(runs.value == atDispose, "ran \(runs.value - atDispose) times after dispose() returned (\(fromOutside ? "from another thread while the scheduler was held" : "from an action queued ahead of the next run"))")
             }
-            let disposable = try ctx.unwrap(handle, "scheduleRecursive returned no handle")
-            // A virtual scheduler stops between steps, so nothing may run after the dispose;
-            // a real one may be starting the next run as it happens. (A virtual scheduler
-            // whose step runs everything due at once finishes the recursion in its first
-            // step, which VT-3 reports, and leaves nothing to check here.)
-            try ctx.waitFor(tenth, on: scheduler, "ten runs")
-            disposable.dispose()
-            let atDispose = runs.value
-            try ctx.settle(scheduler)
-            try ctx.settle(scheduler)
-            let inFlight = scheduler is any VirtualTimeScheduler ? 0 : 1
-            try ctx.expect(runs.value <= atDispose + inFlight, "ran \(runs.value - atDispose) times after dispose()")
         },
         Rule(
             .recursion, 6, "disposing from inside the block stops every further run",

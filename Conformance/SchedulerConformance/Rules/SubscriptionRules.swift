@@ -70,5 +70,26 @@ extension RuleCatalogue {
             try ctx.waitFor(done, on: host, "the delayed action ran")
             try ctx.expect(seen.value == true, "the delayed action did not run on the caller's current scheduler")
         },
+        Rule(
+            .subscription, 4, "an inline run leaves the caller's scheduler current, inside and after",
+            requires: .subscription,
+            rationale: "Running inline is not a hop: work subscribed from scheduler A that asks for the current scheduler must find A, or it hops away from where it runs.",
+            hint: "the inline path calls the action directly; it does not run it as the subscription scheduler (or any other)."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let host = QueueScheduler(name: "SUB-4 host")
+            let seen = Box<(inside: Bool, after: Bool)?>(nil)
+            let done = Signal()
+            host.schedule {
+                let inside = Box(false)
+                scheduler.schedule { inside.value = CurrentScheduler.value === host }
+                seen.value = (inside.value, CurrentScheduler.value === host)
+                done.fire()
+            }
+            try ctx.waitFor(done, on: host, "the host action ran")
+            let observed = try ctx.unwrap(seen.value, "no observation")
+            try ctx.expect(observed.inside, "inside the inline action the current scheduler was not the caller's")
+            try ctx.expect(observed.after, "after the inline action the caller's scheduler was no longer current")
+        },
     ]
 }

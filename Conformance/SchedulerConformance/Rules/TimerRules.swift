@@ -1,30 +1,37 @@
+import Foundation
 import Schedulers
 
 extension RuleCatalogue {
     static let timers: [Rule] = [
         Rule(
-            .timers, 1, "a delayed action never runs before its deadline on the scheduler's own clock",
+            .timers, 1, "a delayed action never runs before its deadline, on the scheduler's clock or the suite's",
             requires: .timers,
-            rationale: "'After' means at or after: timeouts and debounces are wrong if they fire early.",
-            hint: "deadlines are converted to the clock the timer uses (monotonic for real time) without rounding down; virtual time moves to the deadline before the action runs."
+            rationale: "'After' means at or after: timeouts and debounces are wrong if they fire early, and a clock that runs fast fires every timer early while agreeing with itself.",
+            hint: "deadlines are converted to the clock the timer uses (monotonic for real time) without rounding down; `now` reads a monotonic clock at its true rate; virtual time moves to the deadline before the action runs."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
+            let realTime = !ctx.subject.capabilities.contains(.virtualTime)
             let early = Recorder<String>()
             let remaining = Box(20)
             let done = Signal()
             for index in 0..<20 {
-                let delay = Duration.milliseconds(1 + (index * 7) % 20)
+                let delay = Duration.milliseconds(1) + .microseconds(Int64((index * 7_919) % 20_000))
+                // The suite's clock is read before the subject's, so the delay it measures
+                // from here can only be longer than the one the subject was asked for.
+                let referenceStart = RuleContext.referenceNow()
                 let deadline = try ctx.deadline(delay, on: scheduler)
                 _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
                     try scheduler.schedule(at: deadline) {
                         let now = scheduler.now
-                        if now < deadline { early.record("\(now.duration(to: deadline)) early") }
+                        let elapsed = RuleContext.referenceNow() - referenceStart
+                        if now < deadline { early.record("\(now.duration(to: deadline)) early on its own clock") }
+                        if realTime && elapsed < delay { early.record("\(delay - elapsed) early on the suite's monotonic clock") }
                         if remaining.update({ $0 -= 1; return $0 }) == 0 { done.fire() }
                     }
                 }
             }
             try ctx.waitFor(done, on: scheduler, "twenty delayed actions ran")
-            try ctx.expect(early.count == 0, "ran early: \(early.all.prefix(3).joined(separator: ", "))")
+            try ctx.expect(early.count == 0, "\(early.count) ran early: \(early.all.prefix(3).joined(separator: ", "))")
         },
         Rule(
             .timers, 2, "a delayed action is late by no more than the calibrated bound",
@@ -226,6 +233,122 @@ extension RuleCatalogue {
             try ctx.waitPast(try ctx.deadline(.milliseconds(20), on: scheduler), on: scheduler)
             handle.dispose()
             try ctx.expect(ticks.value == 1, "ticked \(ticks.value) times within 20 ms")
+        },
+        Rule(
+            .timers, 12, "repeating ticks do not drift: the schedule is anchored at the start",
+            level: .stochastic,
+            requires: .repeating, excludes: .virtualTime,
+            rationale: "Tick k is due at start + k × interval; a timer re-armed from each tick's own time (plus its leeway) drifts further behind every tick, and heartbeats miss their window.",
+            hint: "arm the timer once with a repeating interval (or compute each deadline from the start), not `now + interval` in the handler; leeway is a bound on lateness, not something added to every period. Merged ticks under heavy load also look like drift: rerun before concluding."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let interval = Duration.milliseconds(10)
+            let leeway = Duration.milliseconds(2)
+            let count = 32
+            let times = Recorder<SchedulerTime>(expecting: count)
+            let start = try ctx.deadline(interval, on: scheduler)
+            let handle = try ctx.attempt("repeating") { () throws(SchedulerError) in
+                try scheduler.schedule(at: start, repeatingEvery: interval, leeway: leeway) { times.record(scheduler.now) }
+            }
+            try ctx.waitFor(times.complete, on: scheduler, "\(count) ticks")
+            handle.dispose()
+            // Lateness of tick k against its due time; the least of the first and of the last
+            // few, so one late wake-up does not count as drift but a growing lag does.
+            let lateness = try times.all.prefix(count).enumerated().map { (k, time) throws(RuleFailure) in
+                let due = try ctx.attempt("due time") { () throws(SchedulerError) in try start.advanced(by: interval * k) }
+                return due.duration(to: time)
+            }
+            let drift = lateness.suffix(4).min()! - lateness.prefix(4).min()!
+            let bound = leeway + ctx.timing.lateness
+            try ctx.expect(drift <= bound, "ticks drifted \(drift) behind their schedule over \(count) ticks of \(interval) (leeway \(leeway), bound \(bound))")
+        },
+        Rule(
+            .timers, 13, "a real-time scheduler's `now` keeps pace with a monotonic clock",
+            requires: .timers, excludes: .virtualTime,
+            rationale: "Every deadline is `now` plus a delay: a clock that runs fast or slow, or jumps, fires timers early or late while agreeing with itself.",
+            hint: "`now` reads a monotonic clock (uptime, `ContinuousClock`, `DispatchTime`) directly, not the wall clock and not a scaled or cached value."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            // Each reading of `now` is bracketed by two of the suite's clock, so preemption
+            // only widens the bracket; the subject's elapsed time must fall inside it.
+            func sample() -> (before: ContinuousClock.Instant, now: SchedulerTime, after: ContinuousClock.Instant) {
+                let before = RuleContext.referenceNow()
+                let now = scheduler.now
+                return (before, now, RuleContext.referenceNow())
+            }
+            let first = sample()
+            var previous = first.now
+            let end = first.after + .milliseconds(60)
+            while RuleContext.referenceNow() < end {
+                let now = scheduler.now
+                try ctx.expect(now >= previous, "`now` went back by \(now.duration(to: previous))")
+                previous = now
+            }
+            let last = sample()
+            let elapsed = first.now.duration(to: last.now)
+            let shortest = last.before - first.after
+            let longest = last.after - first.before
+            // A coarse clock may lag by one tick of its resolution at either reading.
+            let resolution = Duration.milliseconds(1)
+            try ctx.expect(
+                elapsed >= shortest - resolution && elapsed <= longest + resolution,
+                "`now` advanced \(elapsed) while the suite's monotonic clock advanced between \(shortest) and \(longest)"
+            )
+        },
+        Rule(
+            .timers, 14, "a jump of the wall clock neither stalls nor hastens a timer",
+            requires: .timers, excludes: .virtualTime,
+            rationale: "Wall-clock timers stall when the system clock moves backwards and fire at once when it moves forwards (NTP, a user changing the time); the field has shipped both.",
+            hint: "compute deadlines on a monotonic clock; the wall clock is for display, never for timers.",
+            needsWallClockStep: true
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let step = try ctx.unwrap(ctx.subject.wallClockStep, "no wall-clock step hook")
+            // Forwards: a timer due in 200 ms must still wait 200 ms on the suite's clock.
+            let forward = Signal()
+            let firedAfter = Box<Duration?>(nil)
+            let startedAt = RuleContext.referenceNow()
+            let delay = Duration.milliseconds(200)
+            _ = try ctx.attempt("schedule(after:)") { () throws(SchedulerError) in
+                try scheduler.schedule(after: delay) {
+                    firedAfter.value = RuleContext.referenceNow() - startedAt
+                    forward.fire()
+                }
+            }
+            step(.seconds(3_600))
+            try ctx.waitFor(forward, on: scheduler, "the timer after the clock jumped forwards")
+            let elapsed = try ctx.unwrap(firedAfter.value, "no firing time")
+            try ctx.expect(elapsed >= delay, "after the wall clock jumped an hour forwards a 200 ms timer fired after \(elapsed)")
+            // Backwards: a timer due in 20 ms must not wait an hour.
+            let backward = Signal()
+            _ = try ctx.attempt("schedule(after:)") { () throws(SchedulerError) in
+                try scheduler.schedule(after: .milliseconds(20)) { backward.fire() }
+            }
+            step(.seconds(-7_200))
+            try ctx.waitFor(backward, on: scheduler, within: .milliseconds(20) + ctx.timing.lateness * 2, "a 20 ms timer after the wall clock jumped back two hours")
+            step(.seconds(3_600))
+        },
+        Rule(
+            .timers, 15, "a repeating timer's first tick is at its start, not one interval later",
+            requires: .repeating,
+            rationale: "`schedule(at: start, repeatingEvery:)` promises a tick at `start`; ReactiveCocoa users poll at once and then every interval.",
+            hint: "arm the first fire at the start date itself, and the interval only for the ticks after it."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let interval = Duration.seconds(3_600)
+            let start = try ctx.deadline(.milliseconds(2), on: scheduler)
+            let firstAt = Box<SchedulerTime?>(nil)
+            let first = Signal()
+            let handle = try ctx.attempt("repeating every hour") { () throws(SchedulerError) in
+                try scheduler.schedule(at: start, repeatingEvery: interval, leeway: .zero) {
+                    if firstAt.value == nil { firstAt.value = scheduler.now }
+                    first.fire()
+                }
+            }
+            defer { handle.dispose() }
+            try ctx.waitFor(first, on: scheduler, "the first tick of an hourly timer starting in 2 ms")
+            let at = try ctx.unwrap(firstAt.value, "no tick time")
+            try ctx.expect(start.duration(to: at) < interval / 2, "the first tick came \(start.duration(to: at)) after the start")
         },
     ]
 }

@@ -1,31 +1,42 @@
+import Dispatch
 import Schedulers
 
 extension RuleCatalogue {
     static let trampoline: [Rule] = [
         Rule(
-            .trampoline, 1, "the first action runs inline, nested ones FIFO after it",
+            .trampoline, 1, "the first action runs inline, nested ones FIFO after it, several queued at once",
             requires: .trampoline,
             excludes: .threadConfined,
-            rationale: "RxSwift's classic nested example must print 1, 2, 3, 4, 5: nested work runs after the outer action returns, in order.",
-            hint: "an idle thread runs the action at once, then drains a per-thread FIFO queue; a busy thread only enqueues."
+            rationale: "RxSwift's classic nested example must print 1, 2, 3, 4, 5: nested work runs after the outer action returns, in order, however many are queued.",
+            hint: "an idle thread runs the action at once, then drains a per-thread FIFO queue (not a stack); a busy thread only enqueues, at the back."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
-            let order = try ctx.onFreshThread { () -> [Int] in
-                let order = Recorder<Int>()
-                let returned = Box(false)
+            let order = try ctx.onFreshThread { () -> [String] in
+                let order = Recorder<String>()
                 scheduler.schedule {
-                    order.record(1)
+                    order.record("1")
                     scheduler.schedule {
-                        order.record(3)
-                        scheduler.schedule { order.record(5) }
-                        order.record(4)
+                        order.record("3")
+                        scheduler.schedule { order.record("5") }
+                        order.record("4")
                     }
-                    order.record(2)
+                    order.record("2")
                 }
-                returned.value = true
+                // Then three queued at once, each queueing more: breadth first, in order.
+                scheduler.schedule {
+                    for name in ["a", "b", "c"] {
+                        scheduler.schedule {
+                            order.record(name)
+                            scheduler.schedule { order.record(name + "1") }
+                            scheduler.schedule { order.record(name + "2") }
+                        }
+                    }
+                    order.record("outer")
+                }
                 return order.all
             }
-            try ctx.expect(order == [1, 2, 3, 4, 5], "order was \(order)")
+            let expected = ["1", "2", "3", "4", "5", "outer", "a", "b", "c", "a1", "a2", "b1", "b2", "c1", "c2"]
+            try ctx.expect(order == expected, "order was \(order), expected \(expected)")
         },
         Rule(
             .trampoline, 2, "disposing a queued nested action skips it",
@@ -120,6 +131,43 @@ extension RuleCatalogue {
             }
             try ctx.expect(growth.growth < StackMeter.limit, "the stack grew by \(growth.growth) bytes after \(growth.depth) nested schedules")
             try ctx.expect(growth.depth == 100_000, "only \(growth.depth) of 100,000 nested actions ran")
+        },
+        Rule(
+            .trampoline, 6, "threads trampolining at the same moment each drain their own queue",
+            requires: .trampoline,
+            excludes: .threadConfined,
+            rationale: "Many threads use the one shared trampoline at once; each thread's nested work must run on it, in its order, none lost or taken by another thread.",
+            hint: "the queue and the running flag are both per thread; nothing about the drain is shared between threads."
+        ) { ctx throws(RuleFailure) in
+            let scheduler = ctx.makeScheduler()
+            let threads = 4
+            let nested = 50
+            let inside = DispatchGroup()
+            for _ in 0..<threads { inside.enter() }
+            let problems = Recorder<String>()
+            let together = Box(true)
+            // Every thread enters its outer action and waits there until all are inside, so
+            // every trampoline is busy at once; then each queues its nested work.
+            try ctx.onThreads(threads) { index in
+                let me = ThreadProbe.id
+                let ran = Recorder<Int>()
+                let returned = Box(false)
+                scheduler.schedule {
+                    inside.leave()
+                    if inside.wait(timeout: .now() + (ctx.timing.lateness * 4).dispatchInterval) == .timedOut { together.value = false }
+                    for item in 0..<nested {
+                        scheduler.schedule {
+                            if ThreadProbe.id != me { problems.record("thread \(index)'s action \(item) ran on another thread") }
+                            if !returned.value { problems.record("thread \(index)'s action \(item) ran before its outer action returned") }
+                            ran.record(item)
+                        }
+                    }
+                    returned.value = true
+                }
+                if ran.all != Array(0..<nested) { problems.record("thread \(index) ran \(ran.count) of \(nested) nested actions by the time its `schedule` returned, in order \(ran.all.prefix(5))…") }
+            }
+            try ctx.expect(problems.count == 0, problems.all.prefix(3).joined(separator: "; "))
+            try ctx.requireExercised(together.value, "the \(threads) threads were never inside their trampolines at the same moment")
         },
     ]
 }

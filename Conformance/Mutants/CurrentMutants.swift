@@ -1,0 +1,124 @@
+import Dispatch
+import SchedulerConformance
+import Schedulers
+import Synchronization
+
+/// Claims to track the current scheduler but runs actions raw.
+final class CurrentNotSetMutant: MutantBase, @unchecked Sendable {
+    override func run(_ action: @escaping SchedulerAction, unless disposable: BooleanDisposable) {
+        guard !disposable.isDisposed else { return }
+        action()
+    }
+}
+
+/// Sets the current scheduler for plain actions, but delayed ones run raw.
+final class CurrentNotSetOnTimersMutant: MutantBase, @unchecked Sendable {
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+        let disposable = BooleanDisposable()
+        queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1))) {
+            if !disposable.isDisposed { action() }
+        }
+        return disposable
+    }
+}
+
+/// ReactiveCocoa's gap: repeating actions run raw, without setting the current scheduler.
+final class RepeatingWithoutCurrentMutant: MutantBase, @unchecked Sendable {
+    override func schedule(
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration, _ action: @escaping SchedulerAction
+    ) throws(SchedulerError) -> any Disposable {
+        makeTimer(deadline: deadline, spec: try RepeatSpec(interval: interval, leeway: leeway), action)
+    }
+}
+
+/// Remembers the caller's current scheduler when an action is scheduled and runs the
+/// action as that one (falling back to itself): right when called from nowhere, wrong on
+/// every hop from another scheduler.
+final class CurrentCapturedAtScheduleMutant: MutantBase, @unchecked Sendable {
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let captured = CurrentScheduler.explicitValue ?? self
+        let disposable = BooleanDisposable()
+        queue.async {
+            guard !disposable.isDisposed else { return }
+            CurrentScheduler.run(as: captured, action)
+        }
+        return disposable
+    }
+}
+
+/// A concurrent scheduler that sets the current scheduler only on its first worker: an
+/// action that starts while another is running spills onto a helper and runs raw.
+final class ConcurrentSpillWithoutCurrentMutant: MutantBase, @unchecked Sendable {
+    private let running = Atomic<Int>(0)
+
+    init() {
+        super.init(
+            "concurrent-spill-without-current",
+            claims: [.asynchronous, .concurrent, .cancellation, .timers, .repeating, .tracksCurrent],
+            queue: DispatchQueue(label: "concurrent-spill-without-current", attributes: .concurrent)
+        )
+    }
+
+    override func run(_ action: @escaping SchedulerAction, unless disposable: BooleanDisposable) {
+        guard !disposable.isDisposed else { return }
+        let spilled = running.wrappingAdd(1, ordering: .relaxed).newValue > 1
+        if spilled { action() } else { CurrentScheduler.run(as: self, action) }
+        running.wrappingSubtract(1, ordering: .relaxed)
+    }
+}
+
+/// The subscription scheduler's faults, one per instance.
+final class FaultySubscriptionMutant: Scheduler {
+    enum Fault: String, Sendable {
+        /// Never runs inline, not even inside a current scheduler.
+        case alwaysAsync = "always-async-subscription"
+        /// Runs inline even when the calling thread has no current scheduler.
+        case inlineWithoutCurrent = "subscription-inline-without-current"
+        /// Sends timers to its background scheduler even inside a current scheduler.
+        case timersToBackground = "subscription-timers-to-background"
+        /// Runs inline actions as itself, hiding the caller's current scheduler.
+        case runsAsItself = "subscription-runs-as-itself"
+    }
+
+    let fault: Fault
+    var name: String { fault.rawValue }
+    var capabilities: SchedulerCapabilities { [.subscription, .timers, .repeating] }
+    private let background: QueueScheduler
+
+    init(_ fault: Fault) {
+        self.fault = fault
+        self.background = QueueScheduler(priority: .default, name: "\(fault.rawValue).background")
+    }
+
+    var now: SchedulerTime { background.now }
+
+    private var inlineTarget: (any Scheduler)? {
+        fault == .alwaysAsync ? nil : CurrentScheduler.value
+    }
+
+    @discardableResult
+    func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        if inlineTarget != nil || fault == .inlineWithoutCurrent {
+            if fault == .runsAsItself { CurrentScheduler.run(as: self, action) } else { action() }
+            return nil
+        }
+        return background.schedule(action)
+    }
+
+    @discardableResult
+    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+        let target: any Scheduler = fault == .timersToBackground ? background : (CurrentScheduler.value.flatMap { $0.capabilities.contains(.timers) ? $0 : nil } ?? background)
+        return try target.schedule(at: deadline, action)
+    }
+
+    func schedule(
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration, _ action: @escaping SchedulerAction
+    ) throws(SchedulerError) -> any Disposable {
+        try background.schedule(at: deadline, repeatingEvery: interval, leeway: leeway, action)
+    }
+
+    @discardableResult
+    func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (any Disposable)? {
+        (CurrentScheduler.value ?? background).scheduleRecursive(block)
+    }
+}

@@ -1,0 +1,97 @@
+import Dispatch
+import Schedulers
+import Synchronization
+
+/// A synchronous scheduler whose recursion recurses on the stack (no loop unrolling).
+final class StackRecursionMutant: Scheduler {
+    let name = "stack-recursion"
+    var capabilities: SchedulerCapabilities { [.synchronous] }
+    var now: SchedulerTime { ImmediateScheduler.shared.now }
+
+    @discardableResult
+    func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        action()
+        return nil
+    }
+
+    @discardableResult
+    func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (any Disposable)? {
+        let disposable = BooleanDisposable()
+        @Sendable func run() {
+            guard !disposable.isDisposed else { return }
+            block { run() }
+        }
+        run()
+        return disposable
+    }
+}
+
+/// A queue scheduler whose recursion is ReactiveCocoa's algorithm with one fault.
+final class FaultyRecursionMutant: MutantBase, @unchecked Sendable {
+    enum Fault: String, Sendable {
+        /// Two reschedules during the block give one run (a Bool, not a counter).
+        case lossyReschedule = "lossy-reschedule"
+        /// The handle is not connected: disposal stops nothing.
+        case ignoresDisposal = "recursion-ignores-disposal"
+        /// A reschedule during the block runs the block at once, inside the running one.
+        case reentrant = "recursion-reentrant"
+        /// A reschedule after the block returned bumps a counter nobody reads.
+        case laterRescheduleLost = "recursion-later-reschedule-lost"
+        /// Later reschedules set a pending flag: a second one before the run is merged.
+        case mergesLaterReschedules = "recursion-merges-later-reschedules"
+        /// Disposal is checked when rescheduling, not when a queued run starts.
+        case checksDisposalOnlyOnReschedule = "recursion-checks-disposal-on-reschedule"
+        /// The first run is queued twice.
+        case doubleFirstRun = "recursion-double-first-run"
+    }
+
+    let fault: Fault
+
+    init(_ fault: Fault) {
+        self.fault = fault
+        super.init(fault.rawValue)
+    }
+
+    override func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (any Disposable)? {
+        let disposable = BooleanDisposable()
+        let fault = self.fault
+        let pendingLater = Atomic<Bool>(false)
+        @Sendable func enqueue() {
+            if fault == .checksDisposalOnlyOnReschedule, disposable.isDisposed { return }
+            _ = schedule { run() }
+        }
+        @Sendable func run() {
+            if fault != .checksDisposalOnlyOnReschedule && fault != .ignoresDisposal, disposable.isDisposed { return }
+            pendingLater.store(false, ordering: .relaxed)
+            let state = Mutex<(inBlock: Bool, counted: Int)>((true, 0))
+            block {
+                let inBlock = state.withLock { state in
+                    if state.inBlock { state.counted += 1 }
+                    return state.inBlock
+                }
+                if inBlock {
+                    if fault == .reentrant { run() }
+                    return
+                }
+                switch fault {
+                case .laterRescheduleLost: return
+                case .mergesLaterReschedules: if pendingLater.exchange(true, ordering: .relaxed) { return }
+                default: break
+                }
+                enqueue()
+            }
+            let counted = state.withLock { state in
+                state.inBlock = false
+                return state.counted
+            }
+            switch fault {
+            case .reentrant: return
+            case .lossyReschedule: if counted > 0 { enqueue() }
+            default: for _ in 0..<counted { enqueue() }
+            }
+        }
+        enqueue()
+        if fault == .doubleFirstRun { enqueue() }
+        return fault == .ignoresDisposal ? BooleanDisposable() : disposable
+    }
+}

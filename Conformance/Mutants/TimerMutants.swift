@@ -1,0 +1,230 @@
+import Dispatch
+import Foundation
+import Schedulers
+import Synchronization
+
+/// Fires every timer at half its delay.
+final class EarlyTimersMutant: MutantBase, @unchecked Sendable {
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+        let now = self.now
+        let early = deadline > now ? SchedulerTime.zero.advancedSaturating(by: (now.nanoseconds + deadline.nanoseconds) / 2) : deadline
+        return try super.schedule(at: early, action)
+    }
+}
+
+/// Converts deadlines to a 10 ms timer wheel by rounding down: up to 10 ms early.
+final class EarlyByRoundingMutant: MutantBase, @unchecked Sendable {
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+        let slot: UInt64 = 10_000_000
+        return try super.schedule(at: SchedulerTime.zero.advancedSaturating(by: deadline.nanoseconds / slot * slot), action)
+    }
+}
+
+/// Fires every timer 400 ms late.
+final class LateTimersMutant: MutantBase, @unchecked Sendable {
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+        try super.schedule(at: deadline.advancedSaturating(by: 400_000_000), action)
+    }
+}
+
+/// A clock running 25 % fast: timers agree with `now`, so every one fires early by the
+/// suite's clock while looking punctual by its own.
+final class FastClockMutant: MutantBase, @unchecked Sendable {
+    private let origin = DispatchTime.now().uptimeNanoseconds
+
+    override var now: SchedulerTime {
+        SchedulerTime.zero.advancedSaturating(by: origin + (DispatchTime.now().uptimeNanoseconds - origin) / 4 * 5)
+    }
+
+    /// The real uptime at which this clock reads `time`.
+    private func uptime(_ time: SchedulerTime) -> SchedulerTime {
+        guard time.nanoseconds > origin else { return time }
+        return SchedulerTime.zero.advancedSaturating(by: origin + (time.nanoseconds - origin) / 5 * 4)
+    }
+
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+        try super.schedule(at: uptime(deadline), action)
+    }
+
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
+        super.makeTimer(deadline: uptime(deadline), spec: spec, tick)
+    }
+}
+
+/// The wall clock the ``WallClockDeadlinesMutant`` reads: uptime plus an offset that its
+/// subject's test hook moves.
+enum MutantWallClock {
+    static let offset = Atomic<Int64>(0)
+    static var now: Int64 { Int64(DispatchTime.now().uptimeNanoseconds) + offset.load(ordering: .acquiring) }
+    static func step(_ by: Duration) {
+        offset.wrappingAdd((try? by.checkedNanoseconds()) ?? 0, ordering: .acquiringAndReleasing)
+    }
+}
+
+/// A monotonic `now`, but timers are kept as wall-clock deadlines and fired by a poller:
+/// a jump of the wall clock fires them early or stalls them.
+final class WallClockDeadlinesMutant: MutantBase, @unchecked Sendable {
+    private struct Timer {
+        let wallDeadline: Int64
+        let action: SchedulerAction
+        let disposable: BooleanDisposable
+    }
+
+    private let timers = Mutex<[Timer]>([])
+
+    override init(_ name: String, claims: SchedulerCapabilities = [.asynchronous, .serial, .cancellation, .timers, .tracksCurrent], queue: DispatchQueue? = nil) {
+        super.init(name, claims: claims, queue: queue)
+        let poller = Thread { [weak self] in
+            while let self {
+                self.fireDue()
+                Thread.sleep(forTimeInterval: 0.001)
+            }
+        }
+        poller.start()
+    }
+
+    private func fireDue() {
+        let wallNow = MutantWallClock.now
+        let due = timers.withLock { timers in
+            let due = timers.filter { $0.wallDeadline <= wallNow }
+            timers.removeAll { $0.wallDeadline <= wallNow }
+            return due
+        }
+        for timer in due { queue.async { self.run(timer.action, unless: timer.disposable) } }
+    }
+
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+        let delay = Int64(deadline.nanoseconds) - Int64(now.nanoseconds)
+        let disposable = BooleanDisposable()
+        timers.withLock { $0.append(Timer(wallDeadline: MutantWallClock.now + delay, action: action, disposable: disposable)) }
+        return disposable
+    }
+}
+
+/// A deadline in the past becomes a negative delay converted to an unsigned count: it
+/// lands centuries away.
+final class PastDeadlineDroppedMutant: MutantBase, @unchecked Sendable {
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+        let now = self.now
+        guard deadline < now else { return try super.schedule(at: deadline, action) }
+        let delay = UInt64(bitPattern: Int64(deadline.nanoseconds) - Int64(now.nanoseconds))
+        return try super.schedule(at: now.advancedSaturating(by: delay), action)
+    }
+}
+
+/// Keeps delayed actions in a list in the order they were added and arms one timer for
+/// the head: a later timer added first holds back an earlier one.
+final class TimersInInsertionOrderMutant: MutantBase, @unchecked Sendable {
+    private let list = Mutex<[(deadline: SchedulerTime, action: SchedulerAction, disposable: BooleanDisposable)]>([])
+
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+        let disposable = BooleanDisposable()
+        let first = list.withLock { list in
+            list.append((deadline, action, disposable))
+            return list.count == 1
+        }
+        if first { arm(deadline) }
+        return disposable
+    }
+
+    private func arm(_ deadline: SchedulerTime) {
+        queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1))) {
+            let (head, next) = self.list.withLock { list in (list.removeFirst(), list.first?.deadline) }
+            self.run(head.action, unless: head.disposable)
+            if let next { self.arm(next) }
+        }
+    }
+}
+
+/// A repeating timer's first tick comes one interval after the start.
+final class RepeatingFirstTickLateMutant: MutantBase, @unchecked Sendable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
+        super.makeTimer(deadline: deadline.advancedSaturating(by: UInt64(spec.intervalNanoseconds)), spec: spec, tick)
+    }
+}
+
+/// Repeats by re-arming a one-shot timer from each tick's own time plus the interval and
+/// three leeways: every period is too long, and the lag grows tick by tick.
+final class RepeatingDriftsMutant: MutantBase, @unchecked Sendable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
+        let handle = BooleanDisposable()
+        let period = UInt64(spec.intervalNanoseconds + 3 * spec.leewayNanoseconds)
+        @Sendable func arm(_ at: SchedulerTime) {
+            queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(at.nanoseconds, 1))) {
+                guard !handle.isDisposed else { return }
+                tick()
+                arm(self.now.advancedSaturating(by: period))
+            }
+        }
+        arm(deadline)
+        return handle
+    }
+}
+
+/// Ticks every 0.8 intervals: each tick after the first is early.
+final class RepeatingEarlyMutant: MutantBase, @unchecked Sendable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
+        let shorter = (try? RepeatSpec(interval: .nanoseconds(spec.intervalNanoseconds / 5 * 4), leeway: .nanoseconds(spec.leewayNanoseconds))) ?? spec
+        return super.makeTimer(deadline: deadline, spec: shorter, tick)
+    }
+}
+
+/// Converts intervals with wrapping arithmetic instead of refusing what overflows.
+final class OverflowingIntervalsMutant: MutantBase, @unchecked Sendable {
+    override func schedule(
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration, _ action: @escaping SchedulerAction
+    ) throws(SchedulerError) -> any Disposable {
+        let wrap = { (duration: Duration) in max(1, duration.components.seconds &* 1_000_000_000) }
+        let spec = try RepeatSpec(interval: .nanoseconds(wrap(interval)), leeway: .nanoseconds(wrap(leeway) - 1))
+        return makeTimer(deadline: deadline, spec: spec) { CurrentScheduler.run(as: self, action) }
+    }
+}
+
+/// Repairs bad repeating requests instead of refusing them, one repair per instance.
+final class RepairsRepeatingMutant: MutantBase, @unchecked Sendable {
+    enum Repair: String, Sendable {
+        /// A zero or negative interval becomes one millisecond.
+        case zeroInterval = "zero-interval-clamped"
+        /// A negative leeway becomes zero.
+        case negativeLeeway = "negative-leeway-clamped"
+        /// An interval over a day is "clamped to a sane maximum" of one millisecond.
+        case hugeInterval = "huge-interval-clamped"
+    }
+
+    let repair: Repair
+
+    init(_ repair: Repair) {
+        self.repair = repair
+        super.init(repair.rawValue)
+    }
+
+    override func schedule(
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration, _ action: @escaping SchedulerAction
+    ) throws(SchedulerError) -> any Disposable {
+        var interval = interval
+        var leeway = leeway
+        switch repair {
+        case .zeroInterval: if interval <= .zero { interval = .milliseconds(1) }
+        case .negativeLeeway: if leeway < .zero { leeway = .zero }
+        case .hugeInterval: if interval > .seconds(86_400) { interval = .milliseconds(1) }
+        }
+        return try super.schedule(at: deadline, repeatingEvery: interval, leeway: leeway, action)
+    }
+}
+
+/// Adds a microsecond of slack to a deadline in signed 64-bit arithmetic that wraps: the
+/// distant future becomes the distant past, and fires at once.
+final class DistantFutureWrapsMutant: MutantBase, @unchecked Sendable {
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+        let wrapped = Int64(truncatingIfNeeded: deadline.nanoseconds) &+ 1_000
+        return try super.schedule(at: SchedulerTime.zero.advancedSaturating(by: UInt64(max(wrapped, 0))), action)
+    }
+}
+
+extension SchedulerTime {
+    /// `nanoseconds` after this time, saturating at the latest representable time.
+    func advancedSaturating(by nanoseconds: UInt64) -> SchedulerTime {
+        let (sum, overflow) = self.nanoseconds.addingReportingOverflow(nanoseconds)
+        return overflow ? .distantFuture : ((try? SchedulerTime(nanoseconds: sum)) ?? .distantFuture)
+    }
+}
