@@ -3,7 +3,9 @@ SWIFT       ?= swift
 REPORTS     ?= Reports
 # Extra arguments for the conformance and stress commands, e.g. ARGS="--subject queue".
 ARGS        ?=
+# Back-to-back runs of `make conformance-loaded`, and (when given) runs per mutant of `make conformance-mutants`.
 RUNS        ?= 20
+MUTANT_RUNS ?= $(if $(filter command line,$(origin RUNS)),$(RUNS),10)
 # The nightly stress job's wall-clock budget: 90s, 30m, 2h …
 BUDGET      ?= 30m
 # Subjects for `make stress` (comma-separated names or groups: reference, third-party); default: reference.
@@ -12,7 +14,7 @@ SUBJECTS    ?=
 CONFORMANCE := .build/release/conformance
 STRESS      := .build/release/stress
 
-.PHONY: help build test test-package test-example python-deps release conformance conformance-mutants conformance-loaded matrix stress stress-nightly rules clean
+.PHONY: help build test test-package test-example python-deps release conformance conformance-mutants conformance-kill-matrix conformance-loaded matrix stress stress-nightly rules clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-20s %s\n", $$1, $$2}'
@@ -39,8 +41,11 @@ release: # the commands, optimised (SwiftPM rebuilds only what changed)
 conformance: release ## Check every reference scheduler; writes Reports/conformance.{json,junit.xml}
 	$(CONFORMANCE) --report-dir $(REPORTS) $(ARGS)
 
-conformance-mutants: release ## Run the suite against its mutants and print the kill matrix
-	$(CONFORMANCE) --mutants --quiet --report-dir $(REPORTS)/mutants $(ARGS)
+conformance-mutants: release ## Run each mutant's rule RUNS times (e.g. RUNS=10); fails unless every run catches it
+	$(CONFORMANCE) --mutants --runs $(MUTANT_RUNS) --report-dir $(REPORTS)/mutants $(ARGS)
+
+conformance-kill-matrix: release ## Run the whole catalogue once against every mutant and print which rules catch each
+	$(CONFORMANCE) --mutants --all-rules --quiet --report-dir $(REPORTS)/kill-matrix $(ARGS)
 
 conformance-loaded: release ## RUNS back-to-back runs while every core is kept busy
 	@cores=$$(nproc); pids=""; for i in $$(seq $$cores); do (while :; do :; done) & pids="$$pids $$!"; done; \
@@ -65,4 +70,4 @@ rules: release ## Regenerate Conformance/RULES.md from the catalogue
 	$(CONFORMANCE) --list-rules --markdown > Conformance/RULES.md
 
 clean: ## Remove build products and generated reports
-	rm -rf .build Examples/ThirdPartyScheduler/.build $(REPORTS)/*.json $(REPORTS)/*.xml $(REPORTS)/mutants $(REPORTS)/loaded $(REPORTS)/stress $(REPORTS)/matrix
+	rm -rf .build Examples/ThirdPartyScheduler/.build $(REPORTS)/*.json $(REPORTS)/*.xml $(REPORTS)/mutants $(REPORTS)/kill-matrix $(REPORTS)/loaded $(REPORTS)/stress $(REPORTS)/matrix

@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import SchedulerConformance
 import SchedulerMutants
 
@@ -21,6 +23,59 @@ enum KillMatrix {
         }
         let survivors = survivors(report)
         lines.append(survivors.isEmpty ? "every mutant killed" : "SURVIVORS: \(survivors.joined(separator: ", "))")
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// The suite's bar for each mutant: the rule written for it fails in every run.
+struct KillCount: Sendable {
+    let mutant: Mutants.Mutant
+    /// Runs in which the rule failed (or timed out) on the mutant.
+    let kills: Int
+    /// Every run's result, for the report.
+    let report: ConformanceReport.SubjectReport
+
+    /// Runs each mutant's rule `runs` times, each run in a fresh worker process (unless
+    /// `inProcess`), four mutants at a time: most of a mutant's time is spent waiting for
+    /// something that never happens.
+    static func run(_ mutants: [Mutants.Mutant], runs: Int, timing: Timing, inProcess: Bool) -> [KillCount] {
+        let counts = Box<[Int: KillCount]>([:])
+        let next = Box(0)
+        let group = DispatchGroup()
+        for _ in 0..<min(4, mutants.count) {
+            group.enter()
+            Thread {
+                while case let index = next.update({ value in defer { value += 1 }; return value }), index < mutants.count {
+                    let count = measure(mutants[index], runs: runs, timing: timing, inProcess: inProcess)
+                    counts.update { $0[index] = count }
+                    printError("\(count.mutant.subject.name): \(count.kills)/\(runs) by \(count.mutant.killer)")
+                }
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        return mutants.indices.map { counts.value[$0]! }
+    }
+
+    private static func measure(_ mutant: Mutants.Mutant, runs: Int, timing: Timing, inProcess: Bool) -> KillCount {
+        let rule = RuleCatalogue.rule(mutant.killer)!
+        let results = (0..<runs).map { _ in
+            inProcess
+                ? ConformanceRunner.run(mutant.subject, rules: [rule], timing: timing)[0]
+                : Supervisor.run(subject: mutant.subject, rules: [rule], timing: timing)[0]
+        }
+        let kills = results.filter { $0.status == .failed || $0.status == .timeout }.count
+        return KillCount(mutant: mutant, kills: kills, report: ConformanceReport.SubjectReport(mutant.subject, results: results))
+    }
+
+    static func render(_ counts: [KillCount], runs: Int) -> String {
+        var lines = ["", "kills (mutant [fault]: runs in which its rule caught it)"]
+        for count in counts {
+            let verdict = count.kills == runs ? "\(count.kills)/\(runs)" : "ESCAPED \(runs - count.kills) of \(runs): \(count.report.results.first { !($0.status == .failed || $0.status == .timeout) }.map { "\($0.status.rawValue) \($0.message ?? "")" } ?? "")"
+            lines.append("  \(count.mutant.subject.name) [\(count.mutant.fault)] \(count.mutant.killer): \(verdict)")
+        }
+        let escaped = counts.filter { $0.kills < runs }.count
+        lines.append(escaped == 0 ? "\(counts.count) mutants, each caught by its rule in \(runs) of \(runs) runs" : "\(escaped) of \(counts.count) mutants escaped their rule in some run")
         return lines.joined(separator: "\n")
     }
 }

@@ -151,24 +151,26 @@ final class InlineWhenIdleMutant: MutantBase, @unchecked Sendable {
     }
 }
 
-/// Enqueues under a lock, but a caller that finds the lock taken puts its action on an
-/// overflow list that the next uncontended caller flushes after its own: under contention
-/// a producer's action can run after its later ones.
+/// Enqueues under a lock, but a caller that finds the lock taken parks its action in a
+/// per-thread overflow buffer, flushed after that thread's next uncontended call: under
+/// contention a producer's action runs after its later one.
 final class ContendedOverflowMutant: MutantBase, @unchecked Sendable {
     private let lock = Mutex<Void>(())
-    private let overflow = Mutex<[SchedulerAction]>([])
+    private let overflow = Mutex<[UInt: [SchedulerAction]]>([:])
 
     override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let thread = ThreadProbe.id
         let entered: Bool? = lock.withLockIfAvailable { _ in
-            spin(2_000)
+            // Bookkeeping under the lock, long enough that producers really collide.
+            spin(20_000)
             return true
         }
         guard entered != nil else {
-            overflow.withLock { $0.append(action) }
+            overflow.withLock { $0[thread, default: []].append(action) }
             return BooleanDisposable()
         }
         let handle = super.schedule(action)
-        for late in overflow.withLock({ list in defer { list = [] }; return list }) { _ = super.schedule(late) }
+        for late in overflow.withLock({ $0.removeValue(forKey: thread) ?? [] }) { _ = super.schedule(late) }
         return handle
     }
 }

@@ -8,7 +8,8 @@ import Testing
     @Test func aConformingSubjectRecordsNoIssue() {
         let subject = ConformanceSubject(name: "test scheduler", origin: .thirdParty) { TestScheduler() }
         let results = assertConformance(subject, rules: RuleCatalogue.all.filter { $0.category == .virtualTime })
-        #expect(results.allSatisfy { $0.status == .passed })
+        #expect(results.allSatisfy { $0.status == .passed || $0.status == .skipped })
+        #expect(results.contains { $0.status == .passed })
     }
 
     @Test func fromAnAsyncTestTheRulesRunOffThePool() async {
@@ -20,7 +21,7 @@ import Testing
         }
         let results = await assertConformance(subject, rules: RuleCatalogue.all.filter { $0.category == .virtualTime })
         #expect(results.count == RuleCatalogue.all.filter { $0.category == .virtualTime }.count)
-        #expect(results.allSatisfy { $0.status == .passed })
+        #expect(results.allSatisfy { $0.status == .passed || $0.status == .skipped })
         #expect(!inTask.value.isEmpty && !inTask.value.contains(true), "schedulers were made inside a task: \(inTask.value)")
     }
 

@@ -9,7 +9,9 @@ import Testing
     func referenceSubjectPassesEveryRuleItClaims(_ name: String) throws {
         let subject = try #require(ReferenceSubjects.all.first { $0.name == name })
         let results = ConformanceRunner.run(subject, timing: Self.timing)
-        for result in results where ![.passed, .skipped].contains(result.status) {
+        // Inconclusive is not a failure: in a test process full of parallel tests a
+        // concurrent scheduler's workers may never overlap; the command runs it alone.
+        for result in results where ![.passed, .skipped, .guaranteed, .inconclusive].contains(result.status) {
             let level = RuleCatalogue.rule(result.rule)?.level ?? .required
             if level == .required {
                 Issue.record("\(name) \(result.rule) \(result.status): \(result.message ?? "")")

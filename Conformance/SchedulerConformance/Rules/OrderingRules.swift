@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Schedulers
 
 extension RuleCatalogue {
@@ -56,6 +57,9 @@ extension RuleCatalogue {
             let sawOverlap = Signal()
             let meter = OverlapMeter()
             let gate = try ctx.hold(scheduler, inside: holding)
+            // The held action has been running a while before work arrives: a scheduler
+            // that sends work elsewhere when its current action is slow must show it.
+            if ctx.canHold { Thread.sleep(forTimeInterval: 0.005) }
             try ctx.onThreads(ctx.producerCount) { _ in
                 for _ in 0..<500 {
                     scheduler.schedule {
@@ -88,9 +92,17 @@ extension RuleCatalogue {
             let producers = ctx.producerCount
             let order = Recorder<Int>(expecting: producers * 500 + 1)
             let gate = try ctx.hold(scheduler)
+            // Ten rounds of 50, the producers meeting between rounds, so they really call
+            // `schedule` at the same moment (not one after another as threads start).
+            let rounds = (0..<10).map { _ in DispatchGroup() }
+            for round in rounds { for _ in 0..<producers { round.enter() } }
             try ctx.onThreads(producers) { producer in
                 for index in 0..<500 {
                     scheduler.schedule { order.record(producer * 1_000_000 + index) }
+                    if index % 50 == 49 {
+                        rounds[index / 50].leave()
+                        _ = rounds[index / 50].wait(timeout: .now() + 1)
+                    }
                     // Half of the work is queued while held, half while the scheduler runs.
                     if producer == 0 && index == 250 { gate.fire() }
                 }
