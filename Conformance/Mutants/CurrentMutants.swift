@@ -11,6 +11,23 @@ final class CurrentNotSetMutant: MutantBase, @unchecked Sendable {
     }
 }
 
+/// Sets the current scheduler when an action is scheduled on an idle queue; work that
+/// waited behind another action is drained from the backlog raw.
+final class CurrentNotSetFromBacklogMutant: MutantBase, @unchecked Sendable {
+    private let pending = Atomic<Int>(0)
+
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let backlog = pending.wrappingAdd(1, ordering: .relaxed).oldValue > 0
+        let disposable = BooleanDisposable()
+        queue.async {
+            defer { self.pending.wrappingSubtract(1, ordering: .relaxed) }
+            guard !disposable.isDisposed else { return }
+            if backlog { action() } else { CurrentScheduler.run(as: self, action) }
+        }
+        return disposable
+    }
+}
+
 /// Sets the current scheduler for plain actions, but delayed ones run raw.
 final class CurrentNotSetOnTimersMutant: MutantBase, @unchecked Sendable {
     override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {

@@ -55,6 +55,7 @@ public enum Mutants {
 
     private static let current: [Mutant] = [
         mutant("current-not-set", "never sets the current scheduler", "CUR-1") { CurrentNotSetMutant("current-not-set") },
+        mutant("current-not-set-from-backlog", "actions that waited behind another run without the current scheduler", "CUR-1") { CurrentNotSetFromBacklogMutant("current-not-set-from-backlog") },
         mutant("current-not-set-on-timers", "delayed actions run without the current scheduler", "CUR-2") { CurrentNotSetOnTimersMutant("current-not-set-on-timers") },
         mutant("repeating-without-current", "repeating ticks run without the current scheduler", "CUR-3") { RepeatingWithoutCurrentMutant("repeating-without-current") },
         mutant("current-captured-at-schedule", "runs an action as the caller's current scheduler", "CUR-6") { CurrentCapturedAtScheduleMutant("current-captured-at-schedule") },

@@ -8,13 +8,17 @@ extension RuleCatalogue {
             requires: .tracksCurrent,
             excludes: .threadConfined,
             rationale: "Operators such as ReactiveCocoa's `subscribeOn` and the subscription scheduler decide where to run by asking for the current scheduler.",
-            hint: "actions are wrapped in `CurrentScheduler.run(as: self)`, on every path (fast path, nested, drained)."
+            hint: "actions are wrapped in `CurrentScheduler.run(as: self)`, on every path (fast path, nested, drained from a backlog)."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let seen = Box<[Bool]>([])
             let done = Signal()
             try ctx.onFreshThread { () throws(RuleFailure) in
-                for _ in 0..<20 {
+                // The first ten are queued while the scheduler is held, so they run from a
+                // backlog (a drain loop, a batch) rather than one by one.
+                let gate = try ctx.hold(scheduler)
+                for index in 0..<20 {
+                    if index == 10 { gate.fire() }
                     scheduler.schedule {
                         // Counted, not indexed: on a concurrent scheduler the last one scheduled
                         // need not be the last one to finish.
