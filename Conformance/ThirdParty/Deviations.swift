@@ -12,7 +12,7 @@ public enum Deviations {
     /// Keyed by "subject rule-ID", "* rule-ID" or "subject *"; see ``explanation(subject:rule:)``.
     /// Stress scenarios are keyed the same way, by scenario ID ("swift-actor fan-in").
     public static let explained: [String: String] = [
-        "* CAN-3": "stochastic rule, reported only: a dispose racing the start. Schedulers that check a cancelled flag and then run (Operation's `isCancelled`, a disposed flag, ReactiveCocoa's model) now and then start an action just after `dispose()` returned; an atomic claim (the reference queue scheduler's) never does.",
+        "* CAN-3": "stochastic rule, reported only: a dispose racing the start. Schedulers that check a cancelled flag and then run (Operation's `isCancelled`, a disposed flag, ReactiveCocoa's model) can start an action well after `dispose()` returned, more often than preemption alone explains; an atomic claim (the reference queue scheduler's) does so only when its worker is preempted between the claim and the call.",
         "* TIM-2": "stochastic rule, reported only: lateness beyond the bound calibrated at start-up, usually a loaded machine.",
         "* TIM-6": "stochastic rule, reported only: repeating lateness beyond interval + leeway + the calibrated bound, usually a loaded machine.",
         "swift-actor ORD-3": "legitimate difference: an actor serialises its work but unstructured `Task`s reach it in no promised order, so actions from one producer can run out of order under contention (and a sentinel can overtake the work before it, which is how an action can look missing). The adapter still claims `serial` to show it; swift-serial-executor shows the FIFO alternative: `Task.immediate` onto an actor whose custom `SerialExecutor` is a queue.",

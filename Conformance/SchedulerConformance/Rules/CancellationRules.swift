@@ -62,32 +62,42 @@ extension RuleCatalogue {
             level: .stochastic,
             requires: [.cancellation, .asynchronous], excludes: .virtualTime,
             rationale: "After `dispose()` returns, an action that had not started must never start; one that started runs to its end.",
-            hint: "the disposed check and the start are one atomic step (a compare-and-swap), not a check followed by a later start. Being a race, a rare false alarm is possible under heavy preemption: rerun before concluding."
+            hint: "the disposed check and the start are one atomic step (a compare-and-swap), not a check followed by a later start. Being a race judged by time, a false alarm is possible under heavy preemption: rerun before concluding."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
-            let forbidden = Box(0)
-            let runs = Box(0)
-            for index in 0..<2_000 {
-                let started = Box(false)
-                let finished = Signal()
-                let handle = scheduler.schedule {
-                    started.value = true
-                    runs.update { $0 += 1 }
-                    finished.fire()
-                }
+            // From outside, a worker that claimed an action and was preempted before its first
+            // instruction looks like a start after `dispose()` returned; that gap is well under
+            // a microsecond unless the thread is preempted. A check-then-run scheduler's gap is
+            // its whole path from the check to the call, so starts are judged late only when
+            // they come more than `grace` after the return.
+            let grace = Duration.microseconds(20)
+            let count = 2_000
+            let starts = (0..<count).map { _ in Box<ContinuousClock.Instant?>(nil) }
+            var returns: [ContinuousClock.Instant] = []
+            returns.reserveCapacity(count)
+            for index in 0..<count {
+                let startedAt = starts[index]
+                let handle = scheduler.schedule { startedAt.value = ContinuousClock.now }
                 guard let handle else { throw RuleFailure("`schedule` returned no handle") }
                 // Disposal lands at a different moment of the worker's pick-up each time
                 // (0 to 190 µs after scheduling), so a gap between its disposed check and
                 // the start is hit wherever it lies.
                 spin((index % 20) * 10_000)
                 handle.dispose()
-                if !started.value {
-                    // Not started when dispose returned: it must never start.
-                    if finished.wait(.microseconds(200)) { forbidden.update { $0 += 1 } }
-                }
+                returns.append(ContinuousClock.now)
             }
             try ctx.settle(scheduler)
-            try ctx.expect(forbidden.value == 0, "\(forbidden.value) of 2000 actions started after dispose() returned (\(runs.value) ran in all)")
+            try ctx.settle(scheduler)
+            let lateness = zip(starts, returns).compactMap { start, returned in start.value.map { returned.duration(to: $0) } }
+            let late = lateness.filter { $0 > grace }
+            // A preempted worker shows as a late start now and then (0 to 3 in 2,000 here
+            // for correct schedulers on a busy 2-core machine); a check-then-run window shows
+            // in hundreds. Up to `noise` late starts are put down to preemption.
+            let noise = count / 200
+            try ctx.expect(
+                late.count <= noise,
+                "\(late.count) of \(count) actions started more than 20 µs after dispose() returned, up to \(Int((late.max() ?? .zero).timeInterval * 1e6)) µs after (\(lateness.count) ran in all; up to \(noise) are put down to preemption)"
+            )
         },
         Rule(
             .cancellation, 4, "an action may dispose its own handle",
