@@ -1,0 +1,66 @@
+import Foundation
+@testable import SchedulerConformance
+import SchedulerMutants
+import Schedulers
+import Testing
+
+/// What a result says beyond passed and failed: inconclusive when the risky situation did
+/// not occur, guaranteed when no scheduler on this API can fail, and precise messages.
+@Suite struct VerdictTests {
+    static let timing = Timing(mustHappen: .seconds(2), quietWindow: .milliseconds(20), lateness: .milliseconds(50), ruleTimeout: .seconds(30))
+
+    @Test func aRuleWhoseSituationNeverOccurredIsInconclusiveNotPassed() throws {
+        // Claims concurrency but runs one action at a time: CUR-7's pairs never overlap.
+        let mutant = try #require(Mutants.named("serial-claiming-concurrency"))
+        let result = ConformanceRunner.run(mutant.subject, rules: [RuleCatalogue.rule("CUR-7")!], timing: Self.timing)[0]
+        #expect(result.status == .inconclusive, "\(result.status): \(result.message ?? "")")
+        #expect(result.exercised == false)
+        #expect(result.level == .required)
+        #expect(result.message?.contains("ever ran at once") == true)
+    }
+
+    @Test func aRuleNoSchedulerCanFailIsReportedAsGuaranteed() throws {
+        let subject = try #require(ReferenceSubjects.all.first { $0.name == "trampoline" })
+        let results = ConformanceRunner.run(subject, rules: ["CUR-4", "CUR-5", "TRM-1"].map { RuleCatalogue.rule($0)! }, timing: Self.timing)
+        #expect(results.map(\.status) == [.guaranteed, .guaranteed, .passed])
+        #expect(results.map(\.exercised) == [false, false, true])
+        #expect(results[0].message?.contains("CurrentScheduler.run(as:)") == true)
+        #expect(RuleCatalogue.all.filter { $0.guarantee != nil }.map(\.id) == ["CUR-4", "CUR-5"])
+    }
+
+    @Test func sequencesNameLossReorderingAndDoubling() throws {
+        let subject = ConformanceSubject(name: "test") { TestScheduler() }
+        let context = RuleContext(subject: subject, timing: Self.timing, mainThreadDriven: false)
+        func message(_ observed: [Int]) -> String? {
+            do { try context.expectSequence(observed, [0, 1, 2, 3]) } catch { return error.message }
+            return nil
+        }
+        #expect(message([0, 1, 2, 3, -1]) == nil)
+        #expect(message([0, 1, 3, -1])?.contains("never ran (lost)") == true)
+        #expect(message([0, 1, 3, -1, 2])?.contains("reordered, not lost") == true)
+        #expect(message([0, 1, 1, 2, 3, -1])?.contains("more than once") == true)
+        #expect(message([0, 2, 1, 3, -1])?.contains("order broken") == true)
+    }
+
+    @Test func resultsCarryTheirLevelAndOldSummariesStillRead() throws {
+        let subject = try #require(ReferenceSubjects.all.first { $0.name == "test" })
+        let results = ConformanceRunner.run(subject, rules: [RuleCatalogue.rule("VT-1")!, RuleCatalogue.rule("TIM-2")!], timing: Self.timing)
+        #expect(results.map(\.level) == [.required, .stochastic])
+        #expect(results.map(\.status) == [.passed, .skipped])
+        let old = #"{"passed": 3, "failed": 1, "skipped": 2, "timeout": 0, "error": 0, "gatingFailures": 1}"#
+        let summary = try JSONDecoder().decode(StatusSummary.self, from: Data(old.utf8))
+        #expect(summary.passed == 3 && summary.inconclusive == 0 && summary.guaranteed == 0)
+    }
+
+    @Test func aWallClockRuleIsSkippedWithoutTheHookAndRunsWithIt() throws {
+        let rule = try #require(RuleCatalogue.rule("TIM-14"))
+        let queue = try #require(ReferenceSubjects.all.first { $0.name == "queue" })
+        #expect(rule.skipReason(for: queue)?.contains("wall-clock step hook") == true)
+        let mutant = try #require(Mutants.named("wall-clock-deadlines"))
+        #expect(rule.skipReason(for: mutant.subject) == nil)
+        // The queue scheduler reads a monotonic clock: a hook that moves a wall clock it never
+        // reads changes nothing, and the rule passes.
+        let hooked = ConformanceSubject(name: "queue with a hook", origin: .reference, wallClockStep: { _ in }) { QueueScheduler(name: "hooked") }
+        #expect(ConformanceRunner.run(hooked, rules: [rule], timing: Self.timing)[0].status == .passed)
+    }
+}
