@@ -41,7 +41,7 @@ release: # the commands, optimised (SwiftPM rebuilds only what changed)
 conformance: release ## Check every reference scheduler; writes Reports/conformance.{json,junit.xml}
 	$(CONFORMANCE) --report-dir $(REPORTS) $(ARGS)
 
-conformance-mutants: release ## Run each mutant's rule RUNS times (e.g. RUNS=10); fails unless every run catches it
+conformance-mutants: release ## Run each mutant's rule 10 times (or RUNS); fails unless every run catches it
 	$(CONFORMANCE) --mutants --runs $(MUTANT_RUNS) --report-dir $(REPORTS)/mutants $(ARGS)
 
 conformance-kill-matrix: release ## Run the whole catalogue once against every mutant and print which rules catch each
