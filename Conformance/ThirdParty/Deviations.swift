@@ -19,6 +19,8 @@ public enum Deviations {
         "swift-actor ORD-1": "legitimate difference: as ORD-3 — task creation order is not execution order.",
         "swift-actor fan-in": "legitimate difference: as swift-actor ORD-3, under load: producers' actions reach the actor out of order.",
         "nio-asynctesting trampoline-virtual-load": "library bug: VT-10 under load: a producer computes a deadline from `now` while the driver advances past it, and the late task then runs with the clock set back to its deadline.",
+        "foundation-runloop timer-storm": "legitimate difference of clocks (probable cause, seen in some runs, not all): a `Timer` fires by a wall-clock `Date`, so the adapter converts the monotonic deadline into a `Date` when it arms the timer; while NTP slews the wall clock (up to 500 ppm), a deadline 20 ms out can come a few microseconds early on the monotonic clock the scenario judges by. Foundation offers no monotonic timer to use instead.",
+        "opencombine-runloop timer-storm": "legitimate difference of clocks: as foundation-runloop timer-storm; OpenCombine's `RunLoop` scheduler arms Foundation `Timer`s at wall-clock `Date`s too.",
         "foundation-runloop CAN-9": "looks like a library bug (swift-corelibs-foundation on Linux): a one-shot `Timer` that has fired is never freed, so its block and everything the block captured stay alive. Not checked on Apple's Foundation here.",
         "foundation-runloop CAN-10": "the same leak as CAN-9: a timer whose block returned early (disposed) is never freed either.",
         "foundation-runloop THR-3": "the same leak as CAN-9, a thousand times: every fired timer keeps its block.",
