@@ -13,8 +13,12 @@ SUBJECTS    ?=
 
 CONFORMANCE := .build/release/conformance
 STRESS      := .build/release/stress
+# The third-party matrix is a package of its own, so adopters never resolve swift-nio or OpenCombine.
+THIRD_PARTY := Conformance/ThirdParty
+MATRIX_CONFORMANCE := $(THIRD_PARTY)/.build/release/matrix-conformance
+MATRIX_STRESS      := $(THIRD_PARTY)/.build/release/matrix-stress
 
-.PHONY: help build test test-package test-example python-deps release conformance conformance-mutants conformance-kill-matrix conformance-loaded matrix stress stress-nightly rules clean
+.PHONY: help build test test-package test-third-party test-example python-deps release conformance conformance-mutants conformance-kill-matrix conformance-loaded matrix stress stress-nightly rules clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-20s %s\n", $$1, $$2}'
@@ -22,11 +26,14 @@ help: ## List the targets
 build: ## Build everything, tests included (debug)
 	$(SWIFT) build --build-tests
 
-test: python-deps test-package test-example ## Build and run every test, the example package's included
+test: python-deps test-package test-third-party test-example ## Build and run every test: this package's, the third-party matrix's and the example's
 
 test-package:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+test-third-party: ## Run the third-party adapters' tests (their own package)
+	cd $(THIRD_PARTY) && $(SWIFT) build --build-tests && $(SWIFT) test --skip-build
 
 test-example: ## Run the third-party example package's own tests
 	cd Examples/ThirdPartyScheduler && $(SWIFT) test
@@ -39,35 +46,36 @@ release: # the commands, optimised (SwiftPM rebuilds only what changed)
 	$(SWIFT) build -c release --product stress
 
 conformance: release ## Check every reference scheduler; writes Reports/conformance.{json,junit.xml}
-	$(CONFORMANCE) --report-dir $(REPORTS) $(ARGS)
+	$(CONFORMANCE) run --report-dir $(REPORTS) $(ARGS)
 
 conformance-mutants: release ## Run each mutant's rule 10 times (or RUNS); fails unless every run catches it
-	$(CONFORMANCE) --mutants --runs $(MUTANT_RUNS) --report-dir $(REPORTS)/mutants $(ARGS)
+	$(CONFORMANCE) mutants --runs $(MUTANT_RUNS) --report-dir $(REPORTS)/mutants $(ARGS)
 
 conformance-kill-matrix: release ## Run the whole catalogue once against every mutant and print which rules catch each
-	$(CONFORMANCE) --mutants --all-rules --quiet --report-dir $(REPORTS)/kill-matrix $(ARGS)
+	$(CONFORMANCE) mutants --all-rules --quiet --report-dir $(REPORTS)/kill-matrix $(ARGS)
 
 conformance-loaded: release ## RUNS back-to-back runs while every core is kept busy
 	@cores=$$(nproc); pids=""; for i in $$(seq $$cores); do (while :; do :; done) & pids="$$pids $$!"; done; \
 	mkdir -p $(REPORTS)/loaded; failed=0; for run in $$(seq $(RUNS)); do \
-		if $(CONFORMANCE) --quiet --report-dir $(REPORTS)/loaded >$(REPORTS)/loaded/run-$$run.txt 2>&1; then echo "run $$run: passed"; \
+		if $(CONFORMANCE) run --quiet --report-dir $(REPORTS)/loaded >$(REPORTS)/loaded/run-$$run.txt 2>&1; then echo "run $$run: passed"; \
 		else echo "run $$run: FAILED (see $(REPORTS)/loaded/run-$$run.txt)"; failed=$$((failed+1)); fi; \
 	done; kill $$pids; echo "$$(($(RUNS)-failed)) passed, $$failed failed"; test $$failed -eq 0
 
 stress: release ## Short stress run (under 3 minutes) over every scenario and reference subject
-	$(STRESS) --duration 1 --report-dir $(REPORTS)/stress $(if $(SUBJECTS),--subject $(SUBJECTS)) $(ARGS)
+	$(STRESS) run --duration 1 --report-dir $(REPORTS)/stress $(if $(SUBJECTS),--subject $(SUBJECTS)) $(ARGS)
 
 stress-nightly: release ## The nightly job: BUDGET (e.g. 30m, 2h) spread over every scenario × subject
-	$(STRESS) --budget $(BUDGET) --report-dir $(REPORTS)/stress $(if $(SUBJECTS),--subject $(SUBJECTS)) $(ARGS)
+	$(STRESS) run --budget $(BUDGET) --report-dir $(REPORTS)/stress $(if $(SUBJECTS),--subject $(SUBJECTS)) $(ARGS)
 
-matrix: release ## Check and stress the third-party schedulers beside the reference ones; refresh the README's tables
-	$(CONFORMANCE) --matrix --quiet --report-dir $(REPORTS)/matrix $(ARGS)
-	$(CONFORMANCE) --markdown-matrix $(REPORTS)/matrix/conformance.json --into README.md
-	$(STRESS) --duration 1 --subject reference,third-party --report-dir $(REPORTS)/matrix/stress
-	$(STRESS) table $(REPORTS)/matrix/stress/latest.json --into README.md
+matrix: ## Check and stress the third-party schedulers beside the reference ones; refresh the README's tables
+	cd $(THIRD_PARTY) && $(SWIFT) build -c release
+	$(MATRIX_CONFORMANCE) run --subject all --quiet --report-dir $(REPORTS)/matrix $(ARGS)
+	$(MATRIX_CONFORMANCE) matrix-markdown $(REPORTS)/matrix/conformance.json --into README.md
+	$(MATRIX_STRESS) run --duration 1 --subject all --report-dir $(REPORTS)/matrix/stress
+	$(MATRIX_STRESS) table $(REPORTS)/matrix/stress/latest.json --into README.md
 
 rules: release ## Regenerate Conformance/RULES.md from the catalogue
-	$(CONFORMANCE) --list-rules --markdown > Conformance/RULES.md
+	$(CONFORMANCE) list-rules --markdown > Conformance/RULES.md
 
 clean: ## Remove build products and generated reports
-	rm -rf .build Examples/ThirdPartyScheduler/.build $(REPORTS)/*.json $(REPORTS)/*.xml $(REPORTS)/mutants $(REPORTS)/kill-matrix $(REPORTS)/loaded $(REPORTS)/stress $(REPORTS)/matrix
+	rm -rf .build $(THIRD_PARTY)/.build Examples/ThirdPartyScheduler/.build $(REPORTS)/*.json $(REPORTS)/*.xml $(REPORTS)/mutants $(REPORTS)/kill-matrix $(REPORTS)/loaded $(REPORTS)/stress $(REPORTS)/matrix

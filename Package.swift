@@ -13,8 +13,9 @@ let package = Package(
         .library(name: "Schedulers", targets: ["Schedulers"]),
         .library(name: "SchedulerConformance", targets: ["SchedulerConformance"]),
         .library(name: "SchedulerConformanceTesting", targets: ["SchedulerConformanceTesting"]),
-        .executable(name: "conformance", targets: ["conformance"]),
         .library(name: "SchedulerStress", targets: ["SchedulerStress"]),
+        .library(name: "SchedulerHarness", targets: ["SchedulerHarness"]),
+        .executable(name: "conformance", targets: ["conformance"]),
         .executable(name: "stress", targets: ["stress"]),
     ],
     dependencies: [
@@ -22,8 +23,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
-        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .target(
@@ -54,42 +53,6 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
-            name: "ThirdPartySubjects",
-            dependencies: [
-                "Schedulers", "SchedulerConformance",
-                .product(name: "OpenCombine", package: "OpenCombine"),
-                .product(name: "OpenCombineDispatch", package: "OpenCombine"),
-                .product(name: "OpenCombineFoundation", package: "OpenCombine"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "HeapModule", package: "swift-collections"),
-            ],
-            path: "Conformance/ThirdParty",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "SubjectCatalogue",
-            dependencies: ["SchedulerConformance", "SchedulerMutants", "ThirdPartySubjects"],
-            path: "Conformance/SubjectCatalogue",
-            swiftSettings: strict
-        ),
-        .target(
-            name: "ProcessIsolation",
-            dependencies: [.product(name: "Subprocess", package: "swift-subprocess")],
-            path: "Conformance/ProcessIsolation",
-            swiftSettings: strict
-        ),
-        .executableTarget(
-            name: "conformance",
-            dependencies: [
-                "SchedulerConformance", "SchedulerMutants", "SubjectCatalogue", "ThirdPartySubjects", "ProcessIsolation",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Conformance/ConformanceCLI",
-            swiftSettings: strict
-        ),
-        .target(
             name: "SchedulerStress",
             dependencies: [
                 "Schedulers", "SchedulerConformance",
@@ -98,12 +61,25 @@ let package = Package(
             path: "Stress/SchedulerStress",
             swiftSettings: strict
         ),
+        .target(
+            name: "SchedulerHarness",
+            dependencies: [
+                "SchedulerConformance", "SchedulerStress", "Schedulers",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+            ],
+            path: "Conformance/Harness",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "conformance",
+            dependencies: ["SchedulerHarness", "SchedulerConformance", "SchedulerMutants"],
+            path: "Conformance/ConformanceCLI",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "stress",
-            dependencies: [
-                "SchedulerStress", "SubjectCatalogue", "ThirdPartySubjects", "ProcessIsolation",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            dependencies: ["SchedulerHarness", "SchedulerConformance", "SchedulerMutants"],
             path: "Stress/StressCLI",
             swiftSettings: strict
         ),
@@ -119,19 +95,10 @@ let package = Package(
         .testTarget(
             name: "StressTests",
             dependencies: [
-                "SchedulerStress", "SchedulerMutants", "SubjectCatalogue", "SchedulerConformance", "Schedulers", "stress",
+                "SchedulerStress", "SchedulerMutants", "SchedulerConformance", "Schedulers", "stress",
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             path: "Tests/StressTests",
-            swiftSettings: strict
-        ),
-        .testTarget(
-            name: "ThirdPartySubjectsTests",
-            dependencies: [
-                "ThirdPartySubjects", "SchedulerConformance", "SchedulerStress", "Schedulers", "conformance",
-                .product(name: "Subprocess", package: "swift-subprocess"),
-            ],
-            path: "Tests/ThirdPartySubjectsTests",
             swiftSettings: strict
         ),
         .testTarget(

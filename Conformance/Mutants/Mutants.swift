@@ -8,16 +8,6 @@ import Schedulers
 /// (one action in 500, only across threads, only while an action is slow, only for work
 /// already queued), so the rule must force the situation rather than wait for it.
 public enum Mutants {
-    /// A mutant and the rule written to catch it.
-    public struct Mutant: Sendable {
-        /// The broken scheduler as a subject.
-        public let subject: ConformanceSubject
-        /// What is wrong with it.
-        public let fault: String
-        /// The rule that must fail on it in every run.
-        public let killer: String
-    }
-
     /// Every mutant that a correct suite kills. The hanging and crashing ones are separate:
     /// they test the harness's isolation, not the rules.
     public static let all: [Mutant] = ordering + cancellation + current + recursion + timers + synchronous + virtualTime + threadSafety

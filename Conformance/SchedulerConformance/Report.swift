@@ -81,8 +81,9 @@ public struct ConformanceReport: Codable, Sendable {
     public var subjects: [SubjectReport]
     public var summary: Summary
 
-    /// A report of `subjects` checked against `rules`; the summary is derived from them.
-    public init(rules: [Rule], subjects: [SubjectReport], timing: Timing, environment: Environment = .current) {
+    /// A report of `subjects` checked against `rules`; the summary is derived from them,
+    /// with `gate` deciding which failures fail the run.
+    public init(rules: [Rule], subjects: [SubjectReport], timing: Timing, gate: Gate = Gate(), environment: Environment = .current) {
         self.generatedAt = ISO8601DateFormatter().string(from: Date())
         self.environment = environment
         self.timing = timing
@@ -92,7 +93,7 @@ public struct ConformanceReport: Codable, Sendable {
         var summary = Summary()
         for subject in subjects {
             for result in subject.results {
-                summary.count(result.status, gates: subject.origin == .reference && levels[result.rule] == .required)
+                summary.count(result.status, gates: gate.gates(result.status, subject: subject.name, origin: subject.origin, rule: result.rule, level: levels[result.rule]))
             }
         }
         self.summary = summary
@@ -148,8 +149,8 @@ let compilerVersion: String = {
 /// Counts of results by status, shared by the conformance and stress reports.
 public struct StatusSummary: Codable, Sendable, Equatable {
     public var passed = 0, failed = 0, skipped = 0, timeout = 0, error = 0, inconclusive = 0, guaranteed = 0
-    /// Failures, timeouts and errors of results that gate the run (required rules, or any
-    /// scenario, on reference subjects); the run fails when this is not zero.
+    /// Failures, timeouts and errors of results that gate the run (see ``Gate``); the run
+    /// fails when this is not zero.
     public var gatingFailures = 0
 
     /// An empty summary.

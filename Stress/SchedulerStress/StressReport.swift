@@ -143,8 +143,9 @@ public struct StressReport: Codable, Sendable {
     public var runs: [StressRun]
     public var summary: Summary
 
-    /// A report of `runs`; the environment is this machine's and the summary is derived.
-    public init(runs: [StressRun], seed: UInt64, budgetSeconds: Double, allocator: String) {
+    /// A report of `runs`; the environment is this machine's and the summary is derived,
+    /// with `gate` deciding which failures fail the run.
+    public init(runs: [StressRun], seed: UInt64, budgetSeconds: Double, allocator: String, gate: Gate = Gate()) {
         let conformanceEnvironment = ConformanceReport.Environment.current
         generatedAt = ISO8601DateFormatter().string(from: Date())
         environment = Environment(os: conformanceEnvironment.os, cpuCount: conformanceEnvironment.cpuCount, swiftVersion: conformanceEnvironment.swiftVersion, allocator: allocator)
@@ -152,7 +153,7 @@ public struct StressReport: Codable, Sendable {
         self.budgetSeconds = budgetSeconds
         self.runs = runs
         var summary = Summary()
-        for run in runs { summary.count(run.status, gates: run.origin == .reference) }
+        for run in runs { summary.count(run.status, gates: gate.gates(run.status, subject: run.subject, origin: run.origin, rule: run.scenario, level: nil)) }
         self.summary = summary
     }
 

@@ -1,6 +1,5 @@
 import SchedulerConformance
 import SchedulerMutants
-import SubjectCatalogue
 import SchedulerStress
 import Schedulers
 import Testing
@@ -10,7 +9,7 @@ import Testing
 @Suite(.serialized) struct ScenarioTests {
     static func run(_ scenario: String, on subjectName: String, seconds: Double = 0.3) throws -> StressRun {
         let scenario = try #require(StressCatalogue.scenario(scenario))
-        let subject = try #require(KnownSubjects.named(subjectName))
+        let subject = try #require((ReferenceSubjects.all + Mutants.subjects).first { $0.name == subjectName })
         let context = StressContext(subject: subject, threads: 4, duration: .milliseconds(Int64(seconds * 1_000)), seed: 42, mustHappen: .seconds(5))
         let start = ContinuousClock.now
         var failure: StressFailure?

@@ -136,17 +136,17 @@ import Testing
 
     @Test func groupsNameTheirSubjectsAndTheTableShowsThemSideBySide() async throws {
         let folder = Self.folder()
-        let run = try await Self.stress(["--scenario", "throughput", "--subject", "reference,dispatch-serial,queue", "--duration", "0.1", "--report-dir", folder.path])
+        let run = try await Self.stress(["--scenario", "throughput", "--subject", "reference,mutant-lifo,queue", "--duration", "0.1", "--report-dir", folder.path])
         #expect(run.status == .exited(0), "\(run.output)\n\(run.error)")
         let report = try Self.report(in: folder)
-        #expect(report.runs.map(\.subject) == ReferenceSubjects.all.map(\.name) + ["dispatch-serial"], "each subject once, groups expanded in place")
+        #expect(report.runs.map(\.subject) == ReferenceSubjects.all.map(\.name) + ["mutant-lifo"], "each subject once, groups expanded in place")
         let document = folder.appendingPathComponent("README.md")
         try Data("intro\n<!-- stress:begin -->\nold\n<!-- stress:end -->\noutro\n".utf8).write(to: document)
         let table = try await Self.stress(["table", folder.appendingPathComponent("latest.json").path, "--into", document.path])
         #expect(table.status == .exited(0), "\(table.error)")
         let text = try String(contentsOf: document, encoding: .utf8)
         #expect(text.hasPrefix("intro\n<!-- stress:begin -->\n") && text.hasSuffix("<!-- stress:end -->\noutro\n") && !text.contains("old"))
-        #expect(text.contains("| queue | reference |") && text.contains("| dispatch-serial | third-party |"))
+        #expect(text.contains("| queue | reference |") && text.contains("| mutant-lifo | mutant |"))
         let rows = text.split(separator: "\n").filter { $0.hasPrefix("|") }
         #expect(rows.count == 2 + report.runs.count)
         #expect(Set(rows.map { $0.filter { $0 == "|" }.count }).count == 1, "rows with different cell counts:\n\(rows.joined(separator: "\n"))")

@@ -1,11 +1,10 @@
 import Foundation
 import SchedulerConformance
-import ThirdPartySubjects
 
 /// The third-party matrix as Markdown: one row per rule that applies to any third-party
 /// subject, one column per subject, then one line per deviation with its explanation.
 enum MatrixDocument {
-    static func render(_ report: ConformanceReport) -> String {
+    static func render(_ report: ConformanceReport, explanations: Explanations) -> String {
         let subjects = report.subjects.filter { $0.origin == .thirdParty }
         let results = subjects.map { subject in Dictionary(uniqueKeysWithValues: subject.results.map { ($0.rule, $0) }) }
         var lines = [
@@ -27,7 +26,7 @@ enum MatrixDocument {
             let deviations = subject.results.filter { $0.status.isFailure }
             var causes: [(why: String?, results: [RuleResult])] = []
             for result in deviations {
-                let why = Deviations.explanation(subject: subject.name, rule: result.rule)
+                let why = explanations.explanation(subject: subject.name, rule: result.rule)
                 if let why, let index = causes.firstIndex(where: { $0.why == why }) {
                     causes[index].results.append(result)
                 } else {

@@ -1,16 +1,13 @@
 import Foundation
 import SchedulerConformance
-import SubjectCatalogue
 import SchedulerStress
 
-/// The child side: runs one scenario against one subject and prints its result as one
-/// line, `@@stress result JSON`. The scenario runs on a thread of its own while the main
-/// thread drives the main run loop, so the main-thread scheduler works here too.
+/// The child side of ``IsolatedRun``: runs one scenario against one subject and sends its
+/// result. The scenario runs on a thread of its own while the main thread drives the main
+/// run loop, so the main-thread scheduler works here too.
 enum StressWorker {
-    static let prefix = "@@stress result "
-
-    static func run(_ plan: RunPlan) {
-        guard let scenario = StressCatalogue.scenario(plan.scenario), let subject = KnownSubjects.named(plan.subject) else { return }
+    static func run(_ plan: RunPlan, scenario: StressScenario, subject: ConformanceSubject) {
+        WorkerMessage.started(item: plan.scenario).send()
         let duration = Duration.nanoseconds(Int64(plan.durationSeconds * 1e9))
         let context = StressContext(subject: subject, threads: plan.threads, duration: duration, seed: plan.seed)
         let result = Box<StressRun?>(nil)
@@ -25,7 +22,6 @@ enum StressWorker {
         while result.value == nil {
             _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.05))
         }
-        guard let json = try? JSONEncoder().encode(result.value!) else { return }
-        FileHandle.standardOutput.write(Data((prefix + String(decoding: json, as: UTF8.self) + "\n").utf8))
+        WorkerMessage.stress(result.value!).send()
     }
 }

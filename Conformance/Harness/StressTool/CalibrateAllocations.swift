@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import ProcessIsolation
 import SchedulerStress
 
 extension StressCommand {

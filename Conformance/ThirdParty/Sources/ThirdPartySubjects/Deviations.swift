@@ -3,15 +3,9 @@
 /// The matrix generator prints these under the table; a failure without an entry is
 /// printed as unexplained, to be investigated.
 public enum Deviations {
-    /// The explanation of `subject` failing `rule`: the most specific of "subject rule-ID",
-    /// "* rule-ID" (any subject) and "subject *" (any rule of a subject failing one way).
-    public static func explanation(subject: String, rule: String) -> String? {
-        explained["\(subject) \(rule)"] ?? explained["* \(rule)"] ?? explained["\(subject) *"]
-    }
-
-    /// Keyed by "subject rule-ID", "* rule-ID" or "subject *"; see ``explanation(subject:rule:)``.
-    /// Stress scenarios are keyed the same way, by scenario ID ("swift-actor fan-in").
-    public static let explained: [String: String] = [
+    /// Keyed by "subject rule-ID", "* rule-ID" or "subject *" (see ``Explanations``); stress
+    /// scenarios are keyed the same way, by scenario ID ("swift-actor fan-in").
+    public static let explanations: Explanations = [
         "* CAN-3": "stochastic rule, reported only: a dispose racing the start. Schedulers that check a cancelled flag and then run (Operation's `isCancelled`, a disposed flag, ReactiveCocoa's model) can start an action well after `dispose()` returned, more often than preemption alone explains; an atomic claim (the reference queue scheduler's) does so only when its worker is preempted between the claim and the call.",
         "* TIM-2": "stochastic rule, reported only: lateness beyond the bound calibrated at start-up, usually a loaded machine.",
         "* TIM-6": "stochastic rule, reported only: repeating lateness beyond interval + leeway + the calibrated bound, usually a loaded machine.",

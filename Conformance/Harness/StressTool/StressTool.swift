@@ -1,17 +1,40 @@
 import ArgumentParser
 import Foundation
 import SchedulerConformance
-import SubjectCatalogue
 import SchedulerStress
 
-/// `stress`: multithreaded scenarios against scheduler subjects, each run in a child
-/// process under a watchdog, written to a JSON report for nightly jobs.
-@main
+/// The `stress` command, as a library: give it your subjects and it is the whole tool this
+/// project uses on its own schedulers — multithreaded scenarios, each run in a child
+/// process under a watchdog, with latency histograms, allocation counts and JSON reports.
+///
+/// ```swift
+/// // Sources/my-stress/main.swift
+/// import SchedulerHarness
+/// StressTool.main(subjects: [ConformanceSubject(name: "mine") { MyScheduler() }])
+/// ```
+///
+/// Subcommands: `run` (the default), `compare`, `table`, `list-scenarios`,
+/// `calibrate-allocations`.
+public enum StressTool {
+    /// Runs the command line of this process against `subjects`; `explanations` are printed
+    /// beside the failures they explain and excuse them from the gate. Does not return.
+    public static func main(subjects: [ConformanceSubject], explanations: Explanations = [:], gate: Gate? = nil) -> Never {
+        main(Toolkit(subjects: subjects, explanations: explanations, gate: gate))
+    }
+
+    /// Runs the command line of this process with `toolkit`. Does not return.
+    public static func main(_ toolkit: Toolkit) -> Never {
+        Toolkit.install(toolkit)
+        StressCommand.main()
+        exit(0)
+    }
+}
+
 struct StressCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stress",
         abstract: "Stress schedulers: classified outcomes, latency histograms, allocation statistics.",
-        subcommands: [Run.self, Compare.self, Table.self, CalibrateAllocations.self],
+        subcommands: [Run.self, Compare.self, Table.self, ListScenarios.self, CalibrateAllocations.self, Worker.self],
         defaultSubcommand: Run.self
     )
 }
@@ -35,7 +58,7 @@ extension StressCommand {
         @Option(name: .customLong("scenario"), help: "Scenarios (repeatable or comma-separated); default: all.")
         var scenarios: [String] = []
 
-        @Option(name: .customLong("subject"), help: "Subjects or groups (reference, third-party; repeatable or comma-separated); default: reference.")
+        @Option(name: .customLong("subject"), help: "Subjects or groups (reference, third-party, mutant, all); repeatable or comma-separated; default: every subject but the mutants.")
         var subjects: [String] = []
 
         @Option(help: "Wall-clock budget for the whole run, spread over its runs: 90s, 30m, 2h. Default: --duration per run.")
@@ -62,16 +85,9 @@ extension StressCommand {
         @Option(help: "Seconds a run may overrun its share of the budget before it counts as a hang.")
         var hangGrace: Double = 45
 
-        @Option(help: .hidden)
-        var worker: String?
-
         mutating func validate() throws {
-            for name in Self.split(scenarios) where StressCatalogue.scenario(name) == nil {
-                throw ValidationError("unknown scenario '\(name)'; known: \(StressCatalogue.all.map(\.id).joined(separator: ", "))")
-            }
-            for name in Self.split(subjects) where KnownSubjects.select([name]) == nil {
-                throw ValidationError("unknown subject '\(name)'; `conformance --list-subjects` lists them")
-            }
+            _ = try ScenarioSelection.select(scenarios)
+            _ = try Toolkit.current.select(subjects)
             if let budget, Budget.seconds(budget) == nil {
                 throw ValidationError("bad budget '\(budget)': use a positive number with s, m or h, such as 90s, 30m or 2h, up to a week")
             }
@@ -88,12 +104,8 @@ extension StressCommand {
         func run() throws {
             let threads = threads ?? ProcessInfo.processInfo.activeProcessorCount * oversubscribe
             let seed = seed ?? UInt64.random(in: 1...UInt64(UInt32.max))
-            let selectedScenarios = Self.split(scenarios).isEmpty ? StressCatalogue.all : Self.split(scenarios).compactMap(StressCatalogue.scenario)
-            let selectedSubjects = KnownSubjects.select(Self.split(subjects).isEmpty ? ["reference"] : Self.split(subjects)) ?? []
-            if let worker {
-                let plan = RunPlan(scenario: selectedScenarios[0].id, subject: worker, threads: threads, seed: seed, durationSeconds: duration)
-                return StressWorker.run(plan)
-            }
+            let selectedScenarios = try ScenarioSelection.select(scenarios)
+            let selectedSubjects = try Toolkit.current.select(subjects)
             let folder = URL(fileURLWithPath: reportDir, isDirectory: true)
             try ReportFiles.prepare(folder)
             let plans = selectedScenarios.flatMap { scenario in
@@ -111,19 +123,58 @@ extension StressCommand {
                     continue
                 }
                 let plan = RunPlan(scenario: scenario.id, subject: subject.name, threads: threads, seed: runSeed, durationSeconds: perRun)
-                let run = StressSupervisor.run(plan, scenario: scenario, subject: subject, jemalloc: preload, grace: .nanoseconds(Int64(hangGrace * 1e9)))
+                let run = IsolatedRun.run(plan, scenario: scenario, subject: subject, jemalloc: preload, grace: .nanoseconds(Int64(hangGrace * 1e9)))
                 printError("  \(scenario.id) × \(subject.name): \(run.status.rawValue)\(run.message.map { " — \($0)" } ?? "")")
                 runs.append(run)
             }
-            let report = StressReport(runs: runs, seed: seed, budgetSeconds: perRun * Double(applicable), allocator: preload == nil ? "system" : "jemalloc")
+            let report = StressReport(runs: runs, seed: seed, budgetSeconds: perRun * Double(applicable), allocator: preload == nil ? "system" : "jemalloc", gate: Toolkit.current.gate)
             let written = try ReportFiles.write(report, to: folder)
             print(StressTable.render(report))
             print("reports: \(written.map(\.path).joined(separator: ", "))")
             if report.summary.gatingFailures > 0 { throw ExitCode(StressExit.failed) }
         }
 
-        static func split(_ values: [String]) -> [String] {
-            values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    struct ListScenarios: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list-scenarios", abstract: "List the stress scenarios and what each needs.")
+
+        func run() {
+            for scenario in StressCatalogue.all {
+                print("\(scenario.id.padding(toLength: 24, withPad: " ", startingAt: 0)) \(scenario.summary)")
+            }
+        }
+    }
+
+    /// The child side of isolation; not for people.
+    struct Worker: ParsableCommand {
+        static let configuration = CommandConfiguration(shouldDisplay: false)
+
+        @Option var subject: String
+        @Option var scenario: String
+        @Option var seed: UInt64
+        @Option var duration: Double
+        @Option var threads: Int
+
+        func run() throws {
+            guard let subject = Toolkit.current.subject(named: subject) else { throw ValidationError("unknown subject '\(subject)'") }
+            guard let scenario = StressCatalogue.scenario(scenario) else { throw ValidationError("unknown scenario '\(scenario)'") }
+            let plan = RunPlan(scenario: scenario.id, subject: subject.name, threads: threads, seed: seed, durationSeconds: duration)
+            StressWorker.run(plan, scenario: scenario, subject: subject)
+        }
+    }
+}
+
+/// `--scenario` values, checked against the catalogue.
+enum ScenarioSelection {
+    static func select(_ names: [String]) throws -> [StressScenario] {
+        let names = splitList(names)
+        if names.isEmpty { return StressCatalogue.all }
+        return try names.map { name in
+            guard let scenario = StressCatalogue.scenario(name) else {
+                throw ValidationError("unknown scenario '\(name)'; known: \(StressCatalogue.all.map(\.id).joined(separator: ", "))")
+            }
+            return scenario
         }
     }
 }
@@ -138,11 +189,11 @@ struct RunPlan: Sendable {
 
     /// The command line that repeats this run.
     var reproduce: String {
-        "swift run -c release stress --scenario \(scenario) --subject \(subject) --seed \(seed) --duration \(durationSeconds) --threads \(threads)"
+        "\(CommandLine.arguments[0]) run --scenario \(scenario) --subject \(subject) --seed \(seed) --duration \(durationSeconds) --threads \(threads)"
     }
 
     var workerArguments: [String] {
-        ["run", "--worker", subject, "--scenario", scenario, "--seed", String(seed), "--duration", String(durationSeconds), "--threads", String(threads)]
+        ["worker", "--subject", subject, "--scenario", scenario, "--seed", String(seed), "--duration", String(durationSeconds), "--threads", String(threads)]
     }
 }
 
@@ -154,9 +205,4 @@ enum Budget {
               value * unit <= 7 * 86_400 else { return nil }
         return value * unit
     }
-}
-
-/// Writes to standard error, for progress that must not mix with the table.
-func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
 }

@@ -1,9 +1,7 @@
 import ArgumentParser
 import Foundation
-import ProcessIsolation
 import SchedulerConformance
 import SchedulerStress
-import ThirdPartySubjects
 
 extension StressCommand {
     /// A stress report as a Markdown table: one row per subject, its throughput and
@@ -26,14 +24,14 @@ extension StressCommand {
             } catch {
                 throw ValidationError("cannot read a stress report at '\(report)': \(error.localizedDescription)")
             }
-            let document = Self.render(decoded)
+            let document = Self.render(decoded, explanations: Toolkit.current.explanations)
             guard let into else { return print(document) }
             do { try GeneratedSection(name: "stress").replace(with: document, in: URL(fileURLWithPath: into)) } catch {
                 throw ValidationError(error.description)
             }
         }
 
-        static func render(_ report: StressReport) -> String {
+        static func render(_ report: StressReport, explanations: Explanations) -> String {
             var subjects: [(name: String, origin: ConformanceSubject.Origin)] = []
             for run in report.runs where !subjects.contains(where: { $0.name == run.subject }) {
                 subjects.append((run.subject, run.origin))
@@ -64,7 +62,7 @@ extension StressCommand {
             let failures = report.runs.filter { $0.origin == .thirdParty && $0.status.isFailure }
             if !failures.isEmpty { lines += ["", "Third-party failures:", ""] }
             for run in failures {
-                let why = Deviations.explanation(subject: run.subject, rule: run.scenario) ?? "Unexplained: to be investigated."
+                let why = explanations.explanation(subject: run.subject, rule: run.scenario) ?? "Unexplained: to be investigated."
                 let observed = run.message ?? run.outcomes.filter { $0.value.expect == .forbidden && $0.value.count > 0 }
                     .map { "\($0.key) ×\($0.value.count)" }.sorted().joined(separator: ", ")
                 lines.append("- **\(run.subject) \(run.scenario)** — observed: \(observed). \(why)")

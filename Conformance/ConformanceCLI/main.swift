@@ -1,0 +1,7 @@
+import SchedulerConformance
+import SchedulerHarness
+import SchedulerMutants
+
+// The project's own `conformance`: the reference schedulers, and the mutants that prove
+// the rules can fail (including the hanging and crashing ones that exercise isolation).
+ConformanceTool.main(subjects: ReferenceSubjects.all + [Mutants.hanging, Mutants.crashing], mutants: Mutants.all)

@@ -1,0 +1,274 @@
+import ArgumentParser
+import Foundation
+import SchedulerConformance
+
+/// The `conformance` command, as a library: give it your subjects and it is the whole tool
+/// this project uses on its own schedulers, with the same subcommands, flags, process
+/// isolation and reports.
+///
+/// ```swift
+/// // Sources/my-conformance/main.swift
+/// import SchedulerHarness
+/// ConformanceTool.main(subjects: [ConformanceSubject(name: "mine") { MyScheduler() }])
+/// ```
+///
+/// Subcommands: `run` (the default), `list-rules`, `list-subjects`, `mutants`,
+/// `matrix-markdown`. Exit status: 0 when nothing gates, 1 when a gating rule fails (see
+/// ``Gate``) or a mutant survives, 64 for bad usage.
+public enum ConformanceTool {
+    /// Runs the command line of this process against `subjects` (and `mutants`, whose
+    /// subjects are known too); `explanations` are printed beside the failures they explain
+    /// and excuse them from the gate. Does not return.
+    public static func main(
+        subjects: [ConformanceSubject], mutants: [Mutant] = [], explanations: Explanations = [:], gate: Gate? = nil
+    ) -> Never {
+        main(Toolkit(subjects: subjects, mutants: mutants, explanations: explanations, gate: gate))
+    }
+
+    /// Runs the command line of this process with `toolkit`. Does not return.
+    public static func main(_ toolkit: Toolkit) -> Never {
+        Toolkit.install(toolkit)
+        ConformanceCommand.main(Legacy.rewrite(Array(CommandLine.arguments.dropFirst())))
+        exit(0)
+    }
+}
+
+/// Flags of the single-command CLI that became subcommands, still accepted.
+enum Legacy {
+    static func rewrite(_ arguments: [String]) -> [String] {
+        let moved = ["--list-rules": "list-rules", "--list-subjects": "list-subjects", "--mutants": "mutants", "--markdown-matrix": "matrix-markdown"]
+        guard let index = arguments.firstIndex(where: { moved[$0] != nil }) else { return arguments }
+        var rest = arguments
+        let subcommand = moved[rest.remove(at: index)]!
+        return [subcommand] + rest
+    }
+}
+
+struct ConformanceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "conformance",
+        abstract: "Check schedulers against the numbered rules of the conformance catalogue.",
+        subcommands: [Run.self, ListRules.self, ListSubjects.self, MutantsCommand.self, MatrixMarkdown.self, Worker.self],
+        defaultSubcommand: Run.self
+    )
+}
+
+/// `--rule` and `--category`: which rules to run.
+struct RuleSelection: ParsableArguments {
+    @Option(name: .customLong("rule"), help: "Only these rule IDs, e.g. ORD-1 (repeatable or comma-separated).")
+    var rules: [String] = []
+
+    @Option(name: .customLong("category"), help: "Only these categories, by prefix (ORD) or name (ordering).")
+    var categories: [String] = []
+
+    func validate() throws {
+        for id in splitList(rules) where RuleCatalogue.rule(id.uppercased()) == nil {
+            throw ValidationError("unknown rule '\(id)'; `list-rules` lists them")
+        }
+        for name in splitList(categories) where Self.category(named: name) == nil {
+            throw ValidationError("unknown category '\(name)'; use one of \(Rule.Category.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
+
+    /// The selected rules in catalogue order; all of them when nothing is selected.
+    var selected: [Rule] {
+        let ids = Set(splitList(rules).map { $0.uppercased() })
+        let categories = Set(splitList(categories).compactMap(Self.category(named:)))
+        return RuleCatalogue.all.filter { rule in
+            (ids.isEmpty || ids.contains(rule.id)) && (categories.isEmpty || categories.contains(rule.category))
+        }
+    }
+
+    private static func category(named name: String) -> Rule.Category? {
+        Rule.Category.allCases.first {
+            $0.rawValue.caseInsensitiveCompare(name) == .orderedSame || "\($0)".caseInsensitiveCompare(name) == .orderedSame
+        }
+    }
+}
+
+/// `--timing-scale` and `--rule-timeout`: the calibrated time bounds.
+struct TimingOptions: ParsableArguments {
+    @Option(help: "Multiply every calibrated time bound by this factor (a slow machine wants > 1).")
+    var timingScale: Double = 1
+
+    @Option(help: "Seconds one rule may run before it is reported as a timeout.")
+    var ruleTimeout: Double?
+
+    func validate() throws {
+        guard timingScale.isFinite, timingScale > 0 else { throw ValidationError("--timing-scale must be a positive number, got \(timingScale)") }
+        if let ruleTimeout, !(ruleTimeout.isFinite && ruleTimeout > 0) {
+            throw ValidationError("--rule-timeout must be a positive number of seconds, got \(ruleTimeout)")
+        }
+    }
+
+    /// The calibrated timing with the overrides; `mustHappen` capped at `cap` when given
+    /// (a mutant's missing event is the expected outcome: no need to wait 10 s for each).
+    func timing(cappingMustHappenAt cap: Duration? = nil) -> Timing {
+        var timing = Timing.calibrate(scale: timingScale)
+        if let cap { timing.mustHappen = min(timing.mustHappen, cap * timingScale) }
+        if let ruleTimeout { timing.ruleTimeout = .nanoseconds(Int64(ruleTimeout * 1e9)) }
+        return timing
+    }
+}
+
+extension ConformanceCommand {
+    struct Run: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the rules against subjects and write conformance.json and conformance.junit.xml.",
+            discussion: """
+            Each subject runs in a child process under a watchdog: a hung rule becomes `timeout` \
+            (with every thread's stack, when gdb is installed), a crash becomes `error`, and the \
+            run goes on. Exit status: 0 when no gating rule fails, 1 when one does, 64 for bad usage.
+            """
+        )
+
+        @Option(name: .customLong("subject"), help: "Subjects or groups (reference, third-party, mutant, all); repeatable or comma-separated; default: every subject but the mutants.")
+        var subjects: [String] = []
+
+        @OptionGroup var selection: RuleSelection
+        @OptionGroup var timingOptions: TimingOptions
+
+        @Option(help: "Folder for conformance.json and conformance.junit.xml.")
+        var reportDir = "Reports"
+
+        @Flag(help: "Run every subject in this process (no crash isolation).")
+        var inProcess = false
+
+        @Flag(help: "Print only the summary and the failures, not the whole table.")
+        var quiet = false
+
+        func validate() throws {
+            _ = try Toolkit.current.select(subjects)
+        }
+
+        func run() throws {
+            let toolkit = Toolkit.current
+            let rules = selection.selected
+            let timing = timingOptions.timing()
+            let folder = URL(fileURLWithPath: reportDir, isDirectory: true)
+            try ReportFiles.prepare(folder)
+            let started = ContinuousClock.now
+            let subjectReports = try toolkit.select(subjects).map { subject in
+                let results = inProcess
+                    ? ConformanceRunner.run(subject, rules: rules, timing: timing)
+                    : IsolatedRules.run(subject: subject, rules: rules, timing: timing)
+                printError("\(subject.name): \(results.filter { $0.status == .passed }.count) passed, \(results.filter { $0.status.isFailure }.count) not passed, \(results.filter { $0.status == .skipped }.count) skipped")
+                return ConformanceReport.SubjectReport(subject, results: results)
+            }
+            let report = ConformanceReport(rules: rules, subjects: subjectReports, timing: timing, gate: toolkit.gate)
+            let written = try ReportFiles.write(report, to: folder)
+            print(quiet ? report.table().components(separatedBy: "\n\n").dropFirst().joined(separator: "\n\n") : report.table())
+            print("reports: \(written.map(\.path).joined(separator: ", ")) (\(String(format: "%.1f", (ContinuousClock.now - started).timeInterval)) s)")
+            if report.summary.gatingFailures > 0 { throw ExitCode.failure }
+        }
+    }
+
+    struct ListRules: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the rule catalogue.")
+
+        @Flag(help: "Print the catalogue as a Markdown document (Conformance/RULES.md).")
+        var markdown = false
+
+        func run() {
+            print(markdown ? RuleDocument.markdown() : RuleDocument.list())
+        }
+    }
+
+    struct ListSubjects: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the subjects this tool knows, with their origin and capabilities.")
+
+        func run() {
+            for subject in Toolkit.current.subjects {
+                print("\(subject.name.padding(toLength: 34, withPad: " ", startingAt: 0)) \(subject.origin.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(subject.capabilities)")
+            }
+        }
+    }
+
+    struct MatrixMarkdown: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "matrix-markdown",
+            abstract: "Print a conformance.json report as a Markdown rule × subject matrix of its third-party subjects, every deviation explained."
+        )
+
+        @Argument(help: "The report to render.")
+        var report = "Reports/conformance.json"
+
+        @Option(help: "Replace what stands between <!-- matrix:begin --> and <!-- matrix:end --> in this file, instead of printing.")
+        var into: String?
+
+        func run() throws {
+            guard let data = FileManager.default.contents(atPath: report),
+                  let decoded = try? JSONDecoder().decode(ConformanceReport.self, from: data) else {
+                throw ValidationError("cannot read a conformance report at '\(report)'")
+            }
+            let document = MatrixDocument.render(decoded, explanations: Toolkit.current.explanations)
+            guard let into else { return print(document) }
+            do { try GeneratedSection(name: "matrix").replace(with: document, in: URL(fileURLWithPath: into)) } catch { throw ValidationError(error.description) }
+        }
+    }
+
+    /// The child side of isolation; not for people.
+    struct Worker: ParsableCommand {
+        static let configuration = CommandConfiguration(shouldDisplay: false)
+
+        @Option var subject: String
+        @Option var timingJson: String
+        @OptionGroup var selection: RuleSelection
+
+        func run() throws {
+            guard let subject = Toolkit.current.subject(named: subject) else { throw ValidationError("unknown subject '\(subject)'") }
+            let timing = try JSONDecoder().decode(Timing.self, from: Data(timingJson.utf8))
+            RuleWorker.run(subject: subject, rules: selection.selected, timing: timing)
+        }
+    }
+}
+
+/// The catalogue as people read it.
+enum RuleDocument {
+    /// The catalogue as Markdown: how rules judge, then one table per category, every field
+    /// of every rule.
+    static func markdown() -> String {
+        var lines = [
+            "# The rule catalogue",
+            "",
+            "Generated by `make rules` from the catalogue in `Conformance/SchedulerConformance/Rules/`; do not edit by hand.",
+            "\(RuleCatalogue.all.count) rules. Levels: **required** failures fail the run; **stochastic** and **optional** ones are reported only.",
+            "",
+            "## How a rule judges",
+            "",
+            "- **It forces the situation it judges.** Work is queued while the scheduler is held by a blocking action, so a stack, an unstable heap or a second worker shows; disposal is issued from another thread while the worker is parked; producers are released together; a concurrent scheduler's actions wait for each other. A rule whose situation still did not occur (two workers never overlapped, say) reports **inconclusive**, never passed.",
+            "- **No slack that equals the bug.** \"Nothing starts after `dispose()` returned\" counts starts after the return: the rule disposes while no tick or run can be in flight (the scheduler held, or from inside the scheduler's own action), and allows none. Cadence is judged over many ticks (TIM-12), so a period of interval + a few leeways fails however the machine is loaded.",
+            "- **Its own clock.** Timer rules read the scheduler's `now` and the suite's monotonic clock: a timer must be late on both (TIM-1), and a real-time `now` must keep pace with the suite's (TIM-13). A subject may declare a wall-clock step hook (`ConformanceSubject(wallClockStep:)`) that moves the wall clock its scheduler reads; TIM-14 then checks that a jump neither stalls nor hastens a timer. Without the hook that rule is skipped: a jump of the real clock cannot be made from a test, so a scheduler that keeps wall-clock deadlines without declaring one cannot be caught from outside.",
+            "- **Guaranteed by the protocol.** A rule that no scheduler built on this package's API can fail (the current scheduler is set only by `CurrentScheduler.run(as:)`, which always restores) still runs, as a check of the library, but is reported as **guaranteed**, never as the subject's pass.",
+            "- **Messages say what was seen.** An action that ran after a sentinel scheduled after it is reported as reordered, not lost; every result carries its rule's level and whether the risky situation was exercised.",
+            "- **Every required rule has mutants** (`Conformance/Mutants/`): schedulers wrong in one subtle way that claim what a correct one claims. `make conformance-mutants` runs each mutant's rule ten times and fails unless all ten catch it; `make test` does the same.",
+            "",
+            "What stays timing-dependent, and so `stochastic`: a bound on how late a timer may be (TIM-2, TIM-6), drift (TIM-12: heavy load can merge ticks), a dispose racing the start of an action (CAN-3: from outside, a thread preempted between claiming an action and running it looks like a start after `dispose()` returned), and real parallelism (THR-4).",
+        ]
+        for category in Rule.Category.allCases {
+            lines += ["", "## \(category.rawValue) — \(category.title)", "", "| ID | level | rule | needs | why | if this fails, check |", "| --- | --- | --- | --- | --- | --- |"]
+            for rule in RuleCatalogue.all where rule.category == category {
+                let level = rule.guarantee == nil ? rule.level.rawValue : "\(rule.level.rawValue), guaranteed by the protocol"
+                let why = rule.guarantee.map { "\(rule.rationale) *Guaranteed:* \($0)" } ?? rule.rationale
+                let cells = [rule.id, level, rule.title, needs(rule).joined(separator: "; "), why, rule.hint]
+                lines.append("| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func needs(_ rule: Rule) -> [String] {
+        var needs = rule.requires.names
+        if !rule.requiresAnyOf.isEmpty { needs.append("any of " + rule.requiresAnyOf.names.joined(separator: "/")) }
+        if !rule.excludes.isEmpty { needs.append("not " + rule.excludes.names.joined(separator: "/")) }
+        if rule.needsWallClockStep { needs.append("a wall-clock step hook") }
+        return needs
+    }
+
+    static func list() -> String {
+        RuleCatalogue.all.map { rule in
+            let needs = needs(rule)
+            return "\(rule.id.padding(toLength: 7, withPad: " ", startingAt: 0)) \(rule.level.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(rule.title)" + (needs.isEmpty ? "" : "  [\(needs.joined(separator: "; "))]")
+        }.joined(separator: "\n")
+    }
+}

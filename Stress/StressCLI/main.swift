@@ -1,0 +1,7 @@
+import SchedulerConformance
+import SchedulerHarness
+import SchedulerMutants
+
+// The project's own `stress`: the reference schedulers, and the mutants that prove the
+// scenarios and the isolation can fail.
+StressTool.main(subjects: ReferenceSubjects.all + Mutants.subjects)
