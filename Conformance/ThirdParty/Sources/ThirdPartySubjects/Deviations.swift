@@ -1,3 +1,5 @@
+import SchedulerConformance
+
 /// Why each third-party subject fails the rules it fails, as found by `make matrix` and
 /// read from the libraries' sources: a bug of theirs, or a difference of semantics.
 /// The matrix generator prints these under the table; a failure without an entry is
