@@ -35,8 +35,12 @@ test-package:
 test-third-party: ## Run the third-party adapters' tests (their own package)
 	cd $(THIRD_PARTY) && $(SWIFT) build --build-tests && $(SWIFT) test --skip-build
 
-test-example: ## Run the third-party example package's own tests
-	cd Examples/ThirdPartyScheduler && $(SWIFT) test
+test-example: ## Run the example package's tests, then its own conformance and stress tools
+	cd Examples/ThirdPartyScheduler && $(SWIFT) build --build-tests && $(SWIFT) test --skip-build
+	Examples/ThirdPartyScheduler/.build/debug/worker-thread-conformance run --quiet --report-dir $(REPORTS)/example
+	Examples/ThirdPartyScheduler/.build/debug/worker-thread-stress run --duration 0.2 --report-dir $(REPORTS)/example/stress
+	python3 Reports/schema/validate.py Reports/schema/conformance.schema.json $(REPORTS)/example/conformance.json
+	python3 Reports/schema/validate.py Reports/schema/stress.schema.json $(REPORTS)/example/stress/latest.json
 
 python-deps: # the report schema is checked with Python's jsonschema
 	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install --quiet jsonschema
@@ -78,4 +82,4 @@ rules: release ## Regenerate Conformance/RULES.md from the catalogue
 	$(CONFORMANCE) list-rules --markdown > Conformance/RULES.md
 
 clean: ## Remove build products and generated reports
-	rm -rf .build $(THIRD_PARTY)/.build Examples/ThirdPartyScheduler/.build $(REPORTS)/*.json $(REPORTS)/*.xml $(REPORTS)/mutants $(REPORTS)/kill-matrix $(REPORTS)/loaded $(REPORTS)/stress $(REPORTS)/matrix
+	rm -rf .build $(THIRD_PARTY)/.build Examples/ThirdPartyScheduler/.build $(REPORTS)/*.json $(REPORTS)/*.xml $(REPORTS)/mutants $(REPORTS)/kill-matrix $(REPORTS)/loaded $(REPORTS)/stress $(REPORTS)/matrix $(REPORTS)/example

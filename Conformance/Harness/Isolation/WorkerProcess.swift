@@ -22,12 +22,15 @@ public enum WorkerProcess {
         /// Whether it exited normally with status 0.
         public var succeeded: Bool { status?.isSuccess == true && !timedOut }
 
-        /// The line of standard error that says why it died (Swift's "Fatal error: …"),
-        /// or its last line.
+        /// The line of standard error that says why it died (Swift's "Fatal error: …",
+        /// "Precondition failed: …"), or its last line.
         public var crashReason: String {
             if let launchError { return launchError }
             let lines = standardError.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-            let reason = lines.first { $0.contains("Fatal error") || $0.contains("Crash") || $0.contains("error:") } ?? lines.last
+            // Swift's traps print "Fatal error: …", "Precondition failed: …" or "Assertion failed: …";
+            // the backtrace that follows is in the diagnostics.
+            let markers = ["Fatal error", "Precondition failed", "Assertion failed", "Crash", "error:"]
+            let reason = markers.lazy.compactMap { marker in lines.first { $0.contains(marker) } }.first ?? lines.last
             return "\(status.map { "\($0)" } ?? "not started"): \(reason ?? "nothing on stderr")"
         }
     }

@@ -1,0 +1,63 @@
+import Foundation
+import Schedulers
+import SchedulerConformance
+import Synchronization
+import WorkerThreadScheduler
+
+/// What the example's tools check: the scheduler, and two broken variants of it (origin
+/// `mutant`, so they run only when named) that show what isolation buys: a deadlock
+/// becomes a `timeout` with every thread's stack, a trap an `error`, and no other result
+/// is lost.
+public enum WorkerThreadSubjects {
+    /// The scheduler under test.
+    public static let workerThread = ConformanceSubject(name: "worker-thread") { WorkerThreadScheduler(name: "worker-thread") }
+
+    /// Holds a lock while it runs an action and takes the same lock in `schedule`: a caller
+    /// scheduling while an action waits for that caller deadlocks.
+    public static let lockedWhileRunning = ConformanceSubject(name: "worker-thread-locked-while-running", origin: .mutant) {
+        LockedWhileRunning()
+    }
+
+    /// Traps when an action schedules more work (a "not reentrant" precondition).
+    public static let trapsWhenNested = ConformanceSubject(name: "worker-thread-traps-when-nested", origin: .mutant) {
+        TrapsWhenNested()
+    }
+
+    /// Every subject the example's tools know.
+    public static let all = [workerThread, lockedWhileRunning, trapsWhenNested]
+}
+
+/// The deadlock-prone variant: `schedule` and every action run under one lock.
+final class LockedWhileRunning: Scheduler {
+    let name = "worker-thread-locked-while-running"
+    private let base = WorkerThreadScheduler(name: "worker-thread-locked-while-running")
+    private let lock = Mutex(())
+    var capabilities: SchedulerCapabilities { base.capabilities }
+    var now: SchedulerTime { base.now }
+
+    func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        lock.withLock { _ in
+            base.schedule { [self] in lock.withLock { _ in action() } }
+        }
+    }
+}
+
+/// The trapping variant: an action that schedules is a precondition failure.
+final class TrapsWhenNested: Scheduler {
+    let name = "worker-thread-traps-when-nested"
+    private let base = WorkerThreadScheduler(name: "worker-thread-traps-when-nested")
+    /// The thread running an action, if any.
+    private let runner = Mutex<ObjectIdentifier?>(nil)
+    var capabilities: SchedulerCapabilities { base.capabilities }
+    var now: SchedulerTime { base.now }
+
+    func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let caller = ObjectIdentifier(Thread.current)
+        precondition(runner.withLock { $0 } != caller, "schedule(_:) called from inside an action: this scheduler is not reentrant")
+        return base.schedule { [self] in
+            runner.withLock { $0 = ObjectIdentifier(Thread.current) }
+            defer { runner.withLock { $0 = nil } }
+            action()
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import SchedulerConformance
+import Testing
+
+/// The package's own `worker-thread-conformance` executable: the suite's whole tool, with
+/// process isolation, for this package's subjects.
+@Suite(.serialized) struct ToolTests {
+    static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("worker-thread-conformance")
+
+    /// Runs the tool to completion and returns its exit status and the report it wrote.
+    static func conformance(_ arguments: [String]) throws -> (status: Int32, report: ConformanceReport) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("worker-thread-\(UUID().uuidString)")
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["run", "--report-dir", folder.path] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let data = try Data(contentsOf: folder.appendingPathComponent("conformance.json"))
+        return (process.terminationStatus, try JSONDecoder().decode(ConformanceReport.self, from: data))
+    }
+
+    @Test func checksTheSchedulerAndWritesAThirdPartyReport() throws {
+        let (status, report) = try Self.conformance([])
+        #expect(status == 0)
+        #expect(report.subjects.map(\.name) == ["worker-thread"], "the broken variants run only when named")
+        #expect(report.subjects[0].origin == .thirdParty)
+        #expect(report.subjects[0].results.count == RuleCatalogue.all.count)
+        #expect(report.summary.failed == 0 && report.summary.passed > 0)
+    }
+
+    @Test func aDeadlockIsATimeoutWithStacksAndNothingElseIsLost() throws {
+        let (status, report) = try Self.conformance([
+            "--subject", "worker-thread-locked-while-running", "--category", "ORD", "--rule-timeout", "3",
+        ])
+        #expect(status == 0, "a mutant's failures are expected: they never fail the run")
+        let results = report.subjects[0].results
+        let ordering = RuleCatalogue.all.filter { $0.category == .ordering }
+        #expect(results.map(\.rule) == ordering.map(\.id), "every rule has a result")
+        let timeouts = results.filter { $0.status == .timeout }
+        #expect(!timeouts.isEmpty, "\(results.map { "\($0.rule) \($0.status)" })")
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") {
+            #expect(timeouts.allSatisfy { $0.threadDump?.contains("Thread") == true }, "no stacks in the timeout")
+        }
+        // Swift's Mutex traps on a recursive lock: the rules that nest die instead, and the
+        // run goes on past both kinds of death.
+        #expect(results.contains { $0.status == .error && $0.message?.contains("Recursive call to lock") == true })
+    }
+
+    @Test func aTrapIsAnErrorWithItsMessageAndNothingElseIsLost() throws {
+        let (status, report) = try Self.conformance(["--subject", "worker-thread-traps-when-nested", "--category", "ORD"])
+        #expect(status == 0)
+        let results = report.subjects[0].results
+        #expect(results.count == RuleCatalogue.all.filter { $0.category == .ordering }.count)
+        let errors = results.filter { $0.status == .error }
+        #expect(errors.contains { $0.rule == "ORD-4" }, "\(results.map { "\($0.rule) \($0.status)" })")
+        #expect(errors.allSatisfy { $0.message?.contains("Precondition failed: schedule(_:) called from inside an action") == true }, "\(errors.map { $0.message ?? "" })")
+        #expect(results.filter { $0.status != .error }.allSatisfy { $0.status == .passed }, "the rules that do not nest still pass")
+        #expect(results.last?.status == .passed, "the run went on after the trap")
+    }
+}
