@@ -36,7 +36,7 @@ let package = Package(
         ),
         .target(
             name: "SchedulerConformance",
-            dependencies: ["Schedulers"],
+            dependencies: ["Schedulers", .product(name: "Subprocess", package: "swift-subprocess")],
             path: "Conformance/SchedulerConformance",
             swiftSettings: strict
         ),

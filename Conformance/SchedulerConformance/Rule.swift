@@ -140,16 +140,21 @@ public struct RuleFailure: Error, Sendable, CustomStringConvertible {
         case skipped
         /// The situation the rule judges did not occur, so nothing was judged.
         case inconclusive
+        /// The scheduler stopped running work: reported as a timeout, with stacks.
+        case hung
     }
 
     /// What was expected and what was observed.
     public let message: String
     public let kind: Kind
+    /// Every thread's stack, for a hang (nil where gdb cannot attach).
+    public let threadDump: String?
 
     /// A failure (or, by `kind`, an error or a skip) saying what was observed.
-    public init(_ message: String, kind: Kind = .failed) {
+    public init(_ message: String, kind: Kind = .failed, threadDump: String? = nil) {
         self.message = message
         self.kind = kind
+        self.threadDump = threadDump
     }
 
     public var description: String { message }

@@ -17,10 +17,15 @@ public final class RuleContext: Sendable {
     /// rule that fails half-way never leaves its scheduler blocked for the next one.
     private let holds = Mutex<[Signal]>([])
 
-    init(subject: ConformanceSubject, timing: Timing, mainThreadDriven: Bool) {
+    /// Whether a hang takes every thread's stack. gdb stops the whole process while it
+    /// reads them, so only a process given to this one subject (a tool's worker) does.
+    let stacksOnHang: Bool
+
+    init(subject: ConformanceSubject, timing: Timing, mainThreadDriven: Bool, stacksOnHang: Bool = false) {
         self.subject = subject
         self.timing = timing
         self.mainThreadDriven = mainThreadDriven
+        self.stacksOnHang = stacksOnHang
     }
 
     /// A fresh scheduler from the subject.
@@ -71,8 +76,24 @@ public final class RuleContext: Sendable {
         }
         let bound = bound ?? timing.mustHappen
         if !signal.wait(bound) {
+            let probe = timing.mustHappen / 10
+            if !runsWork(scheduler, within: probe) {
+                throw RuleFailure(
+                    "\(what()): did not happen within \(bound), and a probe scheduled then did not run within \(probe) either: the scheduler is stuck",
+                    kind: .hung, threadDump: stacksOnHang ? ThreadDump.ofThisProcess(within: .seconds(20)) : nil)
+            }
             throw RuleFailure("\(what()): did not happen within \(bound)")
         }
+    }
+
+    /// Whether `scheduler` still runs new work: what tells a lost action (a failure) from
+    /// a stuck scheduler (a hang, which is reported as a timeout with every thread's
+    /// stack). The probe is scheduled from a thread of its own, since `schedule` itself
+    /// may be what blocks.
+    private func runsWork(_ scheduler: any Scheduler, within bound: Duration) -> Bool {
+        let ran = Signal()
+        Thread { scheduler.schedule { ran.fire() } }.start()
+        return ran.wait(bound)
     }
 
     /// Waits like ``waitFor(_:on:within:_:)`` but reports instead of throwing: whether

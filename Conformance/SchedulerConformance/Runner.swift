@@ -82,7 +82,9 @@ public struct RuleResult: Codable, Sendable, Equatable {
 public enum ConformanceRunner {
     /// Runs `rules` (the whole catalogue by default) against `subject`, calling `willStart`
     /// before each rule that applies and `progress` after each rule, and returns the results
-    /// in the order of `rules`.
+    /// in the order of `rules`. With `stacksOnHang`, a rule that finds the scheduler stuck
+    /// attaches every thread's stack, stopping this whole process while gdb reads them: for
+    /// a process that runs nothing else.
     ///
     /// Called on the main thread, it runs the rules on another thread and drives the main
     /// run loop meanwhile, so main-thread schedulers can be checked; elsewhere the rules
@@ -91,15 +93,16 @@ public enum ConformanceRunner {
         _ subject: ConformanceSubject,
         rules: [Rule] = RuleCatalogue.all,
         timing: Timing,
+        stacksOnHang: Bool = false,
         willStart: @escaping @Sendable (Rule) -> Void = { _ in },
         progress: @escaping @Sendable (RuleResult) -> Void = { _ in }
     ) -> [RuleResult] {
         guard Thread.isMainThread else {
-            return runRules(subject, rules: rules, timing: timing, mainThreadDriven: false, willStart: willStart, progress: progress)
+            return runRules(subject, rules: rules, timing: timing, mainThreadDriven: false, stacksOnHang: stacksOnHang, willStart: willStart, progress: progress)
         }
         let results = Box<[RuleResult]?>(nil)
         Thread {
-            results.value = runRules(subject, rules: rules, timing: timing, mainThreadDriven: true, willStart: willStart, progress: progress)
+            results.value = runRules(subject, rules: rules, timing: timing, mainThreadDriven: true, stacksOnHang: stacksOnHang, willStart: willStart, progress: progress)
         }.start()
         while results.value == nil {
             _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.05))
@@ -108,10 +111,10 @@ public enum ConformanceRunner {
     }
 
     private static func runRules(
-        _ subject: ConformanceSubject, rules: [Rule], timing: Timing, mainThreadDriven: Bool,
+        _ subject: ConformanceSubject, rules: [Rule], timing: Timing, mainThreadDriven: Bool, stacksOnHang: Bool,
         willStart: @Sendable (Rule) -> Void, progress: @Sendable (RuleResult) -> Void
     ) -> [RuleResult] {
-        let context = RuleContext(subject: subject, timing: timing, mainThreadDriven: mainThreadDriven)
+        let context = RuleContext(subject: subject, timing: timing, mainThreadDriven: mainThreadDriven, stacksOnHang: stacksOnHang)
         if subject.capabilities.contains(.mainThread), !mainThreadDriven, !mainQueueIsDrained() {
             return rules.map { rule in
                 let result = RuleResult(rule: rule.id, level: rule.level, status: .skipped, durationSeconds: 0, message: "the main queue is not drained in this process (run from XCTest's main thread or the `conformance` command)")
@@ -157,8 +160,9 @@ public enum ConformanceRunner {
                 case .error: .error
                 case .skipped: .skipped
                 case .inconclusive: .inconclusive
+                case .hung: .timeout
                 }
-                result = RuleResult(rule: rule.id, level: rule.level, status: status, durationSeconds: 0, message: error.message)
+                result = RuleResult(rule: rule.id, level: rule.level, status: status, durationSeconds: 0, message: error.message, threadDump: error.threadDump)
             }
             result.durationSeconds = (ContinuousClock.now - started).timeInterval
             outcome.value = result

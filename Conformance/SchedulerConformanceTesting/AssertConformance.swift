@@ -8,9 +8,13 @@ import XCTest
 /// did not pass as one test failure naming the rule, what was observed, and what to check.
 ///
 /// Works under Swift Testing (failures are recorded as issues) and XCTest (as `XCTFail`).
+/// Each failure is recorded as soon as its rule finishes, so a later crash loses nothing
+/// already found. A scheduler that stops running work is reported as a `timeout` of the
+/// rule that saw it, not as a failure; a tool built on `ConformanceTool.main`
+/// (SchedulerHarness) adds every thread's stack, which this shared process cannot take.
 /// Called from XCTest's main thread, main-thread rules are checked too; from elsewhere
-/// they are skipped. Crashes cannot be contained in-process: use the `conformance` command
-/// for a subject that may trap.
+/// they are skipped. Crashes cannot be contained in-process: build a tool on
+/// `ConformanceTool.main` (SchedulerHarness) for a subject that may trap.
 ///
 /// ```swift
 /// @Test func myScheduler() {
@@ -35,9 +39,17 @@ public func assertConformance(
     line: UInt = #line,
     sourceLocation: SourceLocation = #_sourceLocation
 ) -> [RuleResult] {
-    let results = ConformanceRunner.run(subject, rules: rules, timing: timing)
-    record(results, of: subject, rules: rules, failingLevels: failingLevels, expectedDeviations: expectedDeviations,
-           file: file, line: line, sourceLocation: sourceLocation)
+    let recorder = IssueRecorder(
+        subject: subject, rules: rules, failingLevels: failingLevels, expectedDeviations: expectedDeviations,
+        file: file, line: line, sourceLocation: sourceLocation)
+    // Off the main thread the rules' results arrive on this thread, in the test's context:
+    // record each at once. On the main thread (XCTest) they arrive on the runner's thread;
+    // XCTest takes failures from any thread, Swift Testing only in the test's task.
+    let recordAtOnce = !Thread.isMainThread || Test.current == nil
+    let results = ConformanceRunner.run(subject, rules: rules, timing: timing, progress: { result in
+        if recordAtOnce { recorder.record(result) }
+    })
+    if !recordAtOnce { results.forEach(recorder.record) }
     return results
 }
 
@@ -57,24 +69,52 @@ public func assertConformance(
     line: UInt = #line,
     sourceLocation: SourceLocation = #_sourceLocation
 ) async -> [RuleResult] {
-    let results = await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: ConformanceRunner.run(subject, rules: rules, timing: timing)) }.start()
+    let recorder = IssueRecorder(
+        subject: subject, rules: rules, failingLevels: failingLevels, expectedDeviations: expectedDeviations,
+        file: file, line: line, sourceLocation: sourceLocation)
+    let (stream, continuation) = AsyncStream.makeStream(of: RuleResult.self)
+    Thread {
+        _ = ConformanceRunner.run(subject, rules: rules, timing: timing, progress: { continuation.yield($0) })
+        continuation.finish()
+    }.start()
+    // Each issue is recorded here, in the test's task, which is how Swift Testing
+    // attributes it, as soon as its rule finishes.
+    var results: [RuleResult] = []
+    for await result in stream {
+        recorder.record(result)
+        results.append(result)
     }
-    // Issues are recorded here, in the test's task, which is how Swift Testing attributes them.
-    record(results, of: subject, rules: rules, failingLevels: failingLevels, expectedDeviations: expectedDeviations,
-           file: file, line: line, sourceLocation: sourceLocation)
     return results
 }
 
-/// Reports every result that fails a level in `failingLevels` and is not expected.
-private func record(
-    _ results: [RuleResult], of subject: ConformanceSubject, rules: [Rule], failingLevels: Set<Rule.Level>,
-    expectedDeviations: Set<String>, file: StaticString, line: UInt, sourceLocation: SourceLocation
-) {
-    let catalogue = Dictionary(uniqueKeysWithValues: rules.map { ($0.id, $0) })
-    for result in results where result.status.isFailure {
-        guard let rule = catalogue[result.rule], failingLevels.contains(rule.level), !expectedDeviations.contains(rule.id) else { continue }
-        let message = "\(subject.name) \(rule.id) \(result.status.rawValue): \(rule.title). Observed: \(result.message ?? "nothing"). If this fails, check: \(rule.hint)"
+/// Records a result that fails a level in `failingLevels` and is not expected as one test
+/// failure.
+private struct IssueRecorder: Sendable {
+    let subject: ConformanceSubject
+    let rules: [String: Rule]
+    let failingLevels: Set<Rule.Level>
+    let expectedDeviations: Set<String>
+    let file: StaticString
+    let line: UInt
+    let sourceLocation: SourceLocation
+
+    init(
+        subject: ConformanceSubject, rules: [Rule], failingLevels: Set<Rule.Level>, expectedDeviations: Set<String>,
+        file: StaticString, line: UInt, sourceLocation: SourceLocation
+    ) {
+        self.subject = subject
+        self.rules = Dictionary(uniqueKeysWithValues: rules.map { ($0.id, $0) })
+        self.failingLevels = failingLevels
+        self.expectedDeviations = expectedDeviations
+        self.file = file
+        self.line = line
+        self.sourceLocation = sourceLocation
+    }
+
+    func record(_ result: RuleResult) {
+        guard result.status.isFailure, let rule = rules[result.rule], failingLevels.contains(rule.level), !expectedDeviations.contains(rule.id) else { return }
+        var message = "\(subject.name) \(rule.id) \(result.status.rawValue): \(rule.title). Observed: \(result.message ?? "nothing"). If this fails, check: \(rule.hint)"
+        if let stacks = result.threadDump { message += "\nEvery thread's stack:\n\(stacks)" }
         if Test.current != nil {
             Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
         } else {

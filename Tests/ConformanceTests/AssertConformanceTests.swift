@@ -1,7 +1,9 @@
 import SchedulerConformance
 import SchedulerConformanceTesting
 import SchedulerMutants
+import Foundation
 import Schedulers
+import Synchronization
 import Testing
 
 @Suite struct AssertConformanceTests {
@@ -36,5 +38,43 @@ import Testing
         let mutant = Mutants.all.first { $0.subject.name == "mutant-virtual-unstable-ties" }!
         let results = assertConformance(mutant.subject, rules: [RuleCatalogue.rule("VT-4")!], expectedDeviations: ["VT-4"])
         #expect(results.map(\.status) == [.failed])
+    }
+
+    @Test func aStuckSchedulerIsATimeoutOfTheRuleThatSawIt() {
+        var timing = Timing.calibrate(scale: 1)
+        timing.mustHappen = .seconds(1)
+        let subject = ConformanceSubject(name: "stuck", origin: .thirdParty) { StuckScheduler() }
+        let rules = ["ORD-1", "ORD-5"].map { RuleCatalogue.rule($0)! }
+        var results: [RuleResult] = []
+        withKnownIssue("the scheduler never runs anything") {
+            results = assertConformance(subject, rules: rules, timing: timing)
+        }
+        #expect(results.map(\.rule) == ["ORD-1", "ORD-5"], "every rule has its result")
+        #expect(results.allSatisfy { $0.status == .timeout && $0.message?.contains("the scheduler is stuck") == true }, "\(results)")
+        #expect(results.allSatisfy { $0.threadDump == nil }, "stacks stop the whole test process: only a tool's worker takes them")
+    }
+
+    @Test func aLostActionOnALiveSchedulerIsStillAFailure() {
+        let lossy = Mutants.all.first { $0.subject.name == "mutant-lossy" }!
+        var timing = Timing.calibrate(scale: 1)
+        timing.mustHappen = .seconds(1)
+        var results: [RuleResult] = []
+        withKnownIssue("the mutant loses an action") {
+            results = assertConformance(lossy.subject, rules: [RuleCatalogue.rule("THR-1")!], timing: timing)
+        }
+        #expect(results.map(\.status) == [.failed], "\(results)")
+    }
+}
+
+/// Takes work and never runs it: its worker is stuck.
+private final class StuckScheduler: Scheduler {
+    let name = "stuck"
+    var capabilities: SchedulerCapabilities { [.asynchronous, .serial] }
+    var now: SchedulerTime { ImmediateScheduler.shared.now }
+    private let queue = Mutex<[SchedulerAction]>([])
+
+    func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        queue.withLock { $0.append(action) }
+        return nil
     }
 }

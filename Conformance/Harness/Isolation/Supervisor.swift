@@ -32,7 +32,7 @@ enum Supervisor {
         var pending = items
         while !pending.isEmpty {
             let batch = pending
-            let attempt = WorkerProcess.blocking {
+            let attempt = runBlocking {
                 await runWorker(executable: executable, arguments: arguments(batch), environment: environment, allowance: allowance)
             }
             for (item, outcome) in attempt.outcomes where batch.contains(item) { outcomes[item] = outcome }

@@ -1,5 +1,6 @@
 import Foundation
 import Dispatch
+import SchedulerConformance
 import Subprocess
 import Synchronization
 
@@ -89,20 +90,6 @@ public enum WorkerProcess {
         } catch {
             return Exit(status: nil, standardError: "", timedOut: false, threadDump: nil, launchError: "could not run the worker: \(error)")
         }
-    }
-
-    /// Runs an async body to completion from synchronous code. The commands stay
-    /// synchronous so that their workers keep the main thread for the main run loop.
-    public static func blocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
-        let result = Mutex<T?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task.detached {
-            let value = await body()
-            result.withLock { $0 = value }
-            done.signal()
-        }
-        done.wait()
-        return result.withLock { $0 }!
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SchedulerConformance
 import SchedulerStress
 
 extension StressCommand {
@@ -33,7 +34,7 @@ extension StressCommand {
         func run() throws {
             guard child || allocator == "system" || JemallocLibrary.path == nil else {
                 let arguments = ["calibrate-allocations", "--child", "--threads", String(threads), "--objects", String(objects)]
-                let exit = WorkerProcess.blocking {
+                let exit = runBlocking {
                     await WorkerProcess.run(
                         executable: CommandLine.arguments[0], arguments: arguments,
                         environment: ["LD_PRELOAD": JemallocLibrary.path!, "MALLOC_CONF": "tcache:false"],

@@ -1,0 +1,55 @@
+import Dispatch
+import Foundation
+import Subprocess
+import Synchronization
+
+/// Every thread's stack of a live process, taken with gdb: how a hang is diagnosed, in a
+/// worker process by its supervisor and in a test's own process by the rule that saw it.
+public enum ThreadDump {
+    /// The backtraces of all threads of this process, or nil when gdb is not installed,
+    /// may not attach (ptrace restrictions), fails, or takes longer than `bound`.
+    public static func ofThisProcess(within bound: Duration) -> String? {
+        let pid = ProcessInfo.processInfo.processIdentifier
+        return runBlocking { await take(pid: pid, within: bound) }
+    }
+
+    /// The backtraces of all threads of `pid`, or nil when gdb is not installed, fails, or
+    /// takes longer than `bound` (it is then killed: a dump must not stall the watchdog).
+    public static func take(pid: Int32, within bound: Duration) async -> String? {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("stacks-\(pid)-\(UInt32.random(in: 0 ... .max)).txt")
+        defer { try? FileManager.default.removeItem(at: log) }
+        // gdb stops every thread of the process it attaches to. When that is this process,
+        // nothing here may wait on gdb: its output goes to a file, not a pipe this process
+        // would have to drain, and `timeout`, a process of its own, bounds it.
+        let seconds = String(format: "%.0f", max(1, bound.timeInterval.rounded(.up)))
+        let result = try? await Subprocess.run(
+            .name("timeout"),
+            arguments: [
+                "--kill-after=2", seconds, "gdb", "-p", String(pid), "-batch", "-nx", "-q",
+                "-ex", "set logging file \(log.path)", "-ex", "set logging redirect on", "-ex", "set logging overwrite on",
+                "-ex", "set logging enabled on", "-ex", "thread apply all bt 30",
+            ],
+            output: .discarded,
+            error: .discarded
+        )
+        guard let result, result.terminationStatus.isSuccess, let text = try? String(contentsOf: log, encoding: .utf8),
+              text.contains("Thread") else { return nil }
+        // The dump is for people: keep the thread headers and frames, drop gdb's chatter.
+        return text.split(separator: "\n").filter { $0.hasPrefix("Thread") || $0.hasPrefix("#") }.joined(separator: "\n")
+    }
+}
+
+/// Runs an async body to completion from synchronous code, on a detached task, blocking the
+/// calling thread: for synchronous APIs (the commands, the rules) that need an async library.
+/// Never call it from a task of the cooperative pool that `body` might need.
+public func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
+    let result = Mutex<T?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        let value = await body()
+        result.withLock { $0 = value }
+        done.signal()
+    }
+    done.wait()
+    return result.withLock { $0 }!
+}
