@@ -86,6 +86,15 @@ struct RuleSelection: ParsableArguments {
     }
 }
 
+/// `--in-process` and `--quiet`: how subjects run and how much is printed.
+struct ExecutionOptions: ParsableArguments {
+    @Flag(help: "Run every subject in this process (no crash isolation).")
+    var inProcess = false
+
+    @Flag(help: "Print only the summary and the failures, not the whole table.")
+    var quiet = false
+}
+
 /// `--timing-scale` and `--rule-timeout`: the calibrated time bounds.
 struct TimingOptions: ParsableArguments {
     @Option(help: "Multiply every calibrated time bound by this factor (a slow machine wants > 1).")
@@ -131,11 +140,7 @@ extension ConformanceCommand {
         @Option(help: "Folder for conformance.json and conformance.junit.xml.")
         var reportDir = "Reports"
 
-        @Flag(help: "Run every subject in this process (no crash isolation).")
-        var inProcess = false
-
-        @Flag(help: "Print only the summary and the failures, not the whole table.")
-        var quiet = false
+        @OptionGroup var execution: ExecutionOptions
 
         func validate() throws {
             _ = try Toolkit.current.select(subjects)
@@ -149,15 +154,13 @@ extension ConformanceCommand {
             try ReportFiles.prepare(folder)
             let started = ContinuousClock.now
             let subjectReports = try toolkit.select(subjects).map { subject in
-                let results = inProcess
-                    ? ConformanceRunner.run(subject, rules: rules, timing: timing)
-                    : IsolatedRules.run(subject: subject, rules: rules, timing: timing)
+                let results = IsolatedRules.run(subject: subject, rules: rules, timing: timing, inProcess: execution.inProcess)
                 printError("\(subject.name): \(results.filter { $0.status == .passed }.count) passed, \(results.filter { $0.status.isFailure }.count) not passed, \(results.filter { $0.status == .skipped }.count) skipped")
                 return ConformanceReport.SubjectReport(subject, results: results)
             }
             let report = ConformanceReport(rules: rules, subjects: subjectReports, timing: timing, gate: toolkit.gate)
             let written = try ReportFiles.write(report, to: folder)
-            print(quiet ? report.table().components(separatedBy: "\n\n").dropFirst().joined(separator: "\n\n") : report.table())
+            print(execution.quiet ? report.table().components(separatedBy: "\n\n").dropFirst().joined(separator: "\n\n") : report.table())
             print("reports: \(written.map(\.path).joined(separator: ", ")) (\(String(format: "%.1f", (ContinuousClock.now - started).timeInterval)) s)")
             if report.summary.gatingFailures > 0 { throw ExitCode.failure }
         }
@@ -197,13 +200,8 @@ extension ConformanceCommand {
         var into: String?
 
         func run() throws {
-            guard let data = FileManager.default.contents(atPath: report),
-                  let decoded = try? JSONDecoder().decode(ConformanceReport.self, from: data) else {
-                throw ValidationError("cannot read a conformance report at '\(report)'")
-            }
-            let document = MatrixDocument.render(decoded, explanations: Toolkit.current.explanations)
-            guard let into else { return print(document) }
-            do { try GeneratedSection(name: "matrix").replace(with: document, in: URL(fileURLWithPath: into)) } catch { throw ValidationError(error.description) }
+            let decoded = try ReportFiles.read(ConformanceReport.self, at: report, what: "a conformance report")
+            try GeneratedSection(name: "matrix").publish(MatrixDocument.render(decoded, explanations: Toolkit.current.explanations), into: into)
         }
     }
 

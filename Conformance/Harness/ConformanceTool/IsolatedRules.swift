@@ -5,7 +5,10 @@ import SchedulerConformance
 /// every thread's stack when gdb is installed), one that crashes the process becomes
 /// `error` with its fatal line, and every other rule still gets its result.
 enum IsolatedRules {
-    static func run(subject: ConformanceSubject, rules: [Rule], timing: Timing) -> [RuleResult] {
+    /// The results of `rules` on `subject`, in worker processes, or in this process when
+    /// `inProcess` (no crash isolation).
+    static func run(subject: ConformanceSubject, rules: [Rule], timing: Timing, inProcess: Bool = false) -> [RuleResult] {
+        if inProcess { return ConformanceRunner.run(subject, rules: rules, timing: timing) }
         var results: [String: RuleResult] = [:]
         let applicable = rules.filter { rule in
             guard let reason = rule.skipReason(for: subject) else { return true }

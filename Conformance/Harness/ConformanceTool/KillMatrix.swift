@@ -23,11 +23,7 @@ extension ConformanceCommand {
         @Option(help: "Folder for conformance.json and conformance.junit.xml.")
         var reportDir = "Reports/mutants"
 
-        @Flag(help: "Run every mutant in this process (no crash isolation).")
-        var inProcess = false
-
-        @Flag(help: "Print only the summary and the failures, not the whole table.")
-        var quiet = false
+        @OptionGroup var execution: ExecutionOptions
 
         func validate() throws {
             guard (1...1_000).contains(runs) else { throw ValidationError("--runs must be between 1 and 1000, got \(runs)") }
@@ -44,22 +40,20 @@ extension ConformanceCommand {
             // Mutants never gate a report; what gates here is whether each was caught.
             if !allRules {
                 let ids = Set(rules.map(\.id))
-                let kills = KillCount.run(mutants.filter { ids.contains($0.killer) }, runs: runs, timing: timing, inProcess: inProcess)
+                let kills = KillCount.run(mutants.filter { ids.contains($0.killer) }, runs: runs, timing: timing, inProcess: execution.inProcess)
                 try ReportFiles.write(ConformanceReport(rules: rules, subjects: kills.map(\.report), timing: timing), to: folder)
                 print(KillCount.render(kills, runs: runs))
                 if kills.contains(where: { $0.kills < runs }) { throw ExitCode.failure }
                 return
             }
             let reports = mutants.map { mutant in
-                let results = inProcess
-                    ? ConformanceRunner.run(mutant.subject, rules: rules, timing: timing)
-                    : IsolatedRules.run(subject: mutant.subject, rules: rules, timing: timing)
+                let results = IsolatedRules.run(subject: mutant.subject, rules: rules, timing: timing, inProcess: execution.inProcess)
                 printError("\(mutant.subject.name): \(results.filter { $0.status.isFailure }.map(\.rule).joined(separator: " "))")
                 return ConformanceReport.SubjectReport(mutant.subject, results: results)
             }
             let report = ConformanceReport(rules: rules, subjects: reports, timing: timing)
             try ReportFiles.write(report, to: folder)
-            if !quiet { print(report.table()) }
+            if !execution.quiet { print(report.table()) }
             print(KillMatrix.render(report, mutants: mutants))
             if !KillMatrix.survivors(report).isEmpty { throw ExitCode.failure }
         }
@@ -123,9 +117,7 @@ struct KillCount: Sendable {
     private static func measure(_ mutant: Mutant, runs: Int, timing: Timing, inProcess: Bool) -> KillCount {
         let rule = RuleCatalogue.rule(mutant.killer)!
         let results = (0..<runs).map { _ in
-            inProcess
-                ? ConformanceRunner.run(mutant.subject, rules: [rule], timing: timing)[0]
-                : IsolatedRules.run(subject: mutant.subject, rules: [rule], timing: timing)[0]
+            IsolatedRules.run(subject: mutant.subject, rules: [rule], timing: timing, inProcess: inProcess)[0]
         }
         let kills = results.filter { $0.status == .failed || $0.status == .timeout }.count
         return KillCount(mutant: mutant, kills: kills, report: ConformanceReport.SubjectReport(mutant.subject, results: results))

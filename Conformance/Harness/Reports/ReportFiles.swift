@@ -12,6 +12,16 @@ enum ReportFiles {
         if let problem = ReportFolder.problem(with: folder) { throw ValidationError(problem) }
     }
 
+    /// The report of type `T` at `path`.
+    /// - Throws: `ValidationError` saying that `what` cannot be read there, and why.
+    static func read<T: Decodable>(_ type: T.Type, at path: String, what: String) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            throw ValidationError("cannot read \(what) at '\(path)': \(error.localizedDescription)")
+        }
+    }
+
     /// Writes `conformance.json` and `conformance.junit.xml`.
     @discardableResult
     static func write(_ report: ConformanceReport, to folder: URL) throws -> [URL] {

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 
 /// The folder a command writes its reports to.
@@ -30,6 +31,13 @@ public struct GeneratedSection: Sendable {
     public let name: String
 
     public init(name: String) { self.name = name }
+
+    /// Prints `document`, or with a file `into`, replaces this section of it.
+    /// - Throws: `ValidationError` with the ``Problem``.
+    func publish(_ document: String, into file: String?) throws {
+        guard let file else { return print(document) }
+        do { try replace(with: document, in: URL(fileURLWithPath: file)) } catch { throw ValidationError(error.description) }
+    }
 
     /// Replaces what stands between the markers of `file` with `text`, atomically.
     /// - Throws: ``Problem`` when the file cannot be read or lacks the markers, or the write fails.

@@ -33,14 +33,8 @@ extension StressCommand {
                 printError("stress compare: baseline '\(baseline)' not found")
                 throw ExitCode(StressExit.baselineMissing)
             }
-            let decoder = JSONDecoder()
-            let old: StressReport, new: StressReport
-            do {
-                old = try decoder.decode(StressReport.self, from: Data(contentsOf: URL(fileURLWithPath: baseline)))
-                new = try decoder.decode(StressReport.self, from: Data(contentsOf: URL(fileURLWithPath: current)))
-            } catch {
-                throw ValidationError("cannot read the reports: \(error.localizedDescription)")
-            }
+            let old = try ReportFiles.read(StressReport.self, at: baseline, what: "the baseline")
+            let new = try ReportFiles.read(StressReport.self, at: current, what: "the current report")
             let verdict = Comparison.judge(baseline: old, current: new, thresholds: try parsedThresholds())
             for line in verdict.lines { print(line) }
             switch verdict.kind {

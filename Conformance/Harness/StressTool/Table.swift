@@ -18,17 +18,8 @@ extension StressCommand {
         var into: String?
 
         func run() throws {
-            let decoded: StressReport
-            do {
-                decoded = try JSONDecoder().decode(StressReport.self, from: Data(contentsOf: URL(fileURLWithPath: report)))
-            } catch {
-                throw ValidationError("cannot read a stress report at '\(report)': \(error.localizedDescription)")
-            }
-            let document = Self.render(decoded, explanations: Toolkit.current.explanations)
-            guard let into else { return print(document) }
-            do { try GeneratedSection(name: "stress").replace(with: document, in: URL(fileURLWithPath: into)) } catch {
-                throw ValidationError(error.description)
-            }
+            let decoded = try ReportFiles.read(StressReport.self, at: report, what: "a stress report")
+            try GeneratedSection(name: "stress").publish(Self.render(decoded, explanations: Toolkit.current.explanations), into: into)
         }
 
         static func render(_ report: StressReport, explanations: Explanations) -> String {
