@@ -4,7 +4,9 @@ import Schedulers
 /// The package's own schedulers as subjects: what `make conformance` gates on.
 public enum ReferenceSubjects {
     /// Every reference scheduler, including a queue scheduler on a concurrent target
-    /// (FIFO and exclusivity must survive a concurrent target queue).
+    /// (FIFO and exclusivity must survive a concurrent target queue), and the bridges to
+    /// Swift concurrency: the executor on a queue scheduler, the executor and the clock of
+    /// a test scheduler.
     public static let all: [ConformanceSubject] = [
         ConformanceSubject(name: "immediate", origin: .reference) { ImmediateScheduler.shared },
         ConformanceSubject(name: "queue", origin: .reference) { QueueScheduler(priority: .default, name: "queue") },
@@ -16,5 +18,10 @@ public enum ReferenceSubjects {
         ConformanceSubject(name: "subscription", origin: .reference) { SubscriptionScheduler.shared },
         ConformanceSubject(name: "trampoline", origin: .reference) { TrampolineScheduler.shared },
         ConformanceSubject(name: "test", origin: .reference) { TestScheduler(name: "test") },
+        ConformanceSubject(name: "queue-executor", origin: .reference) {
+            ExecutorUnderTest(QueueScheduler(priority: .default, name: "queue-executor").executor)
+        },
+        ConformanceSubject(name: "test-executor", origin: .reference) { ExecutorUnderTest(TestScheduler(name: "test-executor").executor) },
+        ConformanceSubject(name: "virtual-clock", origin: .reference) { ClockUnderTest(TestScheduler(name: "virtual-clock").clock) },
     ]
 }

@@ -28,6 +28,8 @@ public struct Rule: Sendable, Identifiable {
         case timers = "TIM"
         case virtualTime = "VT"
         case threadSafety = "THR"
+        case clock = "CLK"
+        case executor = "EXE"
 
         /// A readable name for tables.
         public var title: String {
@@ -42,6 +44,17 @@ public struct Rule: Sendable, Identifiable {
             case .timers: "Timers"
             case .virtualTime: "Virtual time"
             case .threadSafety: "Thread safety and lifetime"
+            case .clock: "Clocks"
+            case .executor: "Executors"
+            }
+        }
+
+        /// The kind of subject the category's rules judge.
+        public var kind: ConformanceSubject.Kind {
+            switch self {
+            case .clock: .clock
+            case .executor: .executor
+            default: .scheduler
             }
         }
     }
@@ -65,6 +78,8 @@ public struct Rule: Sendable, Identifiable {
     /// Why no scheduler built on this package's API can fail the rule, when that is so: its
     /// passes are reported as `guaranteed`, never counted as the subject's passes.
     public let guarantee: String?
+    /// The kind of subject the rule judges.
+    public var kind: ConformanceSubject.Kind { category.kind }
     /// The rule needs the subject's ``ConformanceSubject/wallClockStep`` hook.
     public let needsWallClockStep: Bool
     /// The check itself; throws a ``RuleFailure`` naming the step that went wrong.
@@ -104,6 +119,7 @@ public struct Rule: Sendable, Identifiable {
     /// Why this rule does not apply to `subject` (its capabilities, or a test hook it does
     /// not declare), or `nil` when it does.
     public func skipReason(for subject: ConformanceSubject) -> String? {
+        if let reason = subject.kindMismatch(category.kind) { return reason }
         if let reason = skipReason(for: subject.capabilities) { return reason }
         if needsWallClockStep, subject.wallClockStep == nil {
             return "declares no wall-clock step hook (what a scheduler does when the wall clock jumps cannot be seen from outside)"

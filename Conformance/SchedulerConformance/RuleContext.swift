@@ -29,7 +29,7 @@ public final class RuleContext: Sendable {
     }
 
     /// A fresh scheduler from the subject.
-    public func makeScheduler() -> any Scheduler { subject.make() }
+    public func makeScheduler() -> any Scheduler { subject.makeScheduler() }
 
     // MARK: Assertions
 
@@ -166,7 +166,7 @@ public final class RuleContext: Sendable {
     public func hold(_ scheduler: any Scheduler, inside: Box<Bool>? = nil) throws(RuleFailure) -> Signal {
         let gate = Signal()
         guard !(scheduler is any VirtualTimeScheduler), subject.capabilities.isDisjoint(with: [.synchronous, .trampoline]) else { return gate }
-        holds.withLock { $0.append(gate) }
+        track(gate)
         let started = Signal()
         let mustHappen = timing.mustHappen
         scheduler.schedule {
@@ -177,6 +177,11 @@ public final class RuleContext: Sendable {
         }
         try waitFor(started, on: scheduler, "the blocking action started")
         return gate
+    }
+
+    /// Keeps `gate` to be released after the rule, like the gates of ``hold(_:)``.
+    func track(_ gate: Signal) {
+        holds.withLock { $0.append(gate) }
     }
 
     /// Releases every gate of ``hold(_:)`` (firing one twice is harmless).

@@ -40,6 +40,11 @@ public struct SchedulerCapabilities: OptionSet, Sendable, Hashable, CustomString
     /// loops do: a step moves time to the earliest pending instant and runs everything due
     /// then, work scheduled for that instant while it runs included.
     public static let singleStep = SchedulerCapabilities(rawValue: 1 << 14)
+    /// An executor that is a `TaskExecutor`: tasks can prefer it (SE-0417).
+    public static let taskExecutor = SchedulerCapabilities(rawValue: 1 << 15)
+    /// An executor whose `checkIsolated()` and `isIsolatingCurrentContext()` answer for real
+    /// (SE-0424, SE-0471), instead of the defaults that trap or know nothing.
+    public static let checksIsolation = SchedulerCapabilities(rawValue: 1 << 16)
 
     /// Every named capability with its stable name, in declaration order; the names are
     /// what reports and the command line use.
@@ -49,7 +54,7 @@ public struct SchedulerCapabilities: OptionSet, Sendable, Hashable, CustomString
         ("repeating", .repeating), ("virtualTime", .virtualTime), ("tracksCurrent", .tracksCurrent),
         ("trampoline", .trampoline), ("mainThread", .mainThread), ("subscription", .subscription),
         ("cancelsWhenReleased", .cancelsWhenReleased), ("threadConfined", .threadConfined),
-        ("singleStep", .singleStep),
+        ("singleStep", .singleStep), ("taskExecutor", .taskExecutor), ("checksIsolation", .checksIsolation),
     ]
 
     /// The names of the capabilities in this set, in declaration order.

@@ -14,6 +14,8 @@ public enum SchedulerError: Error, Equatable, Sendable, CustomStringConvertible 
     case overflow(String)
     /// The call must be made on the main thread.
     case notOnMainThread
+    /// An executor needs a serial scheduler, and this one does not claim to be.
+    case notSerial(scheduler: String)
 
     public var description: String {
         switch self {
@@ -24,6 +26,7 @@ public enum SchedulerError: Error, Equatable, Sendable, CustomStringConvertible 
         case .notFinite(let seconds): "time must be finite, got \(seconds) seconds"
         case .overflow(let what): "\(what) overflows a 64-bit nanosecond count"
         case .notOnMainThread: "must be called on the main thread"
+        case .notSerial(let name): "scheduler '\(name)' is not serial, so it cannot be an executor's"
         }
     }
 }

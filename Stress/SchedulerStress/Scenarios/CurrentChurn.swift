@@ -14,8 +14,8 @@ extension StressScenario {
             .forbidden("not restored", "after a nested run as another scheduler, the current scheduler was not restored"),
         ]
     ) { ctx throws(StressFailure) in
-        let a = ctx.subject.make()
-        let b = ctx.subject.make()
+        let a = ctx.subject.makeScheduler()
+        let b = ctx.subject.makeScheduler()
         let nested = TestScheduler(name: "current-churn nested")
         let hopsPerChain = 200
         while !ctx.timeIsUp {

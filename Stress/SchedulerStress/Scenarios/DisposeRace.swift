@@ -18,7 +18,7 @@ extension StressScenario {
             .forbidden("ran twice", "the action ran more than once"),
         ]
     ) { ctx throws(StressFailure) in
-        let scheduler = ctx.subject.make()
+        let scheduler = ctx.subject.makeScheduler()
         let serial = ctx.subject.capabilities.contains(.serial)
         let pairs = max(1, ctx.threads / 2)
         let batch = 128

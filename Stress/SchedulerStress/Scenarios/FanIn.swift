@@ -16,7 +16,7 @@ extension StressScenario {
             .forbidden("overlapped", "on a serial scheduler, two actions ran at the same time"),
         ]
     ) { ctx throws(StressFailure) in
-        let scheduler = ctx.subject.make()
+        let scheduler = ctx.subject.makeScheduler()
         let serial = ctx.subject.capabilities.contains(.serial)
         let producers = ctx.threads
         let perProducer = 256

@@ -18,7 +18,7 @@ extension StressScenario {
             .forbidden("stack grew", "the stack grew with the depth of recursion"),
         ]
     ) { ctx throws(StressFailure) in
-        let scheduler = ctx.subject.make()
+        let scheduler = ctx.subject.makeScheduler()
         // Synchronous and trampoline recursion finishes inside scheduleRecursive, before its
         // handle exists: only asynchronous chains can be disposed from outside mid-way.
         let disposable = ctx.subject.capabilities.contains(.asynchronous)

@@ -15,7 +15,7 @@ extension StressScenario {
             .forbidden("ticks after dispose returned", "the timer kept ticking: more than one tick started after dispose() returned"),
         ]
     ) { ctx throws(StressFailure) in
-        let scheduler = ctx.subject.make()
+        let scheduler = ctx.subject.makeScheduler()
         try ctx.eachRound { round throws(StressFailure) in
             try ctx.onThreads(ctx.threads) { worker in
                 var random = ctx.generator(round * 1_000 + worker)

@@ -14,7 +14,7 @@ extension StressScenario {
             .forbidden("lost", "an action of the batch never ran"),
         ]
     ) { ctx throws(StressFailure) in
-        let scheduler = ctx.subject.make()
+        let scheduler = ctx.subject.makeScheduler()
         let batch = 20_000
         let baselineQueue = DispatchQueue(label: "throughput baseline")
         var subjectSamples: [Double] = [], baselineSamples: [Double] = []

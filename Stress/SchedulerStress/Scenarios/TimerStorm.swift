@@ -14,7 +14,7 @@ extension StressScenario {
             .forbidden("lost", "never fired"),
         ]
     ) { ctx throws(StressFailure) in
-        let scheduler = ctx.subject.make()
+        let scheduler = ctx.subject.makeScheduler()
         try ctx.eachRound { round throws(StressFailure) in
             let perProducer = 250
             let total = ctx.threads * perProducer

@@ -18,7 +18,7 @@ extension StressScenario {
             .forbidden("lost", "an action never ran"),
         ]
     ) { ctx throws(StressFailure) in
-        let scheduler = ctx.subject.make()
+        let scheduler = ctx.subject.makeScheduler()
         if let virtual = scheduler as? any VirtualTimeScheduler {
             try driveVirtual(virtual, ctx)
         } else {

@@ -1,0 +1,99 @@
+import Dispatch
+import Foundation
+import Schedulers
+
+/// What a CLK rule works with: a fresh clock from the subject, and tasks sleeping on it
+/// whose every step the rule can wait for, so no rule sleeps to let a task get somewhere.
+///
+/// Sleeping tasks run on the clock's own executor when it names one (a virtual clock's,
+/// which advancing it runs), otherwise on a ``ProbeExecutor`` that tells when they are
+/// parked.
+struct ClockSession {
+    let ctx: RuleContext
+    let clock: ClockUnderTest
+    private let probe = ProbeExecutor()
+
+    init(_ ctx: RuleContext) {
+        self.ctx = ctx
+        self.clock = ctx.subject.makeClock()
+    }
+
+    /// The clock's time, as the offset from its adapter's origin.
+    var now: Duration { clock.now() }
+
+    /// Starts a task running `body` on the clock; its outcome records the clock's time
+    /// when the body returned.
+    func start(_ body: @escaping @Sendable (ClockUnderTest) async throws -> Void) -> ProbeTask {
+        let task = ProbeTask()
+        let clock = self.clock
+        task.start(on: clock.sleeperExecutor ?? probe) {
+            try await body(clock)
+            return clock.now()
+        }
+        return task
+    }
+
+    /// A task sleeping until `deadline`, proven parked: it started, ran into the sleep and
+    /// is suspended there, not finished. A sleep that returned already fails the rule.
+    func parkedSleeper(until deadline: Duration, _ what: String) throws(RuleFailure) -> ProbeTask {
+        let task = start { clock in try await clock.sleepUntil(deadline, nil) }
+        try settle()
+        if let outcome = task.outcome {
+            throw RuleFailure("\(what): sleep(until: \(deadline)) ended before its deadline, at \(now), with \(outcome)")
+        }
+        return task
+    }
+
+    /// Lets every task started here run until it finishes or suspends, without moving the
+    /// clock's time.
+    func settle() throws(RuleFailure) {
+        switch clock.driver {
+        case .blocking(let advance, _)?:
+            advance(.zero)
+        case .async(let advance, _)? where clock.sleeperExecutor != nil:
+            try ctx.perform("advance(by: .zero)") { await advance(.zero) }
+        default:
+            break
+        }
+        if clock.sleeperExecutor == nil, !probe.waitIdle(ctx.timing.mustHappen) {
+            throw RuleFailure("tasks on the clock were still running after \(ctx.timing.mustHappen)", kind: .hung)
+        }
+    }
+
+    /// Advances a manual clock by `duration` and lets what it resumed run.
+    func advance(by duration: Duration) throws(RuleFailure) {
+        switch clock.driver {
+        case .blocking(let advance, _)?: advance(duration)
+        case .async(let advance, _)?: try ctx.perform("advance(by: \(duration))") { await advance(duration) }
+        case nil: throw RuleFailure("advance needs a manual clock", kind: .error)
+        }
+        try settle()
+    }
+
+    /// Runs a manual clock until no sleeper is left, and lets what it resumed run.
+    func run() throws(RuleFailure) {
+        switch clock.driver {
+        case .blocking(_, let run)?: run()
+        case .async(_, let run)?: try ctx.perform("run()") { await run() }
+        case nil: throw RuleFailure("run needs a manual clock", kind: .error)
+        }
+        try settle()
+    }
+
+    /// How `task` ended, waiting up to ``Timing/mustHappen`` (a bound a passing rule never reaches).
+    func outcome(of task: ProbeTask, _ what: @autoclosure () -> String) throws(RuleFailure) -> ProbeTask.Outcome {
+        guard task.finished.wait(ctx.timing.mustHappen), let outcome = task.outcome else {
+            throw RuleFailure("\(what()) did not end within \(ctx.timing.mustHappen)")
+        }
+        return outcome
+    }
+
+    /// Runs `body` on the clock in a task and returns the clock's time when it returned.
+    func perform(_ what: @autoclosure () -> String, within bound: Duration? = nil, _ body: @escaping @Sendable (ClockUnderTest) async throws -> Void) throws(RuleFailure) -> Duration {
+        let clock = self.clock
+        return try ctx.perform(what(), within: bound) {
+            try await body(clock)
+            return clock.now()
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Dispatch
+import Schedulers
+import Synchronization
+
+/// The suite's own executor for the tasks a rule starts: serial, on a queue of its own, so
+/// those tasks never wait for the cooperative pool (two threads on a 2-core machine, and
+/// other blocking tests may hold them), and a rule can tell when every task it started is
+/// parked (suspended) rather than running or about to run.
+public final class ProbeExecutor: TaskExecutor, SerialExecutor {
+    private let queue = DispatchQueue(label: "conformance probe executor")
+    private let inFlight = DispatchGroup()
+
+    /// A new probe executor with no jobs.
+    public init() {}
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        inFlight.enter()
+        queue.async {
+            job.runSynchronously(isolatedTo: self.asUnownedSerialExecutor(), taskExecutor: self.asUnownedTaskExecutor())
+            self.inFlight.leave()
+        }
+    }
+
+    /// Whether every job enqueued so far has run, waiting up to `bound` for it: after this,
+    /// a task started here that has not finished is suspended.
+    public func waitIdle(_ bound: Duration) -> Bool {
+        inFlight.wait(timeout: .now() + bound.dispatchInterval) == .success
+    }
+}
+
+/// An actor whose executor is a serial executor under test: calling it is how a rule makes
+/// the runtime enqueue jobs there.
+actor ExecutorBoundActor {
+    private let executor: any SerialExecutor
+    init(_ executor: any SerialExecutor) { self.executor = executor }
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// Runs `body` as one job of the executor.
+    func run(_ body: @Sendable () -> Void) { body() }
+}
+
+/// A task a rule started, and how it ended.
+public final class ProbeTask: Sendable {
+    /// How the task's body ended: returned, or threw (a cancellation or another error),
+    /// with the clock reading the body took as it ended.
+    public enum Outcome: Sendable, Equatable {
+        case returned(at: Duration)
+        case cancelled(at: Duration)
+        case threw(String)
+    }
+
+    private let handle = Mutex<Task<Void, Never>?>(nil)
+    private let result = Mutex<Outcome?>(nil)
+    /// Fires when the body has ended.
+    public let finished = Signal()
+
+    init() {}
+
+    func start(on executor: any TaskExecutor, _ body: @escaping @Sendable () async throws -> Duration) {
+        let task = Task(executorPreference: executor) {
+            let outcome: Outcome
+            do {
+                outcome = .returned(at: try await body())
+            } catch is CancellationError {
+                outcome = .cancelled(at: .zero)
+            } catch {
+                outcome = .threw(String(describing: error))
+            }
+            self.result.withLock { $0 = outcome }
+            self.finished.fire()
+        }
+        handle.withLock { $0 = task }
+    }
+
+    /// Cancels the task.
+    public func cancel() { handle.withLock { $0 }?.cancel() }
+
+    /// How it ended; nil while it has not.
+    public var outcome: Outcome? { result.withLock { $0 } }
+}
+
+extension RuleContext {
+    /// Runs `body` in a task on a probe executor and returns what it returns, waiting up to
+    /// `bound` (``Timing/mustHappen`` by default); a thrown error or a missed bound fails
+    /// the rule, naming `what`.
+    public func perform<T: Sendable>(
+        _ what: @autoclosure () -> String, within bound: Duration? = nil, _ body: @escaping @Sendable () async throws -> T
+    ) throws(RuleFailure) -> T {
+        let result = Mutex<Result<T, any Error>?>(nil)
+        let done = Signal()
+        let task = Task(executorPreference: ProbeExecutor()) {
+            let outcome: Result<T, any Error>
+            do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+            result.withLock { $0 = outcome }
+            done.fire()
+        }
+        let bound = bound ?? timing.mustHappen
+        guard done.wait(bound) else {
+            task.cancel()
+            throw RuleFailure("\(what()) did not finish within \(bound)")
+        }
+        switch result.withLock({ $0 })! {
+        case .success(let value): return value
+        case .failure(let error): throw RuleFailure("\(what()) threw \(error)")
+        }
+    }
+}

@@ -1,0 +1,218 @@
+import Dispatch
+import Foundation
+import Schedulers
+
+extension RuleCatalogue {
+    static let executors: [Rule] = [
+        Rule(
+            .executor, 1, "every job runs exactly once, with jobs enqueued from many threads at once",
+            excludes: .threadConfined,
+            rationale: "A job is a task's next step: one lost is a task that never finishes (and everything awaiting it hangs); one run twice is memory corruption.",
+            hint: "`enqueue` is safe from any thread at once (a lock or an atomic queue, not a plain array), and every job taken off the queue is run, even when a drain races with a new enqueue."
+        ) { ctx throws(RuleFailure) in
+            let session = ExecutorSession(ctx)
+            let producers = ctx.producerCount
+            let perProducer = 250
+            let total = producers * perProducer
+            let ran = Recorder<Int>(expecting: total)
+            try ctx.onThreads(producers) { producer in
+                for index in 0..<perProducer {
+                    let id = producer * perProducer + index
+                    session.submit { ran.record(id) }
+                }
+            }
+            if let drive = session.executor.drive { drive() }
+            _ = ran.complete.wait(session.executor.drive == nil ? ctx.timing.mustHappen : .zero)
+            var seen = Set<Int>()
+            let doubled = ran.all.filter { !seen.insert($0).inserted }
+            try ctx.expect(doubled.isEmpty, "\(doubled.count) jobs ran more than once")
+            try ctx.expect(seen.count == total, "\(total - seen.count) of \(total) jobs never ran (their tasks never finish)")
+        },
+        Rule(
+            .executor, 2, "a serial executor never runs two jobs at once, even while one is held up",
+            requires: .serial,
+            excludes: .threadConfined,
+            rationale: "An actor's state is protected by its executor alone: two of its jobs at once is a data race the compiler promised could not happen.",
+            hint: "jobs are drained by one worker at a time (a serial queue, or a single drain loop guarded by an atomic flag); a slow job does not make the executor start another worker."
+        ) { ctx throws(RuleFailure) in
+            let session = ExecutorSession(ctx)
+            let holding = Box(false)
+            let beside = Box(0)
+            let meter = OverlapMeter()
+            let gate = try session.hold(inside: holding)
+            let total = ctx.producerCount * 300
+            let ran = Recorder<Int>(expecting: total)
+            try ctx.onThreads(ctx.producerCount) { _ in
+                for _ in 0..<300 {
+                    session.submit {
+                        if holding.value { beside.update { $0 += 1 } }
+                        meter.enter()
+                        spin(500)
+                        meter.leave()
+                        ran.record(0)
+                    }
+                }
+            }
+            // Time for work handed elsewhere to start beside the held job; ends at once when it does.
+            if session.canHold { _ = ran.complete.wait(ctx.timing.quietWindow) }
+            let startedWhileHeld = beside.value
+            gate.fire()
+            try session.waitFor(ran.complete, "\(total) jobs ran")
+            try ctx.expect(startedWhileHeld == 0, "\(startedWhileHeld) jobs ran while another job was held up")
+            try ctx.expect(meter.maximum <= 1, "up to \(meter.maximum) jobs ran at once")
+        },
+        Rule(
+            .executor, 3, "a serial executor runs jobs in the order they were enqueued, queued together or one by one",
+            requires: .serial,
+            rationale: "Calls into an actor from one place arrive in order only if its executor is FIFO; SE-0392 executors are queues.",
+            hint: "the queue is FIFO (not a stack, nor a priority heap without a sequence tie-break); no job is run inline by `enqueue` or set aside for later."
+        ) { ctx throws(RuleFailure) in
+            let session = ExecutorSession(ctx)
+            let count = 600
+            let order = Recorder<Int>(expecting: count)
+            let gate = try session.hold()
+            for index in 0..<count / 2 { session.submit { order.record(index) } }
+            gate.fire()
+            for index in count / 2..<count { session.submit { order.record(index) } }
+            try session.waitFor(order.complete, "\(count) jobs ran")
+            try ctx.expectSequence(order.all, Array(0..<count))
+        },
+        Rule(
+            .executor, 4, "a job enqueued from inside a job starts only after that job returns",
+            requires: .taskExecutor,
+            rationale: "A job run inside another is re-entrancy: the outer job's invariants are broken mid-way and the stack grows with every hop.",
+            hint: "`enqueue` always queues, even on the executor's own thread; never run a job inline because the caller happens to be the executor."
+        ) { ctx throws(RuleFailure) in
+            let session = ExecutorSession(ctx)
+            let task = session.executor.task!
+            let rounds = 20
+            let log = Recorder<String>(expecting: rounds * 3)
+            for round in 0..<rounds {
+                Task(executorPreference: task) {
+                    log.record("outer \(round) start")
+                    Task(executorPreference: task) { log.record("inner \(round)") }
+                    log.record("outer \(round) end")
+                }
+            }
+            try session.waitFor(log.complete, "\(rounds) jobs and the jobs they enqueued ran")
+            let entries = log.all
+            for round in 0..<rounds {
+                let end = entries.firstIndex(of: "outer \(round) end")!
+                let inner = entries.firstIndex(of: "inner \(round)")!
+                try ctx.expect(inner > end, "round \(round): the job enqueued inside a job ran before that job returned")
+            }
+        },
+        Rule(
+            .executor, 5, "`isSameExclusiveExecutionContext` is reflexive and symmetric",
+            requires: .serial,
+            rationale: "The runtime asks it to decide whether a hop between actors is needed (SE-0392); a wrong answer either runs code without its isolation or deadlocks a hop that was not needed.",
+            hint: "compare what really makes the context exclusive (the queue, the thread, the underlying scheduler), the same way from both sides."
+        ) { ctx throws(RuleFailure) in
+            let one = ctx.subject.makeExecutor()
+            let other = ctx.subject.makeExecutor()
+            guard let reflexive = one.sameContext(one) else {
+                throw RuleFailure("the executor could not be compared with itself", kind: .error)
+            }
+            try ctx.expect(reflexive, "an executor says it is not its own execution context")
+            let forwards = other.sameContext(one)
+            let backwards = one.sameContext(other)
+            try ctx.expect(forwards == backwards, "a says \(forwards.map(String.init) ?? "nothing") of b, b says \(backwards.map(String.init) ?? "nothing") of a")
+        },
+        Rule(
+            .executor, 6, "inside every job the executor says it is isolating, and `checkIsolated()` returns",
+            requires: [.serial, .checksIsolation],
+            rationale: "`assumeIsolated` and `preconditionIsolated` fall back on the executor's own answer (SE-0424, SE-0471): an executor that denies its own jobs crashes correct code.",
+            hint: "isolation is known for every job the executor runs, jobs that waited behind another included (set the marker around every job, not per drain), and across the threads it uses."
+        ) { ctx throws(RuleFailure) in
+            let session = ExecutorSession(ctx)
+            let serial = session.executor.serial!
+            let count = 200
+            let denied = Recorder<Int>()
+            let ran = Recorder<Int>(expecting: count)
+            // Half the jobs wait behind a held one, so a marker set only per drain shows.
+            let gate = try session.hold()
+            for index in 0..<count {
+                if index == count / 2 { gate.fire() }
+                session.submit {
+                    if serial.isIsolatingCurrentContext() == false { denied.record(index) }
+                    else { serial.checkIsolated() }
+                    ran.record(index)
+                }
+            }
+            try session.waitFor(ran.complete, "\(count) jobs ran")
+            try ctx.expect(denied.count == 0, "\(denied.count) of \(count) jobs were told they are not isolated (first: job \(denied.all.first ?? 0))")
+        },
+        Rule(
+            .executor, 7, "outside its jobs the executor says it is not isolating: on a plain thread, and in another executor's job",
+            requires: [.serial, .checksIsolation],
+            rationale: "An executor that says yes everywhere lets `assumeIsolated` run actor code from any thread: the data race the checks exist to stop.",
+            hint: "answer from the current thread's state (a thread-local set around each job, the queue-specific value), not from whether the executor is busy or has ever run a job."
+        ) { ctx throws(RuleFailure) in
+            let session = ExecutorSession(ctx)
+            let serial = session.executor.serial!
+            // Busy first, so an answer that means 'some job is running' shows.
+            let gate = try session.hold()
+            let plain = try ctx.onFreshThread { serial.isIsolatingCurrentContext() }
+            try ctx.expect(plain == false, "on a plain thread it answers \(plain.map(String.init) ?? "nil (unknown)"), expected false")
+            let elsewhere = try ctx.perform("a job of another executor") { serial.isIsolatingCurrentContext() }
+            try ctx.expect(elsewhere == false, "in another executor's job it answers \(elsewhere.map(String.init) ?? "nil (unknown)"), expected false")
+            gate.fire()
+        },
+        Rule(
+            .executor, 8, "a task that prefers the executor runs there all its life: after suspensions, and in its `async let` and group children",
+            requires: [.taskExecutor, .serial, .checksIsolation],
+            rationale: "SE-0417: a task executor preference holds for the task's whole life and is inherited by its structured children; work that escapes to the global pool loses the executor's thread, ordering and isolation.",
+            hint: "`asUnownedTaskExecutor()` returns this executor itself, and jobs run with `runSynchronously(isolatedTo:taskExecutor:)` (or `on:` the task executor), so the runtime knows the preference is satisfied."
+        ) { ctx throws(RuleFailure) in
+            let session = ExecutorSession(ctx)
+            let executor = session.executor
+            let serial = executor.serial!
+            let places = Recorder<String>()
+            let done = Signal()
+            Task(executorPreference: executor.task!) {
+                func mark(_ place: String) { if serial.isIsolatingCurrentContext() != true { places.record(place) } }
+                mark("its first job")
+                await Task.yield()
+                mark("after a yield")
+                async let child: Void = mark("an async let child")
+                await child
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { mark("a task group child") }
+                }
+                mark("after awaiting its children")
+                done.fire()
+            }
+            if let drive = executor.drive {
+                // A virtual executor runs only when driven; each drive runs what became ready.
+                for _ in 0..<100 where !done.hasFired { drive() }
+            }
+            try session.waitFor(done, "a task preferring the executor finished")
+            try ctx.expect(places.count == 0, "ran off the executor in \(places.all.joined(separator: ", "))")
+        },
+        Rule(
+            .executor, 9, "a virtual executor runs nothing until driven, then every ready job in order, on the driving thread",
+            requires: .virtualTime,
+            rationale: "Deterministic tests of actors and tasks need jobs to run exactly when the test says: one that runs eagerly brings back the races virtual time exists to remove.",
+            hint: "`enqueue` only records the job; the drive runs jobs on the calling thread, in enqueue order, including jobs enqueued while it runs."
+        ) { ctx throws(RuleFailure) in
+            let session = ExecutorSession(ctx)
+            // A task executor also gets a job enqueued from inside a job, which the same drive must run.
+            let nested = session.executor.task
+            let expected = nested == nil ? [0, 1, 2] : [0, 1, 2, 3]
+            let order = Recorder<Int>()
+            let driver = ThreadProbe.id
+            let elsewhere = Box(false)
+            for index in 0..<3 {
+                session.submit {
+                    if ThreadProbe.id != driver { elsewhere.value = true }
+                    order.record(index)
+                    if index == 0, let nested { Task(executorPreference: nested) { order.record(3) } }
+                }
+            }
+            try ctx.expect(order.count == 0, "\(order.count) jobs ran before the executor was driven")
+            session.executor.drive!()
+            try ctx.expect(order.all == expected, "one drive ran \(order.all), expected \(expected)")
+            try ctx.expect(!elsewhere.value, "jobs ran on a thread other than the driving one")
+        },
+    ]
+}

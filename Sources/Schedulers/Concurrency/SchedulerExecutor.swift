@@ -1,0 +1,95 @@
+import Dispatch
+
+/// A Swift concurrency executor whose jobs run as actions of a serial scheduler, so actors
+/// (through `unownedExecutor`) and tasks (through `Task(executorPreference:)`) run where
+/// the scheduler runs its work.
+///
+/// Jobs run one at a time, in the order they were enqueued, each with the scheduler as
+/// ``CurrentScheduler/value``. On a ``TestScheduler`` they run only while it is advanced,
+/// on the thread that advances it: with a ``VirtualClock`` for `sleep`, actors and tasks
+/// become as deterministic as the scheduler, and "run until quiet" is `advance(by: .zero)`.
+///
+/// Executors on the same scheduler are one exclusive execution context: each says so in
+/// `isSameExclusiveExecutionContext(other:)`, and code running as one of the scheduler's
+/// actions (not only its jobs) passes `checkIsolated()`.
+public final class SchedulerExecutor: SerialExecutor, TaskExecutor, CustomStringConvertible {
+    /// The scheduler the jobs run on.
+    public let scheduler: any Scheduler
+    /// The private serial queue of a Dispatch-backed scheduler: jobs skip the disposable a
+    /// scheduled action needs, since nothing can cancel a job.
+    private let queue: DispatchQueue?
+
+    /// An executor on `scheduler`.
+    /// - Throws: ``SchedulerError/notSerial(scheduler:)`` unless the scheduler claims
+    ///   ``SchedulerCapabilities/serial`` and is not synchronous: an executor's jobs must
+    ///   never overlap, nor run inside the call that enqueues them.
+    public init(_ scheduler: any Scheduler) throws(SchedulerError) {
+        let capabilities = scheduler.capabilities
+        guard capabilities.contains(.serial), capabilities.isDisjoint(with: [.synchronous, .trampoline]) else {
+            throw .notSerial(scheduler: scheduler.name)
+        }
+        self.scheduler = scheduler
+        self.queue = (scheduler as? any DispatchBackedScheduler)?.backend.queue
+    }
+
+    /// Runs `job` as an action of the scheduler; it cannot be cancelled.
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        guard let queue else {
+            // The scheduler sets itself as the current scheduler around its actions.
+            scheduler.schedule { self.run(job) }
+            return
+        }
+        queue.async {
+            CurrentScheduler.run(as: self.scheduler) { self.run(job) }
+        }
+    }
+
+    @inline(__always)
+    private func run(_ job: UnownedJob) {
+        // Both roles at once: an actor's job is isolated to this executor, and a task that
+        // prefers it keeps the preference for what it starts (SE-0417).
+        job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+    }
+
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        // Complex equality: executors on the same scheduler are one context.
+        UnownedSerialExecutor(complexEquality: self)
+    }
+
+    /// Whether `other` runs its jobs on the same scheduler.
+    public func isSameExclusiveExecutionContext(other: SchedulerExecutor) -> Bool {
+        scheduler === other.scheduler
+    }
+
+    /// Whether this thread is running one of the scheduler's actions or jobs.
+    public func isIsolatingCurrentContext() -> Bool? {
+        CurrentScheduler.value === scheduler
+    }
+
+    /// Stops the program unless this thread is running one of the scheduler's actions or jobs.
+    public func checkIsolated() {
+        precondition(CurrentScheduler.value === scheduler, "not isolated to \(scheduler.name): the current scheduler is \(CurrentScheduler.value?.name ?? "none")")
+    }
+
+    public var description: String { "SchedulerExecutor(\(scheduler.name))" }
+}
+
+extension QueueScheduler {
+    /// An executor whose jobs run on this scheduler's queue, as its actions do.
+    public var executor: SchedulerExecutor {
+        // A queue scheduler is serial and asynchronous, so this cannot throw.
+        try! SchedulerExecutor(self)
+    }
+}
+
+extension TestScheduler {
+    /// An executor whose jobs run only while this scheduler is advanced, in virtual time.
+    public var executor: SchedulerExecutor {
+        // A test scheduler is serial and asynchronous, so this cannot throw.
+        try! SchedulerExecutor(self)
+    }
+
+    /// A clock whose time is this scheduler's.
+    public var clock: VirtualClock { VirtualClock(self) }
+}
