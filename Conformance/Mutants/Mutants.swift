@@ -10,7 +10,7 @@ import Schedulers
 public enum Mutants {
     /// Every mutant that a correct suite kills. The hanging and crashing ones are separate:
     /// they test the harness's isolation, not the rules.
-    public static let all: [Mutant] = ordering + cancellation + current + recursion + timers + synchronous + virtualTime + threadSafety
+    public static let all: [Mutant] = ordering + cancellation + current + recursion + timers + synchronous + virtualTime + threadSafety + clocks + executors
 
     private static let ordering: [Mutant] = [
         mutant("lifo", "runs queued actions last-in first-out", "ORD-1") { LIFOMutant("lifo") },
@@ -154,5 +154,61 @@ public enum Mutants {
         _ fault: Fault, _ description: String, _ killer: String, _ make: @escaping @Sendable (Fault) -> any Scheduler
     ) -> Mutant {
         mutant(fault.rawValue, description, killer) { make(fault) }
+    }
+}
+
+extension Mutants {
+    /// Broken clocks: real ones on Dispatch's clock and manual ones, each caught by its CLK rule.
+    static let clocks: [Mutant] = [
+        clock(.perThreadSkew, "threads read a clock 5 ms apart", "CLK-1"),
+        clock(.roundsToMilliseconds, "rounds the time left down to whole milliseconds", "CLK-2"),
+        clock(.staleSleepFor, "`sleep(for:)` measures from when the clock was made", "CLK-3"),
+        clock(.pastDeadlineWaits, "a past deadline sleeps for how long ago it was", "CLK-4"),
+        clock(.parkedIgnoresCancellation, "checks cancellation before sleeping, not while parked", "CLK-5"),
+        clock(.wrappingInstants, "instants wrap 64-bit nanoseconds", "CLK-6"),
+        clock(.oversleeps, "every sleep is 400 ms late", "CLK-11"),
+        manualClock(.earlyByOne, "resumes sleepers one nanosecond before their deadline", "CLK-2"),
+        manualClock(.sleepForFromOrigin, "`sleep(for:)` measures from the clock's origin", "CLK-3"),
+        manualClock(.dueWaits, "a deadline equal to now waits for the next advance", "CLK-4"),
+        manualClock(.ignoresCancellation, "a parked sleeper ignores cancellation", "CLK-5"),
+        manualClock(.nowIsTarget, "sleepers resume with now already at the advance's target", "CLK-7"),
+        manualClock(.registrationOrder, "resumes due sleepers in the order they registered", "CLK-7"),
+        manualClock(.tiesLIFO, "equal deadlines resume last-in first", "CLK-8"),
+        manualClock(.keepsCancelled, "cancelled sleepers stay registered", "CLK-9"),
+        manualClock(.runSnapshot, "run() wakes only the sleepers present when it began", "CLK-10"),
+    ]
+
+    /// The clock and executor mutants without their fault: each must pass every rule of its
+    /// kind, which proves a mutant is wrong in its fault and nothing else.
+    public static let controls: [ConformanceSubject] = [
+        ConformanceSubject(name: "control-real-clock", origin: .mutant, clock: { FaultyRealClock(nil).underTest }),
+        ConformanceSubject(name: "control-manual-clock", origin: .mutant, clock: { FaultyManualClock(nil).underTest }),
+        ConformanceSubject(name: "control-executor", origin: .mutant, executor: { FaultyExecutor(nil).underTest }),
+        ConformanceSubject(name: "control-virtual-executor", origin: .mutant, executor: { FaultyExecutor(nil, virtual: true).underTest }),
+    ]
+
+    /// Broken executors, each caught by its EXE rule.
+    static let executors: [Mutant] = [
+        executor(.dropsJobs, "loses one job in 150", "EXE-1"),
+        executor(.overlapsWhenBusy, "runs new jobs on the global queue while one runs", "EXE-2"),
+        executor(.lifoBacklog, "drains jobs that queued behind another last-in first", "EXE-3"),
+        executor(.runsInlineOnItsThread, "runs a job enqueued from its own thread inline", "EXE-4"),
+        executor(.notReflexive, "says it is not the same context as itself", "EXE-5"),
+        executor(.isolationPerDrain, "marks only the first job of each drain as isolated", "EXE-6"),
+        executor(.isolatedWhenBusy, "says it isolates any thread while a job runs", "EXE-7"),
+        executor(.taskRoleElsewhere, "its task-executor role runs jobs on the global queue", "EXE-8"),
+        executor(.runsEagerlyWhenIdle, "runs a job at once when nothing is pending", "EXE-9", virtual: true),
+    ]
+
+    private static func clock(_ fault: FaultyRealClock.Fault, _ description: String, _ killer: String) -> Mutant {
+        Mutant(subject: ConformanceSubject(name: "mutant-\(fault.rawValue)", origin: .mutant, clock: { FaultyRealClock(fault).underTest }), fault: description, killer: killer)
+    }
+
+    private static func manualClock(_ fault: FaultyManualClock.Fault, _ description: String, _ killer: String) -> Mutant {
+        Mutant(subject: ConformanceSubject(name: "mutant-\(fault.rawValue)", origin: .mutant, clock: { FaultyManualClock(fault).underTest }), fault: description, killer: killer)
+    }
+
+    private static func executor(_ fault: FaultyExecutor.Fault, _ description: String, _ killer: String, virtual: Bool = false) -> Mutant {
+        Mutant(subject: ConformanceSubject(name: "mutant-\(fault.rawValue)", origin: .mutant, executor: { FaultyExecutor(fault, virtual: virtual).underTest }), fault: description, killer: killer)
     }
 }

@@ -57,8 +57,8 @@ extension RuleCatalogue {
             if session.canHold { _ = ran.complete.wait(ctx.timing.quietWindow) }
             let startedWhileHeld = beside.value
             gate.fire()
-            try session.waitFor(ran.complete, "\(total) jobs ran")
             try ctx.expect(startedWhileHeld == 0, "\(startedWhileHeld) jobs ran while another job was held up")
+            try session.waitFor(ran.complete, "\(total) jobs ran")
             try ctx.expect(meter.maximum <= 1, "up to \(meter.maximum) jobs ran at once")
         },
         Rule(

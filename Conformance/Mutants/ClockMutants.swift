@@ -1,0 +1,234 @@
+import Dispatch
+import SchedulerConformance
+import Schedulers
+import Synchronization
+
+/// A real clock on Dispatch's uptime clock, correct unless given a fault: sleeps are
+/// Dispatch timers whose continuation is resumed once, by the timer or by cancellation.
+final class FaultyRealClock: Clock {
+    enum Fault: String, Sendable {
+        case perThreadSkew = "clock-per-thread-skew"
+        case roundsToMilliseconds = "clock-rounds-to-milliseconds"
+        case staleSleepFor = "clock-stale-sleep-for"
+        case pastDeadlineWaits = "clock-past-deadline-waits"
+        case parkedIgnoresCancellation = "clock-parked-ignores-cancellation"
+        case wrappingInstants = "clock-wrapping-instants"
+        case oversleeps = "clock-oversleeps"
+    }
+
+    /// Uptime as a 128-bit duration; with the wrapping fault, its arithmetic wraps 64-bit
+    /// nanoseconds as a careless clock's would.
+    struct Instant: InstantProtocol {
+        var offset: Duration
+        var wraps = false
+
+        func advanced(by duration: Duration) -> Instant {
+            guard wraps else { return Instant(offset: offset + duration) }
+            let nanoseconds = Int64(truncatingIfNeeded: offset.attoseconds / 1_000_000_000) &+ Int64(truncatingIfNeeded: duration.attoseconds / 1_000_000_000)
+            return Instant(offset: .nanoseconds(nanoseconds), wraps: true)
+        }
+        func duration(to other: Instant) -> Duration { other.offset - offset }
+        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        static func == (lhs: Instant, rhs: Instant) -> Bool { lhs.offset == rhs.offset }
+        func hash(into hasher: inout Hasher) { hasher.combine(offset) }
+    }
+
+    let fault: Fault?
+    private let made: Instant
+    /// Threads in the order they first read the clock; odd ones read 5 ms behind.
+    private let readers = Mutex<[UInt: Int]>([:])
+
+    init(_ fault: Fault?) {
+        self.fault = fault
+        made = Instant(offset: .nanoseconds(DispatchTime.now().uptimeNanoseconds))
+    }
+
+    var now: Instant {
+        var instant = Instant(offset: .nanoseconds(DispatchTime.now().uptimeNanoseconds), wraps: fault == .wrappingInstants)
+        if fault == .perThreadSkew {
+            let thread = ThreadProbe.id
+            let order = readers.withLock { readers in
+                if let order = readers[thread] { return order }
+                readers[thread] = readers.count
+                return readers.count - 1
+            }
+            if order % 2 == 1 { instant.offset -= .milliseconds(5) }
+        }
+        return instant
+    }
+
+    var minimumResolution: Duration { .nanoseconds(1) }
+
+    func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        try Task.checkCancellation()
+        var remaining = now.duration(to: deadline)
+        switch fault {
+        case .roundsToMilliseconds: remaining = .milliseconds(remaining.attoseconds / 1_000_000_000_000_000)
+        case .pastDeadlineWaits: remaining = remaining < .zero ? .zero - remaining : remaining
+        case .oversleeps: remaining += .milliseconds(400)
+        default: break
+        }
+        guard remaining > .zero else { return }
+        let wake = Wake()
+        let nanoseconds = Int((try? remaining.checkedNanoseconds()) ?? Int64(Int.max))
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                guard wake.install(continuation) else { return }
+                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { wake.finish(nil) }
+            }
+        } onCancel: {
+            if fault != .parkedIgnoresCancellation { wake.finish(CancellationError()) }
+        }
+    }
+
+    /// `sleep(for:)` of its own, as a clock type may have; with the stale fault it measures
+    /// from when the clock was made.
+    func sleepFor(_ duration: Duration) async throws {
+        try await sleep(until: (fault == .staleSleepFor ? made : now).advanced(by: duration))
+    }
+}
+
+/// A continuation resumed exactly once, by a wake-up or by cancellation.
+private final class Wake: Sendable {
+    private let state = Mutex<(continuation: CheckedContinuation<Void, any Error>?, finished: (any Error)??)>((nil, nil))
+
+    func install(_ continuation: CheckedContinuation<Void, any Error>) -> Bool {
+        let finished = state.withLock { state -> (any Error)?? in
+            if state.finished == nil { state.continuation = continuation }
+            return state.finished
+        }
+        guard let finished else { return true }
+        continuation.resume(throwing: finished ?? CancellationError())
+        return false
+    }
+
+    func finish(_ error: (any Error)?) {
+        let continuation = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            guard state.finished == nil else { return nil }
+            state.finished = .some(error)
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        if let error { continuation?.resume(throwing: error) } else { continuation?.resume() }
+    }
+}
+
+/// A manual (test) clock written from scratch, correct unless given a fault: a list of
+/// sleepers, resumed one at a time by `advance`, each followed by the jobs it made ready
+/// (sleeping tasks run on the executor of a test scheduler used only to run jobs).
+final class FaultyManualClock: Clock {
+    enum Fault: String, Sendable {
+        case earlyByOne = "manual-clock-early-by-one"
+        case sleepForFromOrigin = "manual-clock-sleep-for-from-origin"
+        case dueWaits = "manual-clock-due-waits"
+        case ignoresCancellation = "manual-clock-ignores-cancellation"
+        case nowIsTarget = "manual-clock-now-is-target"
+        case registrationOrder = "manual-clock-registration-order"
+        case tiesLIFO = "manual-clock-ties-lifo"
+        case keepsCancelled = "manual-clock-keeps-cancelled"
+        case runSnapshot = "manual-clock-run-snapshot"
+    }
+
+    typealias Instant = VirtualClock.Instant
+
+    private struct Sleeper {
+        let id: Int
+        let deadline: Instant
+        var wake: Wake
+    }
+
+    private struct State {
+        var now = Instant(offset: .zero)
+        var nextID = 0
+        var sleepers: [Sleeper] = []
+    }
+
+    let fault: Fault?
+    /// Runs the sleeping tasks' jobs; its own time never moves.
+    let jobs = TestScheduler(name: "manual clock jobs")
+    private let state = Mutex(State())
+
+    init(_ fault: Fault?) { self.fault = fault }
+
+    var now: Instant { state.withLock { $0.now } }
+    var minimumResolution: Duration { .nanoseconds(1) }
+
+    func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        try Task.checkCancellation()
+        let deadline = fault == .earlyByOne ? deadline.advanced(by: .nanoseconds(-1)) : deadline
+        let current = now
+        if fault == .dueWaits ? deadline < current : deadline <= current { return }
+        let wake = Wake()
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            state.sleepers.append(Sleeper(id: state.nextID, deadline: deadline, wake: wake))
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                _ = wake.install(continuation)
+            }
+        } onCancel: {
+            guard fault != .ignoresCancellation else { return }
+            if fault != .keepsCancelled { state.withLock { $0.sleepers.removeAll { $0.id == id } } }
+            wake.finish(CancellationError())
+        }
+    }
+
+    func sleepFor(_ duration: Duration) async throws {
+        try await sleep(until: (fault == .sleepForFromOrigin ? Instant(offset: .zero) : now).advanced(by: duration))
+    }
+
+    func advance(by duration: Duration) {
+        advance(to: now.advanced(by: duration))
+    }
+
+    private func advance(to target: Instant) {
+        while let next = popDue(notAfter: target) {
+            next.wake.finish(nil)
+            jobs.advance(to: jobs.now)
+        }
+        state.withLock { $0.now = max($0.now, target) }
+        jobs.advance(to: jobs.now)
+    }
+
+    /// The next sleeper to resume by the clock's policy, removed, with time moved to it.
+    private func popDue(notAfter target: Instant) -> Sleeper? {
+        state.withLock { state in
+            let due = state.sleepers.indices.filter { state.sleepers[$0].deadline <= target }
+            let chosen: Int? = switch fault {
+            case .registrationOrder: due.min { state.sleepers[$0].id < state.sleepers[$1].id }
+            case .tiesLIFO: due.min { (state.sleepers[$0].deadline, -state.sleepers[$0].id) < (state.sleepers[$1].deadline, -state.sleepers[$1].id) }
+            default: due.min { (state.sleepers[$0].deadline, state.sleepers[$0].id) < (state.sleepers[$1].deadline, state.sleepers[$1].id) }
+            }
+            guard let chosen else { return nil }
+            let sleeper = state.sleepers.remove(at: chosen)
+            state.now = fault == .nowIsTarget ? max(state.now, target) : max(state.now, sleeper.deadline)
+            return sleeper
+        }
+    }
+
+    func run() {
+        let snapshot = Set(state.withLock { $0.sleepers.map(\.id) })
+        while let next = state.withLock({ state in
+            state.sleepers.filter { fault != .runSnapshot || snapshot.contains($0.id) }.map(\.deadline).min()
+        }) {
+            advance(to: next)
+        }
+    }
+
+    /// The clock as the suite sees it, its own `sleep(for:)` and job executor included.
+    var underTest: ClockUnderTest {
+        ClockUnderTest(
+            self, blockingAdvance: { $0.advance(by: $1) }, blockingRun: { $0.run() },
+            sleepersRunOn: jobs.executor, sleepFor: { try await $0.sleepFor($1) }
+        )
+    }
+}
+
+extension FaultyRealClock {
+    /// The clock as the suite sees it, its own `sleep(for:)` included.
+    var underTest: ClockUnderTest {
+        ClockUnderTest(self, sleepFor: { try await $0.sleepFor($1) })
+    }
+}

@@ -1,0 +1,40 @@
+import SchedulerConformance
+import SchedulerMutants
+import Schedulers
+import Testing
+
+/// The CLK and EXE profiles judge what they claim to: correct clocks and executors pass
+/// every rule of their kind, and the profiles are what the issue promised.
+@Suite struct ClockAndExecutorRuleTests {
+    static let timing = Timing(mustHappen: .seconds(5), quietWindow: .milliseconds(100), lateness: .milliseconds(200), ruleTimeout: .seconds(60))
+
+    /// Correct subjects: the mutants' fault-free controls, the reference bridges and the
+    /// standard library's clocks.
+    static let correct: [ConformanceSubject] = Mutants.controls + ReferenceSubjects.all.filter { $0.kind != .scheduler } + [
+        ConformanceSubject(name: "continuous-clock", clock: { ClockUnderTest(ContinuousClock()) }),
+        ConformanceSubject(name: "suspending-clock", clock: { ClockUnderTest(SuspendingClock()) }),
+    ]
+
+    @Test(arguments: correct.map(\.name))
+    func correctSubjectPassesEveryRuleOfItsKind(_ name: String) throws {
+        let subject = try #require(Self.correct.first { $0.name == name })
+        let rules = RuleCatalogue.all.filter { $0.kind == subject.kind }
+        let results = ConformanceRunner.run(subject, rules: rules, timing: Self.timing)
+        let bad = results.filter { $0.status != .passed && $0.status != .skipped }
+        #expect(bad.isEmpty, "\(name): \(bad.map { "\($0.rule) \($0.status.rawValue): \($0.message ?? "")" })")
+        #expect(results.contains { $0.status == .passed })
+    }
+
+    @Test func profilesHaveAtLeastEightRulesEach() {
+        #expect(RuleCatalogue.all.filter { $0.category == .clock }.count >= 8)
+        #expect(RuleCatalogue.all.filter { $0.category == .executor }.count >= 8)
+    }
+
+    @Test func rulesOfOneKindSkipSubjectsOfAnother() throws {
+        let clockRule = try #require(RuleCatalogue.rule("CLK-1"))
+        let queue = try #require(ReferenceSubjects.all.first { $0.name == "queue" })
+        #expect(clockRule.skipReason(for: queue) == "is a scheduler, not a clock")
+        let executor = try #require(ReferenceSubjects.all.first { $0.name == "queue-executor" })
+        #expect(RuleCatalogue.rule("ORD-1")?.skipReason(for: executor) == "is an executor, not a scheduler")
+    }
+}
