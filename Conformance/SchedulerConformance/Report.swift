@@ -59,6 +59,9 @@ public struct ConformanceReport: Codable, Sendable {
     public struct SubjectReport: Codable, Sendable {
         public var name: String
         public var origin: ConformanceSubject.Origin
+        /// What the subject is; absent from reports written before clocks and executors
+        /// were subjects, which held schedulers only.
+        public var kind: ConformanceSubject.Kind?
         public var capabilities: [String]
         public var results: [RuleResult]
 
@@ -66,6 +69,7 @@ public struct ConformanceReport: Codable, Sendable {
         public init(_ subject: ConformanceSubject, results: [RuleResult]) {
             name = subject.name
             origin = subject.origin
+            kind = subject.kind
             capabilities = subject.capabilities.names
             self.results = results
         }

@@ -25,6 +25,8 @@ public struct StressScenario: Sendable, Identifiable {
     public let id: String
     /// What the scenario does and which invariant it checks.
     public let summary: String
+    /// The kind of subject it stresses.
+    public let kind: ConformanceSubject.Kind
     public let requires: SchedulerCapabilities
     public let anyOf: SchedulerCapabilities
     public let excludes: SchedulerCapabilities
@@ -33,12 +35,14 @@ public struct StressScenario: Sendable, Identifiable {
 
     init(
         _ id: String, _ summary: String,
+        kind: ConformanceSubject.Kind = .scheduler,
         requires: SchedulerCapabilities = [], anyOf: SchedulerCapabilities = [], excludes: SchedulerCapabilities = [],
         outcomes: [Outcome],
         body: @escaping @Sendable (StressContext) throws(StressFailure) -> Void
     ) {
         self.id = id
         self.summary = summary
+        self.kind = kind
         self.requires = requires
         self.anyOf = anyOf
         self.excludes = excludes
@@ -49,6 +53,11 @@ public struct StressScenario: Sendable, Identifiable {
     /// Why the scenario does not apply to `capabilities`, or nil when it does.
     public func skipReason(for capabilities: SchedulerCapabilities) -> String? {
         capabilities.mismatch(requires: requires, anyOf: anyOf, excludes: excludes)
+    }
+
+    /// Why the scenario does not apply to `subject` (its kind or its capabilities), or nil.
+    public func skipReason(for subject: ConformanceSubject) -> String? {
+        subject.kindMismatch(kind) ?? skipReason(for: subject.capabilities)
     }
 
     /// Runs the scenario against `context`'s subject; the context holds what it observed.

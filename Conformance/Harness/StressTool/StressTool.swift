@@ -111,14 +111,14 @@ extension StressCommand {
             let plans = selectedScenarios.flatMap { scenario in
                 selectedSubjects.map { subject in (scenario, subject) }
             }
-            let applicable = plans.filter { $0.0.skipReason(for: $0.1.capabilities) == nil }.count
+            let applicable = plans.filter { $0.0.skipReason(for: $0.1) == nil }.count
             let perRun = budget.flatMap(Budget.seconds).map { max(1, $0 / Double(max(applicable, 1))) } ?? duration
             let preload = allocator == "system" ? nil : JemallocLibrary.path
             printError("stress: \(applicable) runs of \(String(format: "%.1f", perRun)) s, \(threads) threads, seed \(seed), allocator \(preload == nil ? "system" : "jemalloc")")
             var runs: [StressRun] = []
             for (index, (scenario, subject)) in plans.enumerated() {
                 let runSeed = seed &+ UInt64(index)
-                if let reason = scenario.skipReason(for: subject.capabilities) {
+                if let reason = scenario.skipReason(for: subject) {
                     runs.append(StressRun(scenario: scenario, subject: subject, threads: threads, seed: runSeed, status: .skipped, message: reason))
                     continue
                 }
