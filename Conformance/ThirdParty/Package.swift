@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
+        .package(url: "https://github.com/pointfreeco/combine-schedulers", from: "1.2.2"),
     ],
     targets: [
         .target(
@@ -25,6 +27,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Schedulers", package: "SchedulerBehaviour"),
                 .product(name: "SchedulerConformance", package: "SchedulerBehaviour"),
+                .product(name: "SchedulerStress", package: "SchedulerBehaviour"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
                 .product(name: "OpenCombineFoundation", package: "OpenCombine"),
@@ -32,6 +35,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "Clocks", package: "swift-clocks"),
+                .product(name: "CombineSchedulers", package: "combine-schedulers"),
             ],
             swiftSettings: strict
         ),

@@ -1,5 +1,11 @@
 /// What a scheduler promises. The conformance suite runs a rule only against schedulers
 /// that claim every capability the rule needs, and reports the rest as skipped.
+///
+/// Clocks and executors under test claim from the same set: a clock whose sleeps suspend
+/// is ``asynchronous``, one whose sleeps return at once is ``synchronous``, a manual
+/// (test) clock is ``virtualTime``; an executor is ``asynchronous``, ``serial`` when it is
+/// a `SerialExecutor`, ``taskExecutor`` when it is a `TaskExecutor`, ``virtualTime`` when
+/// it runs jobs only when driven, and ``checksIsolation`` when it answers isolation checks.
 public struct SchedulerCapabilities: OptionSet, Sendable, Hashable, CustomStringConvertible {
     public let rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }

@@ -83,6 +83,7 @@ extension StressScenario.Outcome {
 public enum StressCatalogue {
     public static let all: [StressScenario] = [
         .fanIn, .disposeRace, .recursiveStorm, .timerStorm, .repeatingCancelRace, .currentChurn, .trampolineAndVirtualLoad, .throughput,
+        .executorThroughput,
     ]
 
     /// The scenario named `id`, if any.

@@ -32,16 +32,16 @@ extension StressScenario {
             ctx.record("completed", count: batch)
             ctx.addOperations(batch)
         } while !ctx.timeIsUp || subjectSamples.count < 3
-        let subjectCost = median(subjectSamples), baselineCost = median(baselineSamples)
+        let subjectCost = stressMedian(subjectSamples), baselineCost = stressMedian(baselineSamples)
         ctx.setMetric("nanosecondsPerAction", subjectCost)
         ctx.setMetric("baselineNanosecondsPerAction", baselineCost)
         ctx.setMetric("ratioToBaseline", subjectCost / baselineCost)
         if !subjectAllocations.isEmpty {
-            ctx.setMetric("allocationsPerAction", median(subjectAllocations))
-            ctx.setMetric("baselineAllocationsPerAction", median(baselineAllocations))
-            ctx.setMetric("extraAllocationsPerAction", median(subjectAllocations) - median(baselineAllocations))
+            ctx.setMetric("allocationsPerAction", stressMedian(subjectAllocations))
+            ctx.setMetric("baselineAllocationsPerAction", stressMedian(baselineAllocations))
+            ctx.setMetric("extraAllocationsPerAction", stressMedian(subjectAllocations) - stressMedian(baselineAllocations))
         }
-        if !subjectBytes.isEmpty { ctx.setMetric("bytesPerAction", median(subjectBytes)) }
+        if !subjectBytes.isEmpty { ctx.setMetric("bytesPerAction", stressMedian(subjectBytes)) }
         let capabilities = ctx.subject.capabilities
         if !capabilities.isDisjoint(with: [.synchronous, .trampoline, .virtualTime]) {
             ctx.setMetric("recursionNanosecondsPerStep", try recursionStep(scheduler, ctx))
@@ -90,8 +90,4 @@ extension StressScenario {
         return (ContinuousClock.now - start).timeInterval * 1e9 / Double(steps)
     }
 
-    private static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
-    }
 }

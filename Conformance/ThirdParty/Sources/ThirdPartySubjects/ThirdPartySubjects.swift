@@ -7,7 +7,7 @@ import OpenCombineFoundation
 import SchedulerConformance
 import Schedulers
 
-/// Schedulers other people wrote, behind adapters that claim only what each really does.
+/// Schedulers, clocks and executors other people wrote, behind adapters that claim only what each really does.
 /// `make matrix` checks them; their deviations never fail the build.
 public enum ThirdPartySubjects {
     /// Every third-party subject.
@@ -41,7 +41,7 @@ public enum ThirdPartySubjects {
         subject("swift-actor") { name in TaskSubject(name: name, target: .actor) },
         subject("swift-serial-executor") { name in TaskSubject(name: name, target: .serialExecutor) },
         subject("swift-global-executor") { name in TaskSubject(name: name, target: .global) },
-    ]
+    ] + CombineSchedulersSubjects.all + ClockAndExecutorSubjects.all
 
     /// What OpenCombine's serial schedulers give: timers and repeating, but no one-shot
     /// cancellable, and repeating cancellables that cancel when released.

@@ -1,0 +1,99 @@
+import Dispatch
+import SchedulerConformance
+import Schedulers
+import Synchronization
+
+extension StressScenario {
+    /// The enqueue→run cost per job of an executor, against a bare serial
+    /// `DispatchQueue` executor measured in alternation in the same process.
+    static let executorThroughput = StressScenario(
+        "executor-throughput",
+        "A task isolated to an actor on the executor (or, for a task executor only, preferring it) yields in a loop, so every iteration is one job enqueued and run; the same loop runs on an actor on a bare serial DispatchQueue executor in alternation. Reports the cost per job, its ratio to the bare baseline, and allocations per job for both.",
+        kind: .executor,
+        outcomes: [
+            .acceptable("completed", "every job of the loop ran"),
+            .forbidden("lost", "the loop stopped: a job never ran"),
+        ]
+    ) { ctx throws(StressFailure) in
+        let executor = ctx.subject.makeExecutor()
+        let baseline = YieldLoop(serial: DispatchQueueExecutor(label: "executor throughput baseline"))
+        let subject = executor.serial.map(YieldLoop.init(serial:)) ?? YieldLoop(task: executor.task!)
+        let jobs = 20_000
+        var subjectSamples: [Double] = [], baselineSamples: [Double] = []
+        var subjectAllocations: [Double] = [], baselineAllocations: [Double] = []
+        repeat {
+            let (base, baseAllocs) = try baseline.measure(jobs, ctx, drive: nil)
+            let (mine, myAllocs) = try subject.measure(jobs, ctx, drive: executor.drive)
+            baselineSamples.append(base)
+            subjectSamples.append(mine)
+            if let baseAllocs, let myAllocs {
+                baselineAllocations.append(baseAllocs)
+                subjectAllocations.append(myAllocs)
+            }
+            ctx.record("completed", count: jobs)
+            ctx.addOperations(jobs)
+        } while !ctx.timeIsUp || subjectSamples.count < 3
+        let subjectCost = stressMedian(subjectSamples), baselineCost = stressMedian(baselineSamples)
+        ctx.setMetric("nanosecondsPerJob", subjectCost)
+        ctx.setMetric("baselineNanosecondsPerJob", baselineCost)
+        ctx.setMetric("ratioToBaseline", subjectCost / baselineCost)
+        if !subjectAllocations.isEmpty {
+            ctx.setMetric("allocationsPerJob", stressMedian(subjectAllocations))
+            ctx.setMetric("baselineAllocationsPerJob", stressMedian(baselineAllocations))
+        }
+    }
+}
+
+/// A task that yields `count` times on one executor: each yield is one job enqueued there.
+private struct YieldLoop: Sendable {
+    private let start: @Sendable (_ count: Int, _ done: Countdown) -> Void
+
+    init(serial executor: any SerialExecutor) {
+        let actor = YieldingActor(executor)
+        start = { count, done in Task.immediate { await actor.yield(count); done.tick() } }
+    }
+
+    init(task executor: any TaskExecutor) {
+        start = { count, done in
+            Task(executorPreference: executor) {
+                for _ in 0..<count { await Task.yield() }
+                done.tick()
+            }
+        }
+    }
+
+    /// Nanoseconds per job, and allocation requests per job in the whole process
+    /// (jemalloc only; the loop runs on the executor's threads, not this one).
+    func measure(_ count: Int, _ ctx: StressContext, drive: (@Sendable () -> Void)?) throws(StressFailure) -> (Double, Double?) {
+        let done = Countdown(1)
+        let before = Allocator.totalRequests()
+        let started = ContinuousClock.now
+        start(count, done)
+        if let drive { while done.count > 0 { drive() } }
+        guard done.wait(ctx.mustHappen) else {
+            ctx.record("lost")
+            throw StressFailure("a loop of \(count) yields did not finish within \(ctx.mustHappen)")
+        }
+        let elapsed = (ContinuousClock.now - started).timeInterval * 1e9 / Double(count)
+        let after = Allocator.totalRequests()
+        return (elapsed, before.flatMap { before in after.map { Double($0 &- before) / Double(count) } })
+    }
+}
+
+/// An actor on the executor under test, whose isolated loop re-enqueues on it at each yield.
+private actor YieldingActor {
+    private let executor: any SerialExecutor
+    init(_ executor: any SerialExecutor) { self.executor = executor }
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    func yield(_ count: Int) async {
+        for _ in 0..<count { await Task.yield() }
+    }
+}
+
+/// The median of `values` (0 for none): the statistic every benchmark metric reports, since
+/// a shared 2-core machine's outliers are one-sided.
+func stressMedian(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+}
