@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The per-thread trampoline (RxSwift's `CurrentThreadScheduler`).
 ///
 /// When no trampoline runs on the calling thread, `schedule` runs the action at once, as
@@ -26,15 +28,102 @@ public final class TrampolineScheduler: Scheduler {
         guard !thread.trampolineActive else {
             // No scheduler to run as: the drain below already runs as this one.
             let item = ScheduledAction(action, scheduler: nil)
-            thread.trampolineQueue.append(item)
+            thread.trampolineQueue.append(.action(item))
             return item
         }
+        drain(thread) { action() }
+        return nil
+    }
+
+    /// Recursion on the trampoline, with ``RecursiveScheduling``'s semantics but one object
+    /// for the whole recursion instead of several per run: a run is an entry of the
+    /// thread's queue naming the recursion, and reschedules made while the block runs are
+    /// counted on the thread and queued once it returns, after whatever else it scheduled.
+    ///
+    /// - Returns: The recursion's handle; disposing it stops every further run, queued
+    ///   ones included.
+    @discardableResult
+    public func scheduleRecursive(
+        _ block: @escaping @Sendable (_ reschedule: @escaping @Sendable () -> Void) -> Void
+    ) -> (any Disposable)? {
+        let recursion = TrampolineRecursion(block)
+        recursion.scheduleRun()
+        return recursion
+    }
+
+    /// Runs `first` then every queued entry on this thread, as this scheduler, marking the
+    /// thread busy meanwhile.
+    @inline(__always)
+    fileprivate func drain(_ thread: ThreadState, _ first: () -> Void) {
         thread.trampolineActive = true
         defer { thread.trampolineActive = false }
         CurrentScheduler.run(as: self) {
-            action()
-            while let next = thread.trampolineQueue.popFirst() { next.run() }
+            first()
+            while let next = thread.trampolineQueue.popFirst() {
+                switch next {
+                case .action(let action): action.run()
+                case .recursion(let recursion): recursion.execute(on: thread)
+                }
+            }
         }
-        return nil
     }
+}
+
+/// An entry of a thread's trampoline queue.
+enum TrampolineEntry {
+    /// A scheduled action.
+    case action(ScheduledAction)
+    /// One run of a recursion.
+    case recursion(TrampolineRecursion)
+}
+
+/// A recursion on the trampoline: its block, whether it was disposed, and the function it
+/// hands the block. Which run is executing, and how many reschedules it made, is kept on
+/// the thread running it (``ThreadState``), so runs on different threads never share a count.
+final class TrampolineRecursion: Disposable, Sendable {
+    private let block: @Sendable (_ reschedule: @escaping @Sendable () -> Void) -> Void
+    private let disposed = Atomic<Bool>(false)
+
+    init(_ block: @escaping @Sendable (_ reschedule: @escaping @Sendable () -> Void) -> Void) {
+        self.block = block
+    }
+
+    /// Queues one run on this thread's trampoline, or runs it (and drains) when none is active.
+    func scheduleRun() {
+        let thread = ThreadState.local
+        if thread.trampolineActive {
+            thread.trampolineQueue.append(.recursion(self))
+        } else {
+            TrampolineScheduler.shared.drain(thread) { execute(on: thread) }
+        }
+    }
+
+    /// Runs the block once unless disposed, then queues one run per reschedule it made.
+    func execute(on thread: ThreadState) {
+        guard !disposed.load(ordering: .acquiring) else { return }
+        let outer = (thread.executingRecursion, thread.deferredReschedules)
+        thread.executingRecursion = self
+        thread.deferredReschedules = 0
+        block(reschedule)
+        let deferred = thread.deferredReschedules
+        (thread.executingRecursion, thread.deferredReschedules) = outer
+        for _ in 0..<deferred { thread.trampolineQueue.append(.recursion(self)) }
+    }
+
+    /// Counts a reschedule made while the block runs on this thread; any other (later, or
+    /// from another thread) schedules a run at once.
+    private var reschedule: @Sendable () -> Void {
+        { [self] in
+            let thread = ThreadState.local
+            if thread.executingRecursion === self {
+                thread.deferredReschedules += 1
+            } else {
+                scheduleRun()
+            }
+        }
+    }
+
+    func dispose() { disposed.store(true, ordering: .releasing) }
+
+    var isDisposed: Bool { disposed.load(ordering: .acquiring) }
 }

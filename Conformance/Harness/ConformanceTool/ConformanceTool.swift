@@ -242,6 +242,13 @@ enum RuleDocument {
             "- **Every required rule has mutants** (`Conformance/Mutants/`): schedulers wrong in one subtle way that claim what a correct one claims. `make conformance-mutants` runs each mutant's rule ten times and fails unless all ten catch it; `make test` does the same.",
             "",
             "What stays timing-dependent, and so `stochastic`: a bound on how late a timer may be (TIM-2, TIM-6), drift (TIM-12: heavy load can merge ticks), a dispose racing the start of an action (CAN-3: from outside, a thread preempted between claiming an action and running it looks like a start after `dispose()` returned), and real parallelism (THR-4).",
+            "",
+            "## Clocks and executors",
+            "",
+            "The CLK and EXE profiles judge Swift concurrency's own schedulers: a subject's kind (`scheduler`, `clock`, `executor`) picks the profile, and rules of another kind are skipped.",
+            "",
+            "- **Clocks** are adapted by `ClockUnderTest`: real (`ContinuousClock`), immediate (sleeps return at once, time moved to the deadline) or manual (a test clock, advanced from plain code or from a task, with the executor its sleepers should run on). The tasks a rule starts run on that executor, or on the suite's `ProbeExecutor`, which tells when every one of them is parked: so a sleeper is *proven* suspended before it is cancelled (CLK-5) or before time moves (CLK-2, CLK-7), never assumed after a sleep. Manual clocks are judged to the nanosecond (one nanosecond before the deadline, then the deadline); real ones with deadlines just short of whole milliseconds, so rounding shows.",
+            "- **Executors** are adapted by `ExecutorUnderTest` and get real jobs made by the runtime: through an actor bound to a serial executor, entered with `Task.immediate` (which enqueues before it returns, so the rule knows the order), or through `Task(executorPreference:)` for a task executor. Order and exclusivity are judged with the executor held by a blocking job while work queues behind it (EXE-2, EXE-3, EXE-6). Isolation is asked of `isIsolatingCurrentContext()` (SE-0471); an executor that answers nil outside its jobs leaves EXE-7 inconclusive, since `checkIsolated()` must then trap, and a trap is judged only where the harness isolates rules in processes of their own.",
         ]
         for category in Rule.Category.allCases {
             lines += ["", "## \(category.rawValue) — \(category.title)", "", "| ID | level | rule | needs | why | if this fails, check |", "| --- | --- | --- | --- | --- | --- |"]

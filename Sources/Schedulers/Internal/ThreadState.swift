@@ -22,8 +22,13 @@ final class ThreadState {
     unowned(unsafe) var current: (any Scheduler)?
     /// Whether a trampoline drain is running on this thread.
     var trampolineActive = false
-    /// Actions scheduled on the trampoline during the running drain, FIFO.
-    var trampolineQueue = Deque<ScheduledAction>()
+    /// Actions and recursion runs scheduled on the trampoline during the running drain, FIFO.
+    var trampolineQueue = Deque<TrampolineEntry>()
+    /// The trampoline recursion whose block is running on this thread, and how many
+    /// reschedules that block has made so far (queued once it returns). Not retained: the
+    /// drain holds the recursion while its block runs.
+    unowned(unsafe) var executingRecursion: TrampolineRecursion?
+    var deferredReschedules = 0
     /// Whether this is the process's main thread; computed once, it never changes.
     let isMainThread: Bool
 

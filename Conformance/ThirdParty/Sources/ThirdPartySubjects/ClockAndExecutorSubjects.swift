@@ -24,7 +24,8 @@ enum ClockAndExecutorSubjects {
         ConformanceSubject(name: "nio-eventloop-executor", executor: {
             // NIO implements `checkIsolated` (a precondition that the loop is current), not
             // `isIsolatingCurrentContext`, whose default answers nil.
-            eventLoopExecutor(MultiThreadedEventLoopGroup.singleton.next().executor)
+            let executor: any SerialExecutor = MultiThreadedEventLoopGroup.singleton.next().executor
+            return eventLoopExecutor(executor)
         }),
     ]
 

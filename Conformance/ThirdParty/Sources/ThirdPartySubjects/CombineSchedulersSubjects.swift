@@ -1,6 +1,7 @@
 import CombineSchedulers
 import Dispatch
 import OpenCombineDispatch
+import SchedulerConformance
 import Schedulers
 
 /// pointfreeco's combine-schedulers (on OpenCombine, on Linux) as schedulers: its

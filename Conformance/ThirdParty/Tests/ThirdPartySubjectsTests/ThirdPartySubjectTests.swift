@@ -20,6 +20,12 @@ import Testing
             "nio-asynctesting": ["VT-10", "CAN-1"],
             "dispatch-serial": [],
             "swift-serial-executor": [],
+            "stdlib-continuous-clock": [],
+            "swift-clocks-testclock": ["CLK-4"],
+            "swift-clocks-immediateclock": [],
+            "dispatch-queue-executor": [],
+            "nio-eventloop-executor": [],
+            "combine-schedulers-immediate": [],
         ]
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("third-party-\(UUID().uuidString)")
         let run = try await Subprocess.run(
