@@ -90,3 +90,101 @@ import Testing
         }
     }
 }
+
+/// The trampoline's own recursion keeps the semantics of ``RecursiveScheduling``.
+@Suite struct TrampolineRecursionTests {
+    @Test func reschedulesQueueAfterTheNestedWorkOfTheirRun() {
+        let order = onFreshThread { () -> [String] in
+            let log = Recorder<String>()
+            let trampoline = TrampolineScheduler.shared
+            let runs = Mutex(0)
+            trampoline.schedule {
+                trampoline.scheduleRecursive { reschedule in
+                    let run = runs.withLock { count in
+                        defer { count += 1 }
+                        return count
+                    }
+                    log.record("run \(run)")
+                    if run < 2 {
+                        reschedule()
+                        trampoline.schedule { log.record("nested \(run)") }
+                    }
+                }
+                trampoline.schedule { log.record("outer's next") }
+            }
+            return log.all
+        }
+        // The first run queues behind nothing, the outer action's next work behind it; a
+        // run's reschedule is queued when the block returns, after what the block scheduled.
+        #expect(order == ["run 0", "outer's next", "nested 0", "run 1", "nested 1", "run 2"])
+    }
+
+    @Test func twoReschedulesInOneRunGiveTwoRuns() {
+        let runs = onFreshThread { () -> Int in
+            let count = Mutex(0)
+            TrampolineScheduler.shared.scheduleRecursive { reschedule in
+                let run = count.withLock { count in
+                    defer { count += 1 }
+                    return count
+                }
+                if run == 0 { reschedule(); reschedule() }
+            }
+            return count.withLock { $0 }
+        }
+        #expect(runs == 3)
+    }
+
+    @Test func disposingStopsRunsAlreadyQueued() {
+        let runs = onFreshThread { () -> Int in
+            let count = Mutex(0)
+            let handle = Mutex<(any Disposable)?>(nil)
+            TrampolineScheduler.shared.schedule {
+                let recursion = TrampolineScheduler.shared.scheduleRecursive { reschedule in
+                    let run = count.withLock { count in
+                        defer { count += 1 }
+                        return count
+                    }
+                    reschedule()
+                    // The run just queued must not happen: disposal comes before it starts.
+                    if run == 1 { handle.withLock { $0 }?.dispose() }
+                }
+                handle.withLock { $0 = recursion }
+            }
+            return count.withLock { $0 }
+        }
+        #expect(runs == 2)
+    }
+
+    @Test func aLaterRescheduleFromAnotherThreadRunsThere() {
+        let saved = Mutex<(@Sendable () -> Void)?>(nil)
+        let ranOn = Recorder<Bool>()
+        let done = Signal()
+        let starter = onFreshThread { () -> Bool in
+            TrampolineScheduler.shared.scheduleRecursive { reschedule in
+                let first = saved.withLock { slot in
+                    defer { if slot == nil { slot = reschedule } }
+                    return slot == nil
+                }
+                ranOn.record(first)
+                if !first { done.fire() }
+            }
+            return true
+        }
+        #expect(starter == true)
+        // The block returned long ago: this reschedule runs at once, on the caller's trampoline.
+        onFreshThread { saved.withLock { $0 }?() }
+        #expect(done.wait())
+        #expect(ranOn.all == [true, false])
+    }
+
+    @Test func deepRecursionDoesNotGrowTheStack() {
+        let steps = onFreshThread { () -> Int in
+            let count = Mutex(0)
+            TrampolineScheduler.shared.scheduleRecursive { reschedule in
+                if count.withLock({ $0 += 1; return $0 }) < 200_000 { reschedule() }
+            }
+            return count.withLock { $0 }
+        }
+        #expect(steps == 200_000)
+    }
+}

@@ -1,0 +1,96 @@
+import Dispatch
+import Schedulers
+import Synchronization
+import Testing
+
+/// The bridges to Swift concurrency: a scheduler as an executor, a test scheduler as a clock.
+@Suite struct ConcurrencyBridgeTests {
+    private actor Counter {
+        private let executor: SchedulerExecutor
+        private(set) var value = 0
+        init(_ executor: SchedulerExecutor) { self.executor = executor }
+        nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+        func increment() -> (Int, Bool) {
+            value += 1
+            return (value, executor.isIsolatingCurrentContext() == true)
+        }
+    }
+
+    @Test func anActorOnAQueueSchedulerRunsThereAsItsCurrentScheduler() async {
+        let scheduler = QueueScheduler(name: "actor home")
+        let counter = Counter(scheduler.executor)
+        let current = Mutex<String?>(nil)
+        let (value, isolated) = await counter.increment()
+        scheduler.schedule { current.withLock { $0 = CurrentScheduler.value?.name } }
+        #expect(value == 1)
+        #expect(isolated)
+        // An action of the scheduler is the same exclusive context as the actor's jobs.
+        let checked = Signal()
+        scheduler.schedule {
+            scheduler.executor.checkIsolated()
+            checked.fire()
+        }
+        #expect(checked.wait())
+        #expect(current.withLock { $0 } == "actor home")
+    }
+
+    @Test func executorsOnOneSchedulerAreOneContext() {
+        let scheduler = QueueScheduler(name: "shared")
+        #expect(scheduler.executor.isSameExclusiveExecutionContext(other: scheduler.executor))
+        #expect(!scheduler.executor.isSameExclusiveExecutionContext(other: QueueScheduler(name: "other").executor))
+        #expect(scheduler.executor.isIsolatingCurrentContext() == false)
+    }
+
+    @Test func aSchedulerThatIsNotSerialIsRefused() {
+        #expect(throws: SchedulerError.notSerial(scheduler: "concurrent")) { try SchedulerExecutor(ConcurrentQueueScheduler(name: "concurrent")) }
+        #expect(throws: SchedulerError.self) { try SchedulerExecutor(ImmediateScheduler.shared) }
+        #expect(throws: SchedulerError.self) { try SchedulerExecutor(TrampolineScheduler.shared) }
+    }
+
+    @Test func tasksSleepInVirtualTimeDeterministically() {
+        let scheduler = TestScheduler()
+        let clock = scheduler.clock
+        let log = Recorder<String>()
+        for (name, seconds) in [("b", 2), ("a", 1), ("c", 2)] {
+            Task(executorPreference: scheduler.executor) {
+                try await clock.sleep(for: .seconds(seconds))
+                log.record("\(name)@\(clock.now.offset.components.seconds)")
+            }
+        }
+        // Nothing runs until the scheduler is driven; then every task parks in its sleep.
+        #expect(log.all.isEmpty)
+        scheduler.advance(to: scheduler.now)
+        #expect(log.all.isEmpty)
+        clock.advance(by: .seconds(1))
+        #expect(log.all == ["a@1"])
+        clock.run()
+        #expect(log.all == ["a@1", "b@2", "c@2"])
+        #expect(clock.now == VirtualClock.Instant(offset: .seconds(2)))
+    }
+
+    @Test func aDueDeadlineReturnsAndCancellationWakesASleeper() {
+        let scheduler = TestScheduler()
+        let clock = scheduler.clock
+        let outcomes = Recorder<String>()
+        Task(executorPreference: scheduler.executor) {
+            try await clock.sleep(until: clock.now)
+            outcomes.record("due returned")
+        }
+        let sleeper = Task(executorPreference: scheduler.executor) {
+            do {
+                try await clock.sleep(for: .seconds(3_600))
+                outcomes.record("woke")
+            } catch {
+                outcomes.record(error is CancellationError ? "cancelled" : "\(error)")
+            }
+        }
+        scheduler.advance(to: scheduler.now)
+        #expect(outcomes.all == ["due returned"])
+        sleeper.cancel()
+        scheduler.advance(to: scheduler.now)
+        #expect(outcomes.all == ["due returned", "cancelled"])
+        // The cancelled sleep was withdrawn: running the scheduler does not travel an hour.
+        clock.run()
+        #expect(clock.now.offset == .zero)
+    }
+}
