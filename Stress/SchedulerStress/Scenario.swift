@@ -83,7 +83,7 @@ extension StressScenario.Outcome {
 public enum StressCatalogue {
     public static let all: [StressScenario] = [
         .fanIn, .disposeRace, .recursiveStorm, .timerStorm, .repeatingCancelRace, .currentChurn, .trampolineAndVirtualLoad, .throughput,
-        .executorThroughput,
+        .executorThroughput, .sleepStorm,
     ]
 
     /// The scenario named `id`, if any.

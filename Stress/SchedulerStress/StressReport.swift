@@ -93,7 +93,9 @@ public struct StressRun: Codable, Sendable {
         self.ratioToBaseline = metrics["ratioToBaseline"]
         self.metrics = metrics
         if let failure {
-            self.status = .error
+            // A run cut short after a forbidden outcome (work lost, so nothing left to wait
+            // for) is the subject's failure; otherwise the run could not be judged.
+            self.status = Self.judge(outcomes) == .failed ? .failed : .error
             self.message = failure.description
         } else {
             self.status = Self.judge(outcomes)

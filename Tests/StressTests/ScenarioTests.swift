@@ -9,7 +9,7 @@ import Testing
 @Suite(.serialized) struct ScenarioTests {
     static func run(_ scenario: String, on subjectName: String, seconds: Double = 0.3) throws -> StressRun {
         let scenario = try #require(StressCatalogue.scenario(scenario))
-        let subject = try #require((ReferenceSubjects.all + Mutants.subjects).first { $0.name == subjectName })
+        let subject = try #require((ReferenceSubjects.all + Mutants.subjects + Mutants.controls).first { $0.name == subjectName })
         let context = StressContext(subject: subject, threads: 4, duration: .milliseconds(Int64(seconds * 1_000)), seed: 42, mustHappen: .seconds(5))
         let start = ContinuousClock.now
         var failure: StressFailure?
@@ -20,7 +20,7 @@ import Testing
     @Test func theCatalogueHasEveryScenario() {
         #expect(StressCatalogue.all.map(\.id) == [
             "fan-in", "dispose-race", "recursive-storm", "timer-storm", "repeating-cancel-race",
-            "current-churn", "trampoline-virtual-load", "throughput",
+            "current-churn", "trampoline-virtual-load", "throughput", "executor-throughput", "sleep-storm",
         ])
         for scenario in StressCatalogue.all {
             #expect(scenario.outcomes.contains { $0.expect == .forbidden }, "\(scenario.id) declares nothing forbidden")
@@ -35,6 +35,8 @@ import Testing
         ("current-churn", "queue"), ("current-churn", "concurrent"),
         ("trampoline-virtual-load", "trampoline"), ("trampoline-virtual-load", "test"),
         ("throughput", "queue"), ("throughput", "trampoline"),
+        ("executor-throughput", "queue-executor"), ("executor-throughput", "test-executor"),
+        ("sleep-storm", "virtual-clock"), ("sleep-storm", "control-real-clock"), ("sleep-storm", "control-manual-clock"),
     ])
     func referenceSubjectsShowNoForbiddenOutcome(_ scenario: String, _ subject: String) throws {
         let run = try Self.run(scenario, on: subject)
@@ -54,6 +56,9 @@ import Testing
         ("repeating-cancel-race", "mutant-repeating-ignores-disposal", "ticks after dispose returned"),
         ("current-churn", "mutant-current-not-set", "wrong scheduler"),
         ("trampoline-virtual-load", "mutant-shared-trampoline", "wrong thread"),
+        ("executor-throughput", "mutant-executor-drops-jobs", "lost"),
+        ("sleep-storm", "mutant-clock-rounds-to-milliseconds", "early"),
+        ("sleep-storm", "mutant-manual-clock-early-by-one", "early"),
     ])
     func brokenSubjectsShowTheForbiddenOutcome(_ scenario: String, _ subject: String, _ outcome: String) throws {
         let run = try Self.run(scenario, on: subject)
@@ -67,6 +72,19 @@ import Testing
         let ratio = try #require(run.ratioToBaseline)
         #expect(ratio > 0)
         #expect(run.metrics["baselineNanosecondsPerAction"] ?? 0 > 0)
+    }
+
+    @Test func executorThroughputReportsTheRatioToABareDispatchExecutor() throws {
+        let run = try Self.run("executor-throughput", on: "queue-executor", seconds: 0.2)
+        #expect(try #require(run.ratioToBaseline) > 0)
+        #expect(run.metrics["baselineNanosecondsPerJob"] ?? 0 > 0)
+    }
+
+    @Test func scenariosSkipSubjectsOfAnotherKind() throws {
+        let executor = try #require(ReferenceSubjects.all.first { $0.name == "queue-executor" })
+        #expect(StressCatalogue.scenario("fan-in")?.skipReason(for: executor) == "is an executor, not a scheduler")
+        let queue = try #require(ReferenceSubjects.all.first { $0.name == "queue" })
+        #expect(StressCatalogue.scenario("sleep-storm")?.skipReason(for: queue) == "is a scheduler, not a clock")
     }
 
     @Test func skipsWhatASubjectDoesNotClaim() throws {

@@ -16,22 +16,23 @@ public struct ClockUnderTest: Sendable {
     /// What the clock promises.
     public let capabilities: SchedulerCapabilities
     /// The clock's time, as the offset from the adapter's origin.
-    let now: @Sendable () -> Duration
-    let minimumResolution: @Sendable () -> Duration
+    public let now: @Sendable () -> Duration
+    /// The clock's `minimumResolution`.
+    public let minimumResolution: @Sendable () -> Duration
     /// `sleep(until: origin + offset, tolerance:)`.
-    let sleepUntil: @Sendable (Duration, Duration?) async throws -> Void
+    public let sleepUntil: @Sendable (_ offset: Duration, _ tolerance: Duration?) async throws -> Void
     /// The clock's own `sleep(for:)`.
-    let sleepFor: @Sendable (Duration) async throws -> Void
+    public let sleepFor: @Sendable (Duration) async throws -> Void
     /// What breaks the instant and duration laws at `offset` (empty when nothing does).
     let lawViolations: @Sendable (Duration) -> [String]
     /// How a manual clock is moved; nil for the others.
-    let driver: Driver?
+    public let driver: Driver?
     /// Where tasks that sleep on the clock should run (a virtual clock's executor, so that
     /// advancing it runs them too); nil lets the suite choose.
-    let sleeperExecutor: (any TaskExecutor)?
+    public let sleeperExecutor: (any TaskExecutor)?
 
     /// How a manual clock's time is moved.
-    enum Driver: Sendable {
+    public enum Driver: Sendable {
         /// From plain code: the suite calls these on its own thread.
         case blocking(advance: @Sendable (Duration) -> Void, run: @Sendable () -> Void)
         /// From a task.

@@ -1,0 +1,113 @@
+import Dispatch
+import Foundation
+import SchedulerConformance
+import Schedulers
+import Synchronization
+
+extension StressScenario {
+    /// Many tasks sleeping on a clock from many threads, a quarter of them cancelled.
+    static let sleepStorm = StressScenario(
+        "sleep-storm",
+        "Threads start tasks that sleep until now + 0.5–3 ms (a manual clock is advanced by 100 µs steps meanwhile) and cancel a quarter of them at a random moment. No sleep may return before its deadline or be lost, a cancelled one must end, and every task's memory must be freed once all have ended. Latency is how late a real clock's sleeper woke.",
+        kind: .clock,
+        excludes: .synchronous,
+        outcomes: [
+            .acceptable("woke", "the sleep returned at or after its deadline"),
+            .acceptable("cancelled", "a cancelled sleep threw CancellationError"),
+            .interesting("woke despite cancel", "a sleep cancelled close to its deadline returned normally (the deadline won the race)"),
+            .forbidden("early", "a sleep returned before its deadline"),
+            .forbidden("lost", "a sleep never ended: its resume was lost"),
+            .forbidden("threw", "a sleep threw something other than CancellationError"),
+            .forbidden("leaked", "a task's memory was still alive after every task ended"),
+        ]
+    ) { ctx throws(StressFailure) in
+        let clock = ctx.subject.makeClock()
+        let probe = ProbeExecutor()
+        let executor = clock.sleeperExecutor ?? probe
+        let live = LiveCounter()
+        let perThread = 40
+        try ctx.eachRound { round throws(StressFailure) in
+            let remaining = Countdown(ctx.threads * perThread)
+            let driving = Driver(clock, until: remaining)
+            try ctx.onThreads(ctx.threads) { worker in
+                var random = ctx.generator(round * 1_000 + worker)
+                var histogram = ctx.latency.makeWorkerHistogram()
+                let latencies = Mutex(histogram)
+                for index in 0..<perThread {
+                    let span = Duration.microseconds(Int64.random(in: 500...3_000, using: &random))
+                    let cancel = index % 4 == 0
+                    let token = live.token()
+                    let task = Task(executorPreference: executor) { @Sendable in
+                        defer { blackHole(token); remaining.tick() }
+                        let deadline = clock.now() + span
+                        do {
+                            try await clock.sleepUntil(deadline, nil)
+                            let late = clock.now() - deadline
+                            if late < .zero {
+                                ctx.record("early")
+                            } else {
+                                ctx.record(cancel ? "woke despite cancel" : "woke")
+                                if clock.driver == nil { latencies.withLock { $0.record(UInt64(late.attoseconds / 1_000_000_000)) } }
+                            }
+                        } catch is CancellationError {
+                            ctx.record("cancelled")
+                        } catch {
+                            ctx.record("threw")
+                        }
+                    }
+                    if cancel {
+                        spin(Int.random(in: 0...200_000, using: &random))
+                        task.cancel()
+                    }
+                }
+                histogram = latencies.withLock { $0 }
+                ctx.latency.merge(histogram)
+            }
+            driving.finish()
+            guard remaining.wait(ctx.mustHappen) else {
+                ctx.record("lost", count: remaining.count)
+                throw StressFailure("\(remaining.count) sleeps did not end within \(ctx.mustHappen)")
+            }
+            ctx.addOperations(ctx.threads * perThread)
+            return true
+        }
+        if !live.waitForNone(within: ctx.grace * 50) {
+            ctx.record("leaked", count: live.count)
+        }
+    }
+}
+
+/// Moves a manual clock by 100 µs steps on a thread of its own until `remaining` reaches
+/// zero; a real clock needs nothing.
+private final class Driver: Sendable {
+    private let done = Signal()
+
+    init(_ clock: ClockUnderTest, until remaining: Countdown) {
+        guard let driver = clock.driver else {
+            done.fire()
+            return
+        }
+        let done = self.done
+        Thread {
+            let step = Duration.microseconds(100)
+            let stop = ContinuousClock.now + .seconds(30)
+            while remaining.count > 0, ContinuousClock.now < stop {
+                switch driver {
+                case .blocking(let advance, _):
+                    advance(step)
+                case .async(let advance, _):
+                    let moved = DispatchSemaphore(value: 0)
+                    Task(executorPreference: ProbeExecutor()) {
+                        await advance(step)
+                        moved.signal()
+                    }
+                    moved.wait()
+                }
+            }
+            done.fire()
+        }.start()
+    }
+
+    /// Waits for the driving thread to stop (it does once every sleep has ended).
+    func finish() { _ = done.wait(.seconds(60)) }
+}
