@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(
             name: "ConformanceTests",
             dependencies: [
-                "SchedulerConformance", "SchedulerConformanceTesting", "SchedulerMutants", "Schedulers", "conformance",
+                "SchedulerConformance", "SchedulerConformanceTesting", "SchedulerMutants", "Schedulers", "SchedulerHarness", "conformance",
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             path: "Tests/ConformanceTests",

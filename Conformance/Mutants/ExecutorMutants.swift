@@ -15,6 +15,7 @@ final class FaultyExecutor: SerialExecutor, TaskExecutor {
         case notReflexive = "executor-not-reflexive"
         case isolationPerDrain = "executor-isolation-per-drain"
         case isolatedWhenBusy = "executor-isolated-when-busy"
+        case checkIsolatedNeverTraps = "executor-check-isolated-never-traps"
         case taskRoleElsewhere = "executor-task-role-elsewhere"
         case runsEagerlyWhenIdle = "virtual-executor-runs-eagerly-when-idle"
     }
@@ -99,10 +100,16 @@ final class FaultyExecutor: SerialExecutor, TaskExecutor {
 
     func isIsolatingCurrentContext() -> Bool? {
         let thread = runningOn.load(ordering: .acquiring)
-        return fault == .isolatedWhenBusy ? thread != 0 : thread == ThreadProbe.id
+        switch fault {
+        case .isolatedWhenBusy: return thread != 0
+        // Cannot tell, says nil: only its checkIsolated() can be judged, by trapping.
+        case .checkIsolatedNeverTraps: return thread == ThreadProbe.id ? true : nil
+        default: return thread == ThreadProbe.id
+        }
     }
 
     func checkIsolated() {
+        guard fault != .checkIsolatedNeverTraps else { return }
         precondition(isIsolatingCurrentContext() == true, "not on the faulty executor")
     }
 

@@ -196,6 +196,7 @@ extension Mutants {
         executor(.notReflexive, "says it is not the same context as itself", "EXE-5"),
         executor(.isolationPerDrain, "marks only the first job of each drain as isolated", "EXE-6"),
         executor(.isolatedWhenBusy, "says it isolates any thread while a job runs", "EXE-7"),
+        executor(.checkIsolatedNeverTraps, "cannot tell outside its jobs, and its checkIsolated() never traps", "EXE-7"),
         executor(.taskRoleElsewhere, "its task-executor role runs jobs on the global queue", "EXE-8"),
         executor(.runsEagerlyWhenIdle, "runs a job at once when nothing is pending", "EXE-9", virtual: true),
     ]

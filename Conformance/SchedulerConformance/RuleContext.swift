@@ -21,11 +21,15 @@ public final class RuleContext: Sendable {
     /// reads them, so only a process given to this one subject (a tool's worker) does.
     let stacksOnHang: Bool
 
-    init(subject: ConformanceSubject, timing: Timing, mainThreadDriven: Bool, stacksOnHang: Bool = false) {
+    /// Runs code that must trap in a process of its own, when this process can start one.
+    let trapProbe: TrapProbeRunner?
+
+    init(subject: ConformanceSubject, timing: Timing, mainThreadDriven: Bool, stacksOnHang: Bool = false, trapProbe: TrapProbeRunner? = nil) {
         self.subject = subject
         self.timing = timing
         self.mainThreadDriven = mainThreadDriven
         self.stacksOnHang = stacksOnHang
+        self.trapProbe = trapProbe
     }
 
     /// A fresh scheduler from the subject.

@@ -88,21 +88,27 @@ public enum ConformanceRunner {
     ///
     /// Called on the main thread, it runs the rules on another thread and drives the main
     /// run loop meanwhile, so main-thread schedulers can be checked; elsewhere the rules
-    /// that need the main thread are skipped with that reason.
+    /// that need the main thread are skipped with that reason. With `trapProbe`, rules that
+    /// judge a trap (EXE-7's `checkIsolated()`) run it in a process of its own; without,
+    /// they judge what they can and are otherwise inconclusive.
     public static func run(
         _ subject: ConformanceSubject,
         rules: [Rule] = RuleCatalogue.all,
         timing: Timing,
         stacksOnHang: Bool = false,
+        trapProbe: TrapProbeRunner? = nil,
         willStart: @escaping @Sendable (Rule) -> Void = { _ in },
         progress: @escaping @Sendable (RuleResult) -> Void = { _ in }
     ) -> [RuleResult] {
+        let context = { @Sendable (mainThreadDriven: Bool) in
+            RuleContext(subject: subject, timing: timing, mainThreadDriven: mainThreadDriven, stacksOnHang: stacksOnHang, trapProbe: trapProbe)
+        }
         guard Thread.isMainThread else {
-            return runRules(subject, rules: rules, timing: timing, mainThreadDriven: false, stacksOnHang: stacksOnHang, willStart: willStart, progress: progress)
+            return runRules(context(false), rules: rules, willStart: willStart, progress: progress)
         }
         let results = Box<[RuleResult]?>(nil)
         Thread {
-            results.value = runRules(subject, rules: rules, timing: timing, mainThreadDriven: true, stacksOnHang: stacksOnHang, willStart: willStart, progress: progress)
+            results.value = runRules(context(true), rules: rules, willStart: willStart, progress: progress)
         }.start()
         while results.value == nil {
             _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.05))
@@ -111,11 +117,10 @@ public enum ConformanceRunner {
     }
 
     private static func runRules(
-        _ subject: ConformanceSubject, rules: [Rule], timing: Timing, mainThreadDriven: Bool, stacksOnHang: Bool,
-        willStart: @Sendable (Rule) -> Void, progress: @Sendable (RuleResult) -> Void
+        _ context: RuleContext, rules: [Rule], willStart: @Sendable (Rule) -> Void, progress: @Sendable (RuleResult) -> Void
     ) -> [RuleResult] {
-        let context = RuleContext(subject: subject, timing: timing, mainThreadDriven: mainThreadDriven, stacksOnHang: stacksOnHang)
-        if subject.capabilities.contains(.mainThread), !mainThreadDriven, !mainQueueIsDrained() {
+        let subject = context.subject
+        if subject.capabilities.contains(.mainThread), !context.mainThreadDriven, !mainQueueIsDrained() {
             return rules.map { rule in
                 let result = RuleResult(rule: rule.id, level: rule.level, status: .skipped, durationSeconds: 0, message: "the main queue is not drained in this process (run from XCTest's main thread or the `conformance` command)")
                 progress(result)

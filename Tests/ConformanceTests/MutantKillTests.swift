@@ -1,4 +1,6 @@
+import Foundation
 import SchedulerConformance
+import SchedulerHarness
 import SchedulerMutants
 import Schedulers
 import Testing
@@ -9,6 +11,11 @@ import Testing
     /// Shorter "must happen" bounds: a mutant's missing event should not cost 10 s.
     static let timing = Timing(mustHappen: .seconds(1), quietWindow: .milliseconds(100), lateness: .milliseconds(100), ruleTimeout: .seconds(30))
     static let runs = 10
+    /// Rules that judge a trap run it in a child process of the `conformance` command, which
+    /// knows every mutant.
+    static let trapProbe = TrapProbeProcess.runner(
+        executable: URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("conformance").path
+    )
 
     @Test(arguments: Mutants.all.map(\.subject.name))
     func killedByItsRuleInEveryRun(_ name: String) throws {
@@ -19,7 +26,7 @@ import Testing
         let started = ContinuousClock.now
         defer { print("kill: \(name) by \(rule.id), \(Self.runs - misses.count)/\(Self.runs) in \(ContinuousClock.now - started)") }
         for run in 1...Self.runs {
-            let result = ConformanceRunner.run(mutant.subject, rules: [rule], timing: Self.timing)[0]
+            let result = ConformanceRunner.run(mutant.subject, rules: [rule], timing: Self.timing, trapProbe: Self.trapProbe)[0]
             if !(result.status == .failed || result.status == .timeout) {
                 misses.append("run \(run): \(result.status.rawValue)\(result.message.map { " (\($0))" } ?? "")")
             }

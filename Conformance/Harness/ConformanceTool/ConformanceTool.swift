@@ -48,7 +48,7 @@ struct ConformanceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "conformance",
         abstract: "Check schedulers against the numbered rules of the conformance catalogue.",
-        subcommands: [Run.self, ListRules.self, ListSubjects.self, MutantsCommand.self, MatrixMarkdown.self, Worker.self],
+        subcommands: [Run.self, ListRules.self, ListSubjects.self, MutantsCommand.self, MatrixMarkdown.self, Worker.self, TrapProbe.self],
         defaultSubcommand: Run.self
     )
 }
@@ -217,6 +217,20 @@ extension ConformanceCommand {
             guard let subject = Toolkit.current.subject(named: subject) else { throw ValidationError("unknown subject '\(subject)'") }
             let timing = try JSONDecoder().decode(Timing.self, from: Data(timingJson.utf8))
             RuleWorker.run(subject: subject, rules: selection.selected, timing: timing)
+        }
+    }
+}
+
+extension ConformanceCommand {
+    /// Runs code that a correct subject makes trap, for a rule in the parent process.
+    struct TrapProbe: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "trap-probe", shouldDisplay: false)
+
+        @Option var subject: String
+        @Option var probe: String
+
+        func run() throws {
+            TrapProbeCommand.run(subject: subject, probe: probe)
         }
     }
 }

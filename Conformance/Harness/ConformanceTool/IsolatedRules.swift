@@ -8,7 +8,7 @@ enum IsolatedRules {
     /// The results of `rules` on `subject`, in worker processes, or in this process when
     /// `inProcess` (no crash isolation).
     static func run(subject: ConformanceSubject, rules: [Rule], timing: Timing, inProcess: Bool = false) -> [RuleResult] {
-        if inProcess { return ConformanceRunner.run(subject, rules: rules, timing: timing) }
+        if inProcess { return ConformanceRunner.run(subject, rules: rules, timing: timing, trapProbe: TrapProbeProcess.runner()) }
         var results: [String: RuleResult] = [:]
         let applicable = rules.filter { rule in
             guard let reason = rule.skipReason(for: subject) else { return true }

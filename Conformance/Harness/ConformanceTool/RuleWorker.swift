@@ -10,7 +10,7 @@ enum RuleWorker {
         // The supervisor is the watchdog; this one only exists for hangs it cannot see.
         timing.ruleTimeout = timing.ruleTimeout * 4
         _ = ConformanceRunner.run(
-            subject, rules: rules, timing: timing, stacksOnHang: true,
+            subject, rules: rules, timing: timing, stacksOnHang: true, trapProbe: TrapProbeProcess.runner(),
             willStart: { rule in WorkerMessage.started(item: rule.id).send() },
             progress: { result in WorkerMessage.rule(result).send() }
         )

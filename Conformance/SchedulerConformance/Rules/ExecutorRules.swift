@@ -143,10 +143,10 @@ extension RuleCatalogue {
             try ctx.expect(denied.count == 0, "\(denied.count) of \(count) jobs were told they are not isolated (first: job \(denied.all.first ?? 0))")
         },
         Rule(
-            .executor, 7, "outside its jobs the executor says it is not isolating: on a plain thread, and in another executor's job",
+            .executor, 7, "outside its jobs the executor denies isolation: on a plain thread, in another executor's job, and `checkIsolated()` traps",
             requires: [.serial, .checksIsolation],
             rationale: "An executor that says yes everywhere lets `assumeIsolated` run actor code from any thread: the data race the checks exist to stop.",
-            hint: "answer from the current thread's state (a thread-local set around each job, the queue-specific value), not from whether the executor is busy or has ever run a job."
+            hint: "answer from the current thread's state (a thread-local set around each job, the queue-specific value), not from whether the executor is busy or has ever run a job; `checkIsolated()` must trap where it cannot prove isolation (checked in a process of its own)."
         ) { ctx throws(RuleFailure) in
             let session = ExecutorSession(ctx)
             let serial = session.executor.serial!
@@ -157,9 +157,12 @@ extension RuleCatalogue {
             gate.fire()
             try ctx.expect(plain != true, "on a plain thread it answers true")
             try ctx.expect(elsewhere != true, "in another executor's job it answers true")
-            // nil is allowed ("cannot tell"): then only `checkIsolated()` trapping would
-            // judge, and a trap ends the process.
-            try ctx.requireExercised(plain == false && elsewhere == false, "the executor answers nil (cannot tell) outside its jobs; only checkIsolated() trapping could judge it")
+            // nil is allowed ("cannot tell"): `checkIsolated()` must then trap, which ends a
+            // process, so it is judged in a process of its own where the harness has one.
+            let trapped = try ctx.expectTrap(TrapProbes.checkIsolatedOutside, "checkIsolated() returned on a thread none of its jobs runs on")
+            try ctx.requireExercised(
+                (plain == false && elsewhere == false) || trapped == true,
+                "the executor answers nil (cannot tell) outside its jobs, and checkIsolated() trapping can be judged only in a process of its own (run the conformance tool)")
         },
         Rule(
             .executor, 8, "a task that prefers the executor runs there all its life: after suspensions, and in its `async let` and group children",

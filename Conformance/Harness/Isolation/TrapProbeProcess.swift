@@ -1,0 +1,52 @@
+import Dispatch
+import Foundation
+import SchedulerConformance
+import Synchronization
+
+/// Trap probes (``TrapProbes``) in a child process of a tool built on this harness: what
+/// lets a rule judge that a subject stops the process (a failed isolation check), which no
+/// rule can do in the process it runs in.
+public enum TrapProbeProcess {
+    /// A runner that starts `executable trap-probe --subject NAME --probe ID` (the hidden
+    /// command every tool built on ``ConformanceTool`` has) and reads how it ended.
+    public static func runner(executable: String = CommandLine.arguments[0]) -> TrapProbeRunner {
+        { subject, probe in
+            let outcome = Mutex<TrapOutcome?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            let deadline = ContinuousClock.now + .seconds(30)
+            Task.detached {
+                // No crash report: the trap is the expected outcome, and the report takes seconds.
+                let exit = await WorkerProcess.run(
+                    executable: executable, arguments: ["trap-probe", "--subject", subject.name, "--probe", probe],
+                    environment: ["SWIFT_BACKTRACE": "enable=no"], onLine: { _ in }, deadline: { deadline }
+                )
+                outcome.withLock { $0 = judge(exit) }
+                done.signal()
+            }
+            done.wait()
+            return outcome.withLock { $0 } ?? .unavailable("the probe did not report")
+        }
+    }
+
+    private static func judge(_ exit: WorkerProcess.Exit) -> TrapOutcome {
+        if let launchError = exit.launchError { return .unavailable(launchError) }
+        if exit.timedOut { return .unavailable("the probe process hung") }
+        switch exit.status {
+        case .exited(0)?: return .returned
+        case .exited(TrapProbeCommand.unknownProbe)?: return .unavailable("the tool does not know this probe or subject")
+        case nil: return .unavailable("the probe process did not start")
+        default: return .trapped(exit.crashReason)
+        }
+    }
+}
+
+/// The child side: runs one probe on its main thread and exits 0 if it returned.
+enum TrapProbeCommand {
+    /// The exit status for a probe or subject this tool does not know.
+    static let unknownProbe: Int32 = 65
+
+    static func run(subject name: String, probe: String) -> Never {
+        guard let subject = Toolkit.current.subject(named: name), TrapProbes.run(probe, for: subject) else { exit(unknownProbe) }
+        exit(0)
+    }
+}

@@ -1,0 +1,50 @@
+/// How code that must stop the process (a failed isolation check, say) ended, run in a
+/// process of its own.
+public enum TrapOutcome: Sendable, Equatable {
+    /// The process died, as it should; with the line that says why.
+    case trapped(String)
+    /// The code returned: it should have stopped the process.
+    case returned
+    /// The probe could not be run (no executable to run it in, a launch failure, a hang).
+    case unavailable(String)
+}
+
+/// Runs a probe of ``TrapProbes`` for a subject in a process of its own: what a rule that
+/// judges a trap asks of the harness. `nil` in a process that cannot start one (a test
+/// process calling ``ConformanceRunner`` directly), where such rules stay inconclusive.
+public typealias TrapProbeRunner = @Sendable (_ subject: ConformanceSubject, _ probe: String) -> TrapOutcome
+
+/// Code that a correct subject makes stop the process, named so a child process can run it:
+/// a rule asks the harness to run one (``RuleContext/expectTrap(_:_:)``), and the harness's
+/// hidden `trap-probe` command runs it on the main thread of a new process.
+public enum TrapProbes {
+    /// `checkIsolated()` on a thread no job of the executor runs on.
+    public static let checkIsolatedOutside = "executor-check-isolated-outside"
+
+    /// Runs probe `id` for `subject` on the calling thread, which runs none of its work; returns
+    /// whether the probe is known (a correct subject never lets it return).
+    public static func run(_ id: String, for subject: ConformanceSubject) -> Bool {
+        switch id {
+        case checkIsolatedOutside:
+            guard subject.kind == .executor, let serial = subject.makeExecutor().serial else { return false }
+            serial.checkIsolated()
+            return true
+        default:
+            return false
+        }
+    }
+}
+
+extension RuleContext {
+    /// Runs probe `id` for the subject in a process of its own and judges it: nil when no
+    /// process could run it (the rule then cannot judge what the probe checks), otherwise
+    /// whether it trapped; a probe that returned fails the rule with `returned`.
+    public func expectTrap(_ id: String, _ returned: @autoclosure () -> String) throws(RuleFailure) -> Bool? {
+        guard let trapProbe else { return nil }
+        switch trapProbe(subject, id) {
+        case .trapped: return true
+        case .returned: throw RuleFailure(returned())
+        case .unavailable: return nil
+        }
+    }
+}
