@@ -27,6 +27,18 @@ import Testing
         #expect(!inTask.value.isEmpty && !inTask.value.contains(true), "schedulers were made inside a task: \(inTask.value)")
     }
 
+    @Test func clocksAndExecutorsAreCheckedByTheirProfiles() {
+        let clock = ConformanceSubject(name: "virtual clock", clock: { ClockUnderTest(TestScheduler().clock) })
+        let clockResults = assertConformance(clock)
+        #expect(clockResults.filter { $0.status == .passed }.map(\.rule).allSatisfy { $0.hasPrefix("CLK-") })
+        #expect(clockResults.filter { $0.status == .passed }.count >= 10)
+        let executor = ConformanceSubject(name: "queue executor", executor: { ExecutorUnderTest(QueueScheduler(name: "executor").executor) })
+        let executorResults = assertConformance(executor, rules: RuleCatalogue.all.filter { $0.category == .executor })
+        // No process of its own for trap probes here: EXE-7 judges what it can, and this
+        // executor answers false outside its jobs, so it still passes.
+        #expect(executorResults.allSatisfy { $0.status == .passed || $0.status == .skipped }, "\(executorResults.filter { $0.status != .passed })")
+    }
+
     @Test func aBrokenSubjectRecordsOneIssuePerFailedRule() {
         let mutant = Mutants.all.first { $0.subject.name == "mutant-virtual-unstable-ties" }!
         withKnownIssue("the mutant breaks FIFO ties") {
