@@ -27,6 +27,8 @@ import Testing
             "nio-eventloop-executor": [],
             "combine-schedulers-immediate": [],
         ]
+        // Deviations that need a loaded machine to show: allowed, not required.
+        let intermittent: [String: Set<String>] = ["swift-clocks-testclock": ["CLK-7", "CLK-10"]]
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("third-party-\(UUID().uuidString)")
         let run = try await Subprocess.run(
             .path(.init(Self.executable)),
@@ -39,9 +41,10 @@ import Testing
         let levels = Dictionary(uniqueKeysWithValues: RuleCatalogue.all.map { ($0.id, $0.level) })
         for subject in report.subjects {
             let deviations = try #require(expected[subject.name])
-            let failedRequired = subject.results.filter { $0.status.isFailure && levels[$0.rule] == .required }
+            let maybe = intermittent[subject.name] ?? []
+            let failedRequired = subject.results.filter { $0.status.isFailure && levels[$0.rule] == .required && !maybe.contains($0.rule) }
             #expect(Set(failedRequired.map(\.rule)) == deviations, "\(subject.name): \(failedRequired.map { "\($0.rule): \($0.message ?? "")" })")
-            for id in deviations {
+            for id in deviations.union(maybe) {
                 #expect(Deviations.explanations.explanation(subject: subject.name, rule: id) != nil, "\(subject.name) \(id) has no explanation")
             }
         }
