@@ -176,6 +176,10 @@ extension Mutants {
         manualClock(.tiesLIFO, "equal deadlines resume last-in first", "CLK-8"),
         manualClock(.keepsCancelled, "cancelled sleepers stay registered", "CLK-9"),
         manualClock(.runSnapshot, "run() wakes only the sleepers present when it began", "CLK-10"),
+        Mutant(
+            subject: ConformanceSubject(name: "mutant-\(FaultyImmediateClock.Fault.movesBack.rawValue)", origin: .mutant, clock: { FaultyImmediateClock(.movesBack).underTest }),
+            fault: "a sleep until a past deadline sets the time back to it", killer: "CLK-4"
+        ),
     ]
 
     /// The clock and executor mutants without their fault: each must pass every rule of its
@@ -183,6 +187,7 @@ extension Mutants {
     public static let controls: [ConformanceSubject] = [
         ConformanceSubject(name: "control-real-clock", origin: .mutant, clock: { FaultyRealClock(nil).underTest }),
         ConformanceSubject(name: "control-manual-clock", origin: .mutant, clock: { FaultyManualClock(nil).underTest }),
+        ConformanceSubject(name: "control-immediate-clock", origin: .mutant, clock: { FaultyImmediateClock(nil).underTest }),
         ConformanceSubject(name: "control-executor", origin: .mutant, executor: { FaultyExecutor(nil).underTest }),
         ConformanceSubject(name: "control-virtual-executor", origin: .mutant, executor: { FaultyExecutor(nil, virtual: true).underTest }),
     ]

@@ -6,10 +6,13 @@ import Testing
 
 /// Each scenario in-process, briefly: reference subjects show no forbidden outcome, and a
 /// deliberately broken subject shows the forbidden outcome the scenario exists to catch.
+/// The clock and executor scenarios run through the `stress` command instead
+/// (`StressCommandTests`): their subjects are Swift concurrency's, and in this process other
+/// tests hold the cooperative pool.
 @Suite(.serialized) struct ScenarioTests {
     static func run(_ scenario: String, on subjectName: String, seconds: Double = 0.3) throws -> StressRun {
         let scenario = try #require(StressCatalogue.scenario(scenario))
-        let subject = try #require((ReferenceSubjects.all + Mutants.subjects + Mutants.controls).first { $0.name == subjectName })
+        let subject = try #require((ReferenceSubjects.all + Mutants.subjects).first { $0.name == subjectName })
         let context = StressContext(subject: subject, threads: 4, duration: .milliseconds(Int64(seconds * 1_000)), seed: 42, mustHappen: .seconds(5))
         let start = ContinuousClock.now
         var failure: StressFailure?
@@ -35,8 +38,6 @@ import Testing
         ("current-churn", "queue"), ("current-churn", "concurrent"),
         ("trampoline-virtual-load", "trampoline"), ("trampoline-virtual-load", "test"),
         ("throughput", "queue"), ("throughput", "trampoline"),
-        ("executor-throughput", "queue-executor"), ("executor-throughput", "test-executor"),
-        ("sleep-storm", "virtual-clock"), ("sleep-storm", "control-real-clock"), ("sleep-storm", "control-manual-clock"),
     ])
     func referenceSubjectsShowNoForbiddenOutcome(_ scenario: String, _ subject: String) throws {
         let run = try Self.run(scenario, on: subject)
@@ -56,9 +57,6 @@ import Testing
         ("repeating-cancel-race", "mutant-repeating-ignores-disposal", "ticks after dispose returned"),
         ("current-churn", "mutant-current-not-set", "wrong scheduler"),
         ("trampoline-virtual-load", "mutant-shared-trampoline", "wrong thread"),
-        ("executor-throughput", "mutant-executor-drops-jobs", "lost"),
-        ("sleep-storm", "mutant-clock-rounds-to-milliseconds", "early"),
-        ("sleep-storm", "mutant-manual-clock-early-by-one", "early"),
     ])
     func brokenSubjectsShowTheForbiddenOutcome(_ scenario: String, _ subject: String, _ outcome: String) throws {
         let run = try Self.run(scenario, on: subject)
@@ -72,12 +70,6 @@ import Testing
         let ratio = try #require(run.ratioToBaseline)
         #expect(ratio > 0)
         #expect(run.metrics["baselineNanosecondsPerAction"] ?? 0 > 0)
-    }
-
-    @Test func executorThroughputReportsTheRatioToABareDispatchExecutor() throws {
-        let run = try Self.run("executor-throughput", on: "queue-executor", seconds: 0.2)
-        #expect(try #require(run.ratioToBaseline) > 0)
-        #expect(run.metrics["baselineNanosecondsPerJob"] ?? 0 > 0)
     }
 
     @Test func scenariosSkipSubjectsOfAnotherKind() throws {

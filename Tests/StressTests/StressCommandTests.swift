@@ -52,6 +52,40 @@ import Testing
         #expect(outcome.error.split(separator: "\n").filter { $0.hasPrefix("Error:") }.count == 1, "stderr: \(outcome.error)")
     }
 
+    @Test func clocksAndExecutorsAreStressedAndTheBrokenOnesCaught() async throws {
+        let folder = Self.folder()
+        let subjects = [
+            "queue-executor", "test-executor", "virtual-clock", "control-real-clock", "control-manual-clock",
+            "mutant-executor-drops-jobs", "mutant-clock-rounds-to-milliseconds", "mutant-manual-clock-early-by-one",
+        ]
+        let outcome = try await Self.stress(["--scenario", "executor-throughput,sleep-storm", "--subject", subjects.joined(separator: ","), "--duration", "0.3", "--report-dir", folder.path])
+        // Mutants and controls never gate the exit status.
+        #expect(outcome.status == .exited(0), "\(outcome.output)\n\(outcome.error)")
+        let report = try Self.report(in: folder)
+        func run(_ scenario: String, _ subject: String) -> StressRun? { report.runs.first { $0.scenario == scenario && $0.subject == subject } }
+        for subject in ["queue-executor", "test-executor"] {
+            let benchmark = try #require(run("executor-throughput", subject))
+            #expect(benchmark.status == .passed, "\(subject): \(benchmark.message ?? "")")
+            #expect((benchmark.ratioToBaseline ?? 0) > 0)
+            #expect((benchmark.metrics["baselineNanosecondsPerJob"] ?? 0) > 0)
+        }
+        for subject in ["virtual-clock", "control-real-clock", "control-manual-clock"] {
+            let storm = try #require(run("sleep-storm", subject))
+            #expect(storm.status == .passed, "\(subject): \(storm.message ?? "")")
+            #expect((storm.outcomes["woke"]?.count ?? 0) > 0 && (storm.outcomes["cancelled"]?.count ?? 0) > 0)
+        }
+        for (scenario, subject, forbidden) in [
+            ("executor-throughput", "mutant-executor-drops-jobs", "lost"),
+            ("sleep-storm", "mutant-clock-rounds-to-milliseconds", "early"),
+            ("sleep-storm", "mutant-manual-clock-early-by-one", "early"),
+        ] {
+            let broken = try #require(run(scenario, subject))
+            #expect(broken.status == .failed && (broken.outcomes[forbidden]?.count ?? 0) > 0, "\(scenario) × \(subject): \(broken.status) \(broken.outcomes)")
+        }
+        #expect(run("fan-in", "queue-executor") == nil, "only the scenarios asked for run")
+        #expect(try await Self.validate(folder.appendingPathComponent("latest.json")) == .exited(0))
+    }
+
     @Test func aShortRunWritesAValidReportWithAllocatorAndSeed() async throws {
         let folder = Self.folder()
         let outcome = try await Self.stress(["--scenario", "fan-in,throughput", "--subject", "queue", "--duration", "0.3", "--seed", "7", "--report-dir", folder.path])

@@ -100,8 +100,8 @@ extension RuleCatalogue {
         },
         Rule(
             .clock, 4, "a deadline at or before `now` returns without waiting for time to move",
-            rationale: "Code computes deadlines that have already passed all the time; a test clock that parks such a sleep until the next advance hangs the test that never advances again.",
-            hint: "compare the deadline with `now` using `<=`, before registering a sleeper; a manual clock must not wait for its next tick."
+            rationale: "Code computes deadlines that have already passed all the time; a test clock that parks such a sleep until the next advance hangs the test that never advances again, and one whose sleeps set its time sends it back to the past deadline.",
+            hint: "compare the deadline with `now` using `<=`, before registering a sleeper; a manual clock must not wait for its next tick; a clock whose sleeps move its time moves it only forwards."
         ) { ctx throws(RuleFailure) in
             let session = ClockSession(ctx)
             if session.clock.capabilities.contains(.virtualTime) {
@@ -118,7 +118,10 @@ extension RuleCatalogue {
             }
             let bound = ctx.timing.lateness
             _ = try session.perform("sleep(until: now)", within: bound) { clock in try await clock.sleepUntil(clock.now(), nil) }
-            _ = try session.perform("sleep(until: now - 5 s)", within: bound) { clock in try await clock.sleepUntil(clock.now() - .seconds(5), nil) }
+            let before = session.now
+            let after = try session.perform("sleep(until: now - 5 s)", within: bound) { clock in try await clock.sleepUntil(clock.now() - .seconds(5), nil) }
+            // A clock whose sleeps move its time (an immediate clock) must not move it back.
+            try ctx.expect(after >= before, "sleep(until: now - 5 s) moved the clock back by \(before - after)")
         },
         Rule(
             .clock, 5, "cancelling a task throws `CancellationError` from its sleep at once, suspended or about to sleep",

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import SchedulerConformance
 import Schedulers
 import Synchronization
@@ -50,7 +51,11 @@ private struct YieldLoop: Sendable {
 
     init(serial executor: any SerialExecutor) {
         let actor = YieldingActor(executor)
-        start = { count, done in Task.immediate { await actor.yield(count); done.tick() } }
+        // Started from a thread of its own, and the countdown ticks on the actor: nothing
+        // waits for the cooperative pool, which other work in the process (blocking tests,
+        // say) may be holding. (`Task.immediate` from a task on the pool gets its yields
+        // back through the pool, and stalls when the pool is busy.)
+        start = { count, done in Thread { Task.immediate { await actor.yield(count, then: done) } }.start() }
     }
 
     init(task executor: any TaskExecutor) {
@@ -86,8 +91,9 @@ private actor YieldingActor {
     init(_ executor: any SerialExecutor) { self.executor = executor }
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    func yield(_ count: Int) async {
+    func yield(_ count: Int, then done: Countdown) async {
         for _ in 0..<count { await Task.yield() }
+        done.tick()
     }
 }
 

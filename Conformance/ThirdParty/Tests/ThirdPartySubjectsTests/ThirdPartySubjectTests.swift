@@ -22,7 +22,7 @@ import Testing
             "swift-serial-executor": [],
             "stdlib-continuous-clock": [],
             "swift-clocks-testclock": ["CLK-4"],
-            "swift-clocks-immediateclock": [],
+            "swift-clocks-immediateclock": ["CLK-4"],
             "dispatch-queue-executor": [],
             "nio-eventloop-executor": [],
             "combine-schedulers-immediate": [],
