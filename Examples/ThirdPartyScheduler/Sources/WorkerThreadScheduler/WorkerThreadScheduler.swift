@@ -35,10 +35,45 @@ public final class WorkerThreadScheduler: Scheduler {
     }
 }
 
+/// The same worker thread as a Swift concurrency executor: actors bound to it, and tasks
+/// that prefer it, run their jobs there, one at a time, in order.
+///
+/// Its thread runs nothing but its jobs, so "am I isolated?" is "am I on that thread?",
+/// which lets it answer `isIsolatingCurrentContext()` and `checkIsolated()` for real.
+public final class WorkerThreadExecutor: SerialExecutor, TaskExecutor {
+    private let worker = Worker()
+
+    public init() {
+        let worker = self.worker
+        Thread { worker.loop() }.start()
+    }
+
+    deinit { worker.stop() }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        // The job keeps the executor (and so its thread) alive until it has run.
+        worker.enqueue { [self] in
+            job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+        }
+    }
+
+    public func isIsolatingCurrentContext() -> Bool? { worker.isCurrentThread }
+
+    public func checkIsolated() {
+        precondition(worker.isCurrentThread, "not on the worker thread of this executor")
+    }
+}
+
 /// The queue and its thread.
 private final class Worker: Sendable {
     private let jobs = Mutex<(queue: [SchedulerAction], stopped: Bool)>(([], false))
     private let wakeUp = DispatchSemaphore(value: 0)
+    /// The worker thread, once it runs.
+    private let thread = Mutex<ObjectIdentifier?>(nil)
+
+    /// Whether the caller is the worker thread.
+    var isCurrentThread: Bool { thread.withLock { $0 } == ObjectIdentifier(Thread.current) }
 
     func enqueue(_ job: @escaping SchedulerAction) {
         jobs.withLock { $0.queue.append(job) }
@@ -51,6 +86,7 @@ private final class Worker: Sendable {
     }
 
     func loop() {
+        thread.withLock { $0 = ObjectIdentifier(Thread.current) }
         while true {
             wakeUp.wait()
             while let job = jobs.withLock({ $0.queue.isEmpty ? nil : $0.queue.removeFirst() }) { job() }

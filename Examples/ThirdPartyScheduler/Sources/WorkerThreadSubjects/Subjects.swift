@@ -23,8 +23,13 @@ public enum WorkerThreadSubjects {
         TrapsWhenNested()
     }
 
+    /// The same worker thread as an executor: checked by the EXE profile.
+    public static let workerThreadExecutor = ConformanceSubject(name: "worker-thread-executor") {
+        ExecutorUnderTest(WorkerThreadExecutor(), checksIsolation: true)
+    }
+
     /// Every subject the example's tools know.
-    public static let all = [workerThread, lockedWhileRunning, trapsWhenNested]
+    public static let all = [workerThread, workerThreadExecutor, lockedWhileRunning, trapsWhenNested]
 }
 
 /// The deadlock-prone variant: `schedule` and every action run under one lock.
