@@ -98,7 +98,7 @@ private final class Wake: Sendable {
             return state.finished
         }
         guard let finished else { return true }
-        continuation.resume(throwing: finished ?? CancellationError())
+        if let error = finished { continuation.resume(throwing: error) } else { continuation.resume() }
         return false
     }
 

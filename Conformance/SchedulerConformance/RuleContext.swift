@@ -38,8 +38,8 @@ public final class RuleContext: Sendable {
     // MARK: Assertions
 
     /// Fails the rule with `message` unless `condition` holds.
-    public func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws(RuleFailure) {
-        if !condition { throw RuleFailure(message()) }
+    public func expect(_ condition: Bool, _ message: @autoclosure () -> String, kind: RuleFailure.Kind = .failed) throws(RuleFailure) {
+        if !condition { throw RuleFailure(message(), kind: kind) }
     }
 
     /// Fails the rule unless `value` is non-nil, and returns it.

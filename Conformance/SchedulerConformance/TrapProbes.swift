@@ -1,3 +1,5 @@
+import Foundation
+
 /// How code that must stop the process (a failed isolation check, say) ended, run in a
 /// process of its own.
 public enum TrapOutcome: Sendable, Equatable {
@@ -21,17 +23,19 @@ public enum TrapProbes {
     /// `checkIsolated()` on a thread no job of the executor runs on.
     public static let checkIsolatedOutside = "executor-check-isolated-outside"
 
-    /// Runs probe `id` for `subject` on the calling thread, which runs none of its work; returns
-    /// whether the probe is known (a correct subject never lets it return).
+    /// Runs probe `id` for `subject` on a new thread, which runs none of its work (not the
+    /// main thread, which a main-thread executor owns). Returns true when the probe returned
+    /// (a correct subject never lets it); false for an unknown probe or subject, or a probe
+    /// that neither returned nor ended the process within 20 s.
     public static func run(_ id: String, for subject: ConformanceSubject) -> Bool {
-        switch id {
-        case checkIsolatedOutside:
-            guard subject.kind == .executor, let serial = subject.makeExecutor().serial else { return false }
+        guard id == checkIsolatedOutside, subject.kind == .executor, let serial = subject.makeExecutor().serial else { return false }
+        let returned = Signal()
+        Thread {
             serial.checkIsolated()
-            return true
-        default:
-            return false
-        }
+            returned.fire()
+        }.start()
+        // A correct executor ends the process before this wait does.
+        return returned.wait(.seconds(20))
     }
 }
 

@@ -35,10 +35,12 @@ public final class TrampolineScheduler: Scheduler {
         return nil
     }
 
-    /// Recursion on the trampoline, with ``RecursiveScheduling``'s semantics but one object
-    /// for the whole recursion instead of several per run: a run is an entry of the
-    /// thread's queue naming the recursion, and reschedules made while the block runs are
-    /// counted on the thread and queued once it returns, after whatever else it scheduled.
+    /// Recursion on the trampoline, with one object for the whole recursion instead of
+    /// several per run: a run is an entry of the thread's queue naming the recursion.
+    /// Reschedules the block makes while it runs (on its own thread) are counted and queued
+    /// once it returns, after whatever else it scheduled; any other reschedule (after the
+    /// block returned, or from another thread) runs at once on the caller's trampoline,
+    /// as ``RecursiveScheduling`` does for a reschedule made after the block returned.
     ///
     /// - Returns: The recursion's handle; disposing it stops every further run, queued
     ///   ones included.

@@ -23,7 +23,8 @@ public enum TrapProbeProcess {
                 outcome.withLock { $0 = judge(exit) }
                 done.signal()
             }
-            done.wait()
+            // The watchdog above runs on the cooperative pool; if the pool is held, give up.
+            guard done.wait(timeout: .now() + .seconds(45)) == .success else { return .unavailable("the probe did not report within 45 s") }
             return outcome.withLock { $0 } ?? .unavailable("the probe did not report")
         }
     }
@@ -33,9 +34,11 @@ public enum TrapProbeProcess {
         if exit.timedOut { return .unavailable("the probe process hung") }
         switch exit.status {
         case .exited(0)?: return .returned
-        case .exited(TrapProbeCommand.unknownProbe)?: return .unavailable("the tool does not know this probe or subject")
+        // Only a death by signal is a trap: any other exit (a usage error, a tool without
+        // the command) says nothing about the subject.
+        case .signaled?: return .trapped(exit.crashReason)
+        case .exited(let code)?: return .unavailable("the probe process exited with \(code) (a tool without the probe, or it does not know the subject)")
         case nil: return .unavailable("the probe process did not start")
-        default: return .trapped(exit.crashReason)
         }
     }
 }

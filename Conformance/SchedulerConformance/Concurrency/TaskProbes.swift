@@ -13,6 +13,7 @@ public final class ProbeExecutor: TaskExecutor, SerialExecutor {
     /// A new probe executor with no jobs.
     public init() {}
 
+    /// Runs `job` on the probe's queue, counted until it has run.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         inFlight.enter()
@@ -42,11 +43,13 @@ actor ExecutorBoundActor {
 
 /// A task a rule started, and how it ended.
 public final class ProbeTask: Sendable {
-    /// How the task's body ended: returned, or threw (a cancellation or another error),
-    /// with the clock reading the body took as it ended.
+    /// How the task's body ended.
     public enum Outcome: Sendable, Equatable {
+        /// It returned, with the reading its body took as it ended (a clock's time, say).
         case returned(at: Duration)
-        case cancelled(at: Duration)
+        /// It threw `CancellationError`.
+        case cancelled
+        /// It threw something else, described.
         case threw(String)
     }
 
@@ -63,7 +66,7 @@ public final class ProbeTask: Sendable {
             do {
                 outcome = .returned(at: try await body())
             } catch is CancellationError {
-                outcome = .cancelled(at: .zero)
+                outcome = .cancelled
             } catch {
                 outcome = .threw(String(describing: error))
             }

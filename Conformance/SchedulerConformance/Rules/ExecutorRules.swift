@@ -97,8 +97,9 @@ extension RuleCatalogue {
             try session.waitFor(log.complete, "\(rounds) jobs and the jobs they enqueued ran")
             let entries = log.all
             for round in 0..<rounds {
-                let end = entries.firstIndex(of: "outer \(round) end")!
-                let inner = entries.firstIndex(of: "inner \(round)")!
+                guard let end = entries.firstIndex(of: "outer \(round) end"), let inner = entries.firstIndex(of: "inner \(round)") else {
+                    throw RuleFailure("round \(round): a job ran twice while another never ran (\(entries.count) entries)")
+                }
                 try ctx.expect(inner > end, "round \(round): the job enqueued inside a job ran before that job returned")
             }
         },

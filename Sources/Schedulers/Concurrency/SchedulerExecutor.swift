@@ -11,7 +11,14 @@ import Dispatch
 ///
 /// Executors on the same scheduler are one exclusive execution context: each says so in
 /// `isSameExclusiveExecutionContext(other:)`, and code running as one of the scheduler's
-/// actions (not only its jobs) passes `checkIsolated()`.
+/// actions (not only its jobs) passes `checkIsolated()`. Isolation is read from
+/// ``CurrentScheduler``, so inside an immediate or trampoline action nested in one of the
+/// scheduler's actions it is not recognised.
+///
+/// Like every custom executor, it must outlive the actors and tasks that use it: an
+/// `UnownedSerialExecutor` does not retain it. Store it (in the actor, say); do not write
+/// `scheduler.executor.asUnownedSerialExecutor()` in `unownedExecutor`, which makes a new
+/// executor each time.
 public final class SchedulerExecutor: SerialExecutor, TaskExecutor, CustomStringConvertible {
     /// The scheduler the jobs run on.
     public let scheduler: any Scheduler
@@ -21,8 +28,8 @@ public final class SchedulerExecutor: SerialExecutor, TaskExecutor, CustomString
 
     /// An executor on `scheduler`.
     /// - Throws: ``SchedulerError/notSerial(scheduler:)`` unless the scheduler claims
-    ///   ``SchedulerCapabilities/serial`` and is not synchronous: an executor's jobs must
-    ///   never overlap, nor run inside the call that enqueues them.
+    ///   ``SchedulerCapabilities/serial`` and is neither synchronous nor a trampoline: an
+    ///   executor's jobs must never overlap, nor run inside the call that enqueues them.
     public init(_ scheduler: any Scheduler) throws(SchedulerError) {
         let capabilities = scheduler.capabilities
         guard capabilities.contains(.serial), capabilities.isDisjoint(with: [.synchronous, .trampoline]) else {
@@ -52,6 +59,7 @@ public final class SchedulerExecutor: SerialExecutor, TaskExecutor, CustomString
         job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
     }
 
+    /// This executor, compared by ``isSameExclusiveExecutionContext(other:)``.
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         // Complex equality: executors on the same scheduler are one context.
         UnownedSerialExecutor(complexEquality: self)
@@ -72,11 +80,13 @@ public final class SchedulerExecutor: SerialExecutor, TaskExecutor, CustomString
         precondition(CurrentScheduler.value === scheduler, "not isolated to \(scheduler.name): the current scheduler is \(CurrentScheduler.value?.name ?? "none")")
     }
 
+    /// `SchedulerExecutor(` and the scheduler's name.
     public var description: String { "SchedulerExecutor(\(scheduler.name))" }
 }
 
 extension QueueScheduler {
-    /// An executor whose jobs run on this scheduler's queue, as its actions do.
+    /// A new executor whose jobs run on this scheduler's queue, as its actions do (every
+    /// one is the same execution context); store the one an actor or task uses.
     public var executor: SchedulerExecutor {
         // A queue scheduler is serial and asynchronous, so this cannot throw.
         try! SchedulerExecutor(self)
@@ -84,7 +94,8 @@ extension QueueScheduler {
 }
 
 extension TestScheduler {
-    /// An executor whose jobs run only while this scheduler is advanced, in virtual time.
+    /// A new executor whose jobs run only while this scheduler is advanced, in virtual
+    /// time (every one is the same execution context); store the one tasks use.
     public var executor: SchedulerExecutor {
         // A test scheduler is serial and asynchronous, so this cannot throw.
         try! SchedulerExecutor(self)

@@ -12,11 +12,13 @@ import Synchronization
 ///
 /// ```swift
 /// let scheduler = TestScheduler()
-/// let task = Task(executorPreference: scheduler.executor) {
-///     try await scheduler.clock.sleep(for: .seconds(5))
+/// let clock = scheduler.clock
+/// let executor = scheduler.executor // stored: an executor must outlive its jobs
+/// let task = Task(executorPreference: executor) {
+///     try await clock.sleep(for: .seconds(5))
 /// }
-/// scheduler.advance(by: .zero)      // the task starts and sleeps
-/// scheduler.advance(by: .seconds(5)) // it wakes, and finishes, at t+5s
+/// clock.advance(by: .zero)      // the task starts and sleeps
+/// clock.advance(by: .seconds(5)) // it wakes, and finishes, at t+5s
 /// ```
 public struct VirtualClock: Clock {
     /// A point in the scheduler's time: the time since its origin.
@@ -27,17 +29,23 @@ public struct VirtualClock: Clock {
         /// The instant `offset` after the origin.
         public init(offset: Duration) { self.offset = offset }
 
+        /// This instant moved by `duration` (exact: offsets are 128-bit durations).
         public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        /// The time from this instant to `other`.
         public func duration(to other: Instant) -> Duration { other.offset - offset }
+        /// Whether `lhs` comes first.
         public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        /// `t+` and the offset.
         public var description: String { "t+\(offset)" }
 
-        /// The scheduler time of this instant, clamped to what the scheduler can represent:
-        /// an instant before the origin is the origin, one past ``SchedulerTime/distantFuture`` is that.
-        var schedulerTime: SchedulerTime {
-            let nanoseconds = offset.attoseconds / 1_000_000_000
+        /// The first scheduler time at or after this instant (a deadline between two
+        /// nanoseconds is due at the later one, never early); an instant before the origin is
+        /// the origin; nil past what the scheduler can represent (about 292 years).
+        var schedulerTime: SchedulerTime? {
+            let (whole, fraction) = offset.attoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
+            let nanoseconds = fraction > 0 ? whole + 1 : whole
             if nanoseconds <= 0 { return .zero }
-            return nanoseconds >= Int128(Int64.max) ? .distantFuture : SchedulerTime(uncheckedNanoseconds: UInt64(nanoseconds))
+            return nanoseconds > Int128(Int64.max) ? nil : SchedulerTime(uncheckedNanoseconds: UInt64(nanoseconds))
         }
     }
 
@@ -47,6 +55,7 @@ public struct VirtualClock: Clock {
     /// The clock of `scheduler`.
     public init(_ scheduler: TestScheduler) { self.scheduler = scheduler }
 
+    /// The scheduler's time; while one of its actions runs, that action's time.
     public var now: Instant { Instant(offset: .nanoseconds(scheduler.now.nanoseconds)) }
 
     /// One nanosecond: the scheduler's unit of time.
@@ -62,8 +71,10 @@ public struct VirtualClock: Clock {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 guard sleeper.install(continuation) else { return }
-                // A virtual scheduler accepts every deadline; a far one just never comes.
-                let handle = try? scheduler.schedule(at: deadline.schedulerTime) { sleeper.finish(nil) }
+                // A deadline past what the scheduler can represent never comes: no wake-up,
+                // only cancellation ends it (`run()` must not wake it early).
+                guard let time = deadline.schedulerTime else { return }
+                let handle = try? scheduler.schedule(at: time) { sleeper.finish(nil) }
                 sleeper.keep(handle)
             }
         } onCancel: {
@@ -78,10 +89,11 @@ public struct VirtualClock: Clock {
 
     /// Advances the scheduler to `deadline` (never backwards), running everything due by then.
     public func advance(to deadline: Instant) {
-        scheduler.advance(to: deadline.schedulerTime)
+        scheduler.advance(to: deadline.schedulerTime ?? .distantFuture)
     }
 
-    /// Runs the scheduler until nothing is pending: every sleeper wakes, in order.
+    /// Runs the scheduler until nothing is pending: every sleeper wakes, in order. With a
+    /// repeating action on the scheduler this never returns: dispose it first.
     public func run() {
         scheduler.stepAll()
     }
@@ -108,7 +120,7 @@ private final class Sleeper: Sendable {
             return state.finished
         }
         guard let finished else { return true }
-        continuation.resume(throwing: finished ?? CancellationError())
+        if let error = finished { continuation.resume(throwing: error) } else { continuation.resume() }
         return false
     }
 

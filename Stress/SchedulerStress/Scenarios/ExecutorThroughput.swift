@@ -74,7 +74,10 @@ private struct YieldLoop: Sendable {
         let before = Allocator.totalRequests()
         let started = ContinuousClock.now
         start(count, done)
-        if let drive { while done.count > 0 { drive() } }
+        if let drive {
+            let giveUp = ContinuousClock.now + ctx.mustHappen
+            while done.count > 0, ContinuousClock.now < giveUp { drive() }
+        }
         guard done.wait(ctx.mustHappen) else {
             ctx.record("lost")
             throw StressFailure("a loop of \(count) yields did not finish within \(ctx.mustHappen)")

@@ -101,7 +101,8 @@ private final class Driver: Sendable {
                         await advance(step)
                         moved.signal()
                     }
-                    moved.wait()
+                    // A hung advance ends the driving; the sleeps it strands are then lost.
+                    if moved.wait(timeout: .now() + .seconds(10)) == .timedOut { break }
                 }
             }
             done.fire()
