@@ -68,6 +68,33 @@ import Testing
         #expect(clock.now == VirtualClock.Instant(offset: .seconds(2)))
     }
 
+    @Test func deadlinesBetweenNanosecondsAreNeverEarlyAndFarOnesNeverCome() {
+        let scheduler = TestScheduler()
+        let clock = scheduler.clock
+        let executor = scheduler.executor
+        let woke = Recorder<String>()
+        let between = clock.now.advanced(by: .nanoseconds(1) / 2)
+        Task(executorPreference: executor) {
+            try await clock.sleep(until: between)
+            woke.record("between at \(clock.now.offset)")
+        }
+        let forever = Task(executorPreference: executor) {
+            do {
+                try await clock.sleep(for: .seconds(Int64.max))
+                woke.record("forever")
+            } catch {
+                woke.record("forever cancelled")
+            }
+        }
+        clock.advance(by: .zero)
+        #expect(woke.all.isEmpty, "half a nanosecond is not zero")
+        clock.run()
+        #expect(woke.all == ["between at \(Duration.nanoseconds(1))"], "run() woke the endless sleep: \(woke.all)")
+        forever.cancel()
+        clock.advance(by: .zero)
+        #expect(woke.all.last == "forever cancelled")
+    }
+
     @Test func aDueDeadlineReturnsAndCancellationWakesASleeper() {
         let scheduler = TestScheduler()
         let clock = scheduler.clock

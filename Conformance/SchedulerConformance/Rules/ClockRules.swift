@@ -74,6 +74,11 @@ extension RuleCatalogue {
             let outcome = try session.outcome(of: sleeper, "the sleeper, once the clock reached its deadline,")
             guard case .returned(let woke) = outcome else { throw RuleFailure("the sleeper ended with \(outcome)") }
             try ctx.expect(woke >= deadline, "the sleeper saw \(woke), before its deadline \(deadline)")
+            // A deadline between two nanoseconds: a clock that rounds it down wakes early.
+            let between = session.now + .seconds(1) + .nanoseconds(1) / 2
+            let fractional = try session.parkedSleeper(until: between, "a sleeper half a nanosecond past a whole second")
+            try session.advance(by: .seconds(1))
+            try ctx.expect(fractional.outcome == nil, "a sleeper until \(between) resumed at \(session.now), before its deadline")
         },
         Rule(
             .clock, 3, "`sleep(for: d)` is `sleep(until: now + d)`, measured from when it is called",
