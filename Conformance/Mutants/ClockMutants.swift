@@ -69,7 +69,7 @@ final class FaultyRealClock: Clock {
         default: break
         }
         guard remaining > .zero else { return }
-        let wake = Wake()
+        let wake = Sleeper()
         let nanoseconds = Int((try? remaining.checkedNanoseconds()) ?? Int64(Int.max))
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -85,31 +85,6 @@ final class FaultyRealClock: Clock {
     /// from when the clock was made.
     func sleepFor(_ duration: Duration) async throws {
         try await sleep(until: (fault == .staleSleepFor ? made : now).advanced(by: duration))
-    }
-}
-
-/// A continuation resumed exactly once, by a wake-up or by cancellation.
-private final class Wake: Sendable {
-    private let state = Mutex<(continuation: CheckedContinuation<Void, any Error>?, finished: (any Error)??)>((nil, nil))
-
-    func install(_ continuation: CheckedContinuation<Void, any Error>) -> Bool {
-        let finished = state.withLock { state -> (any Error)?? in
-            if state.finished == nil { state.continuation = continuation }
-            return state.finished
-        }
-        guard let finished else { return true }
-        if let error = finished { continuation.resume(throwing: error) } else { continuation.resume() }
-        return false
-    }
-
-    func finish(_ error: (any Error)?) {
-        let continuation = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-            guard state.finished == nil else { return nil }
-            state.finished = .some(error)
-            defer { state.continuation = nil }
-            return state.continuation
-        }
-        if let error { continuation?.resume(throwing: error) } else { continuation?.resume() }
     }
 }
 
@@ -131,16 +106,16 @@ final class FaultyManualClock: Clock {
 
     typealias Instant = VirtualClock.Instant
 
-    private struct Sleeper {
+    private struct Registration {
         let id: Int
         let deadline: Instant
-        var wake: Wake
+        let wake: Sleeper
     }
 
     private struct State {
         var now = Instant(offset: .zero)
         var nextID = 0
-        var sleepers: [Sleeper] = []
+        var sleepers: [Registration] = []
     }
 
     let fault: Fault?
@@ -158,10 +133,10 @@ final class FaultyManualClock: Clock {
         let deadline = fault == .earlyByOne ? deadline.advanced(by: .nanoseconds(-1)) : deadline
         let current = now
         if fault == .dueWaits ? deadline < current : deadline <= current { return }
-        let wake = Wake()
+        let wake = Sleeper()
         let id = state.withLock { state in
             defer { state.nextID += 1 }
-            state.sleepers.append(Sleeper(id: state.nextID, deadline: deadline, wake: wake))
+            state.sleepers.append(Registration(id: state.nextID, deadline: deadline, wake: wake))
             return state.nextID
         }
         try await withTaskCancellationHandler {
@@ -193,7 +168,7 @@ final class FaultyManualClock: Clock {
     }
 
     /// The next sleeper to resume by the clock's policy, removed, with time moved to it.
-    private func popDue(notAfter target: Instant) -> Sleeper? {
+    private func popDue(notAfter target: Instant) -> Registration? {
         state.withLock { state in
             let due = state.sleepers.indices.filter { state.sleepers[$0].deadline <= target }
             let chosen: Int? = switch fault {

@@ -56,31 +56,27 @@ public struct ConformanceSubject: Sendable {
         wallClockStep: (@Sendable (Duration) -> Void)? = nil,
         make: @escaping @Sendable () -> any Scheduler
     ) {
-        self.name = name
-        self.origin = origin
-        self.capabilities = capabilities ?? make().capabilities
-        self.wallClockStep = wallClockStep
-        self.factory = .scheduler(make)
+        self.init(name: name, origin: origin, capabilities: capabilities ?? make().capabilities, wallClockStep: wallClockStep, factory: .scheduler(make))
     }
 
     /// A clock subject: `make` returns a fresh clock (or the shared one, for a clock without
     /// state) behind its adapter, whose capabilities the subject claims unless overridden.
     public init(name: String, origin: Origin = .thirdParty, capabilities: SchedulerCapabilities? = nil, clock make: @escaping @Sendable () -> ClockUnderTest) {
-        self.name = name
-        self.origin = origin
-        self.capabilities = capabilities ?? make().capabilities
-        self.wallClockStep = nil
-        self.factory = .clock(make)
+        self.init(name: name, origin: origin, capabilities: capabilities ?? make().capabilities, wallClockStep: nil, factory: .clock(make))
     }
 
     /// An executor subject: `make` returns a fresh executor behind its adapter, whose
     /// capabilities the subject claims unless overridden.
     public init(name: String, origin: Origin = .thirdParty, capabilities: SchedulerCapabilities? = nil, executor make: @escaping @Sendable () -> ExecutorUnderTest) {
+        self.init(name: name, origin: origin, capabilities: capabilities ?? make().capabilities, wallClockStep: nil, factory: .executor(make))
+    }
+
+    private init(name: String, origin: Origin, capabilities: SchedulerCapabilities, wallClockStep: (@Sendable (Duration) -> Void)?, factory: Factory) {
         self.name = name
         self.origin = origin
-        self.capabilities = capabilities ?? make().capabilities
-        self.wallClockStep = nil
-        self.factory = .executor(make)
+        self.capabilities = capabilities
+        self.wallClockStep = wallClockStep
+        self.factory = factory
     }
 
     /// What the subject is.

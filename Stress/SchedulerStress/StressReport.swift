@@ -87,8 +87,8 @@ public struct StressRun: Codable, Sendable {
         self.latencyNanoseconds = context.latency.summary
         self.outcomes = outcomes
         self.allocations = context.allocations.perOperation(context.operations)
-        // The benchmark counts its subject's allocations itself, apart from the baseline's.
-        if let perAction = metrics["allocationsPerAction"] { self.allocations?.perOperation = perAction }
+        // The benchmarks count their subject's allocations themselves, apart from the baseline's.
+        if let perOperation = metrics["allocationsPerAction"] ?? metrics["allocationsPerJob"] { self.allocations?.perOperation = perOperation }
         if let bytes = metrics["bytesPerAction"] { self.allocations?.bytesPerOperation = bytes }
         self.ratioToBaseline = metrics["ratioToBaseline"]
         self.metrics = metrics

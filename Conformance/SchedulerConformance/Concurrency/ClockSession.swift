@@ -70,6 +70,15 @@ struct ClockSession {
         try settle()
     }
 
+    /// Advances a manual clock to one nanosecond before `deadline`, where `sleeper` must
+    /// still sleep, then to `deadline`, and returns how the sleeper ended.
+    func wakeExactly(_ sleeper: ProbeTask, at deadline: Duration, _ what: String) throws(RuleFailure) -> ProbeTask.Outcome {
+        try advance(by: deadline - now - .nanoseconds(1))
+        try ctx.expect(sleeper.outcome == nil, "\(what) resumed at \(now), before its deadline \(deadline): \(sleeper.outcome!)")
+        try advance(by: .nanoseconds(1))
+        return try outcome(of: sleeper, "\(what), once the clock reached its deadline \(deadline),")
+    }
+
     /// Runs a manual clock until no sleeper is left, and lets what it resumed run.
     func run() throws(RuleFailure) {
         switch clock.driver {

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// A `Clock` whose time is a ``TestScheduler``'s: `sleep(until:)` suspends until the
 /// scheduler is advanced to the deadline, so `Task.sleep(for:clock:)` and everything built
 /// on clocks run in virtual time.
@@ -96,55 +94,5 @@ public struct VirtualClock: Clock {
     /// repeating action on the scheduler this never returns: dispose it first.
     public func run() {
         scheduler.stepAll()
-    }
-}
-
-/// One suspended `sleep`: resumed exactly once, by its deadline or by cancellation,
-/// whichever comes first; cancellation also withdraws the scheduled wake-up, so a cancelled
-/// sleeper neither runs nor keeps the scheduler (or its closure) busy.
-private final class Sleeper: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<Void, any Error>?
-        var wakeUp: (any Disposable)?
-        /// Set by the first `finish`; the error it carried, if any.
-        var finished: (any Error)??
-    }
-
-    private let state = Mutex(State())
-
-    /// Stores the continuation; when the sleeper was cancelled already, resumes it with
-    /// that error instead and returns false.
-    func install(_ continuation: CheckedContinuation<Void, any Error>) -> Bool {
-        let finished = state.withLock { state -> (any Error)?? in
-            if state.finished == nil { state.continuation = continuation }
-            return state.finished
-        }
-        guard let finished else { return true }
-        if let error = finished { continuation.resume(throwing: error) } else { continuation.resume() }
-        return false
-    }
-
-    /// Keeps the scheduled wake-up so cancellation can withdraw it.
-    func keep(_ wakeUp: (any Disposable)?) {
-        let late = state.withLock { state -> Bool in
-            if state.finished != nil { return true }
-            state.wakeUp = wakeUp
-            return false
-        }
-        if late { wakeUp?.dispose() }
-    }
-
-    /// Resumes the sleeper: normally for `nil`, throwing `error` otherwise. Only the first
-    /// call counts.
-    func finish(_ error: (any Error)?) {
-        let (continuation, wakeUp) = state.withLock { state -> (CheckedContinuation<Void, any Error>?, (any Disposable)?) in
-            guard state.finished == nil else { return (nil, nil) }
-            state.finished = .some(error)
-            defer { state.continuation = nil; state.wakeUp = nil }
-            return (state.continuation, state.wakeUp)
-        }
-        if error != nil { wakeUp?.dispose() }
-        guard let continuation else { return }
-        if let error { continuation.resume(throwing: error) } else { continuation.resume() }
     }
 }

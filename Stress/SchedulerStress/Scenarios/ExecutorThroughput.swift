@@ -20,27 +20,10 @@ extension StressScenario {
         let baseline = YieldLoop(serial: DispatchQueueExecutor(label: "executor throughput baseline"))
         let subject = executor.serial.map(YieldLoop.init(serial:)) ?? YieldLoop(task: executor.task!)
         let jobs = 20_000
-        var subjectSamples: [Double] = [], baselineSamples: [Double] = []
-        var subjectAllocations: [Double] = [], baselineAllocations: [Double] = []
-        repeat {
-            let (base, baseAllocs) = try baseline.measure(jobs, ctx, drive: nil)
-            let (mine, myAllocs) = try subject.measure(jobs, ctx, drive: executor.drive)
-            baselineSamples.append(base)
-            subjectSamples.append(mine)
-            if let baseAllocs, let myAllocs {
-                baselineAllocations.append(baseAllocs)
-                subjectAllocations.append(myAllocs)
-            }
-            ctx.record("completed", count: jobs)
-            ctx.addOperations(jobs)
-        } while !ctx.timeIsUp || subjectSamples.count < 3
-        let subjectCost = stressMedian(subjectSamples), baselineCost = stressMedian(baselineSamples)
-        ctx.setMetric("nanosecondsPerJob", subjectCost)
-        ctx.setMetric("baselineNanosecondsPerJob", baselineCost)
-        ctx.setMetric("ratioToBaseline", subjectCost / baselineCost)
-        if !subjectAllocations.isEmpty {
-            ctx.setMetric("allocationsPerJob", stressMedian(subjectAllocations))
-            ctx.setMetric("baselineAllocationsPerJob", stressMedian(baselineAllocations))
+        try ctx.benchmark(unit: "Job", operations: jobs) { () throws(StressFailure) in
+            let (base, baseAllocations) = try baseline.measure(jobs, ctx, drive: nil)
+            let (mine, allocations) = try subject.measure(jobs, ctx, drive: executor.drive)
+            return BenchmarkRound(nanoseconds: mine, baselineNanoseconds: base, allocations: allocations, baselineAllocations: baseAllocations)
         }
     }
 }
@@ -98,11 +81,4 @@ private actor YieldingActor {
         for _ in 0..<count { await Task.yield() }
         done.tick()
     }
-}
-
-/// The median of `values` (0 for none): the statistic every benchmark metric reports, since
-/// a shared 2-core machine's outliers are one-sided.
-func stressMedian(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
 }

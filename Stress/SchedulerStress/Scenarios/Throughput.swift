@@ -17,31 +17,11 @@ extension StressScenario {
         let scheduler = ctx.subject.makeScheduler()
         let batch = 20_000
         let baselineQueue = DispatchQueue(label: "throughput baseline")
-        var subjectSamples: [Double] = [], baselineSamples: [Double] = []
-        var subjectAllocations: [Double] = [], baselineAllocations: [Double] = [], subjectBytes: [Double] = []
-        repeat {
-            let (baseline, baselineAllocs, _) = try measure(batch, ctx) { action in baselineQueue.async(execute: action) }
-            let (subject, subjectAllocs, bytes) = try measure(batch, ctx, drive: scheduler as? any VirtualTimeScheduler) { action in scheduler.schedule(action) }
-            if let bytes { subjectBytes.append(bytes) }
-            baselineSamples.append(baseline)
-            subjectSamples.append(subject)
-            if let baselineAllocs, let subjectAllocs {
-                baselineAllocations.append(baselineAllocs)
-                subjectAllocations.append(subjectAllocs)
-            }
-            ctx.record("completed", count: batch)
-            ctx.addOperations(batch)
-        } while !ctx.timeIsUp || subjectSamples.count < 3
-        let subjectCost = stressMedian(subjectSamples), baselineCost = stressMedian(baselineSamples)
-        ctx.setMetric("nanosecondsPerAction", subjectCost)
-        ctx.setMetric("baselineNanosecondsPerAction", baselineCost)
-        ctx.setMetric("ratioToBaseline", subjectCost / baselineCost)
-        if !subjectAllocations.isEmpty {
-            ctx.setMetric("allocationsPerAction", stressMedian(subjectAllocations))
-            ctx.setMetric("baselineAllocationsPerAction", stressMedian(baselineAllocations))
-            ctx.setMetric("extraAllocationsPerAction", stressMedian(subjectAllocations) - stressMedian(baselineAllocations))
+        try ctx.benchmark(unit: "Action", operations: batch) { () throws(StressFailure) in
+            let (baseline, baselineAllocations, _) = try measure(batch, ctx) { action in baselineQueue.async(execute: action) }
+            let (subject, allocations, bytes) = try measure(batch, ctx, drive: scheduler as? any VirtualTimeScheduler) { action in scheduler.schedule(action) }
+            return BenchmarkRound(nanoseconds: subject, baselineNanoseconds: baseline, allocations: allocations, baselineAllocations: baselineAllocations, bytes: bytes)
         }
-        if !subjectBytes.isEmpty { ctx.setMetric("bytesPerAction", stressMedian(subjectBytes)) }
         let capabilities = ctx.subject.capabilities
         if !capabilities.isDisjoint(with: [.synchronous, .trampoline, .virtualTime]) {
             ctx.setMetric("recursionNanosecondsPerStep", try recursionStep(scheduler, ctx))
