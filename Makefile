@@ -18,7 +18,7 @@ THIRD_PARTY := Conformance/ThirdParty
 MATRIX_CONFORMANCE := $(THIRD_PARTY)/.build/release/matrix-conformance
 MATRIX_STRESS      := $(THIRD_PARTY)/.build/release/matrix-stress
 
-.PHONY: help build test test-package test-third-party test-example python-deps release conformance conformance-mutants conformance-kill-matrix conformance-loaded matrix stress stress-nightly rules clean
+.PHONY: tsan help build test test-package test-third-party test-example python-deps release conformance conformance-mutants conformance-kill-matrix conformance-loaded matrix stress stress-nightly rules clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-20s %s\n", $$1, $$2}'
@@ -44,6 +44,25 @@ test-example: ## Run the example package's tests, then its own conformance and s
 
 python-deps: # the report schema is checked with Python's jsonschema
 	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install --quiet jsonschema
+
+# ThreadSanitizer: its own build folder, and `Lock` on pthread mutexes the sanitizer sees.
+TSAN_BUILD   := --sanitize=thread --scratch-path .build-tsan -Xswiftc -DSCHEDULERS_TSAN
+TSAN_REPORTS := $(REPORTS)/tsan
+# Every process (the tests and the commands they start) writes its reports to a file of its
+# own, so a report in a child whose output a test does not show still fails the run.
+TSAN_RUNTIME := suppressions=$(CURDIR)/Tests/ThreadSanitizer.supp log_path=$(abspath $(TSAN_REPORTS))/report halt_on_error=0
+# Swift's crash backtracer is off: the tests crash workers on purpose, and the sanitizer's
+# runtime dies in its own fork handling when the backtracer is spawned from a crashing
+# process ("CHECK failed … ForkChildAfter"), which would leave a log that is not a report.
+
+tsan: ## Build and run this package's tests under ThreadSanitizer; fails on any report outside Tests/ThreadSanitizer.supp
+	$(SWIFT) build --build-tests $(TSAN_BUILD)
+	@rm -rf $(TSAN_REPORTS) && mkdir -p $(TSAN_REPORTS)
+	@status=0; TSAN_OPTIONS="$(TSAN_RUNTIME)" SWIFT_BACKTRACE=enable=no $(if $(TSAN_CANARY),SCHEDULERS_TSAN_CANARY=1) $(SWIFT) test --skip-build $(TSAN_BUILD) || status=$$?; \
+	reports=$$(ls $(TSAN_REPORTS) | wc -l); \
+	if [ $$reports -gt 0 ]; then cat $(TSAN_REPORTS)/*; echo "make tsan: ThreadSanitizer reports from $$reports process(es), kept in $(TSAN_REPORTS)"; exit 1; fi; \
+	if [ $$status -ne 0 ]; then echo "make tsan: the tests failed (exit $$status)"; exit $$status; fi; \
+	echo "make tsan: every test passed with no ThreadSanitizer report"
 
 release: # the commands, optimised (SwiftPM rebuilds only what changed)
 	$(SWIFT) build -c release --product conformance

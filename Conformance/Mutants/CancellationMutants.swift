@@ -53,7 +53,7 @@ final class DisposesNeighbourMutant: MutantBase, @unchecked Sendable {
         var isDisposed: Bool { owner.slots.withLock { $0[index]?.isDisposed ?? true } }
     }
 
-    fileprivate let slots = Mutex<[Int: BooleanDisposable]>([:])
+    fileprivate let slots = Lock<[Int: BooleanDisposable]>([:])
     private let next = Atomic<Int>(0)
 
     fileprivate func disposeSlots(_ index: Int) {
@@ -147,7 +147,7 @@ final class SelfDisposeSkipsNextMutant: MutantBase, @unchecked Sendable {
         var isDisposed: Bool { flag.isDisposed }
     }
 
-    private let running = Mutex<Handle?>(nil)
+    private let running = Lock<Handle?>(nil)
     private let skipNext = Atomic<Bool>(false)
 
     override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
@@ -165,7 +165,7 @@ final class SelfDisposeSkipsNextMutant: MutantBase, @unchecked Sendable {
 
 /// Keeps every closure it was ever given.
 final class KeepsClosuresMutant: MutantBase, @unchecked Sendable {
-    private let kept = Mutex<[SchedulerAction]>([])
+    private let kept = Lock<[SchedulerAction]>([])
 
     override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
         kept.withLock { $0.append(action) }
@@ -175,7 +175,7 @@ final class KeepsClosuresMutant: MutantBase, @unchecked Sendable {
 
 /// Keeps one closure in 500: a leak that a single action never shows.
 final class KeepsSomeClosuresMutant: MutantBase, @unchecked Sendable {
-    private let kept = Mutex<[SchedulerAction]>([])
+    private let kept = Lock<[SchedulerAction]>([])
     private let count = Atomic<Int>(0)
 
     override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
@@ -199,7 +199,7 @@ final class KeepsDisposedClosuresMutant: MutantBase, @unchecked Sendable {
         var isDisposed: Bool { flag.isDisposed }
     }
 
-    private let graveyard = Mutex<[Handle]>([])
+    private let graveyard = Lock<[Handle]>([])
 
     override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
         let handle = Handle(action, self)
@@ -211,7 +211,7 @@ final class KeepsDisposedClosuresMutant: MutantBase, @unchecked Sendable {
 /// Delayed actions due at the same deadline share one timer and one handle: disposing
 /// one cancels its neighbours too.
 final class SharedDeadlineTimerMutant: MutantBase, @unchecked Sendable {
-    private let handles = Mutex<[SchedulerTime: BooleanDisposable]>([:])
+    private let handles = Lock<[SchedulerTime: BooleanDisposable]>([:])
 
     override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
         let flag = handles.withLock { handles in
@@ -236,7 +236,7 @@ final class RepeatingIgnoresDisposalMutant: MutantBase, @unchecked Sendable {
         return BooleanDisposable()
     }
 
-    private let leaked = Mutex<[any Disposable]>([])
+    private let leaked = Lock<[any Disposable]>([])
 }
 
 /// A repeating timer whose handler runs the tick and only then looks at the disposed flag:

@@ -1,7 +1,6 @@
 import Dispatch
 import SchedulerConformance
 import Schedulers
-import Synchronization
 
 /// A real clock on Dispatch's uptime clock, correct unless given a fault: sleeps are
 /// Dispatch timers whose continuation is resumed once, by the timer or by cancellation.
@@ -36,7 +35,7 @@ final class FaultyRealClock: Clock {
     let fault: Fault?
     private let made: Instant
     /// Threads in the order they first read the clock; odd ones read 5 ms behind.
-    private let readers = Mutex<[UInt: Int]>([:])
+    private let readers = Lock<[UInt: Int]>([:])
 
     init(_ fault: Fault?) {
         self.fault = fault
@@ -121,7 +120,7 @@ final class FaultyManualClock: Clock {
     let fault: Fault?
     /// Runs the sleeping tasks' jobs; its own time never moves.
     let jobs = TestScheduler(name: "manual clock jobs")
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     init(_ fault: Fault?) { self.fault = fault }
 
@@ -218,7 +217,7 @@ final class FaultyImmediateClock: Clock {
     typealias Instant = VirtualClock.Instant
 
     let fault: Fault?
-    private let time = Mutex(Instant(offset: .seconds(1_000)))
+    private let time = Lock(Instant(offset: .seconds(1_000)))
 
     init(_ fault: Fault?) { self.fault = fault }
 

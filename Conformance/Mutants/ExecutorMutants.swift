@@ -29,7 +29,7 @@ final class FaultyExecutor: SerialExecutor, TaskExecutor {
     let fault: Fault?
     /// Jobs wait for a drive instead of a worker.
     let virtual: Bool
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let worker = DispatchQueue(label: "faulty executor")
     /// The thread running one of this executor's jobs, or 0.
     private let runningOn = Atomic<UInt>(0)

@@ -192,6 +192,14 @@ extension Mutants {
         ConformanceSubject(name: "control-virtual-executor", origin: .mutant, executor: { FaultyExecutor(nil, virtual: true).underTest }),
     ]
 
+    /// `make tsan`'s canary: a test scheduler whose queue is not guarded at all. Scheduling on
+    /// it from two threads is a data race that ThreadSanitizer reports every time, while no
+    /// rule can promise to see it (the race need not lose anything), so it is kept out of
+    /// ``all``. The sanitizer run proves it still fails on this subject.
+    public static let raceCanary = ConformanceSubject(name: "mutant-\(FaultyVirtualMutant.Fault.unguarded.rawValue)", origin: .mutant) {
+        FaultyVirtualMutant(.unguarded)
+    }
+
     /// Broken executors, each caught by its EXE rule.
     static let executors: [Mutant] = [
         executor(.dropsJobs, "loses one job in 150", "EXE-1"),

@@ -6,7 +6,7 @@ import Synchronization
 
 /// Runs queued actions last-in, first-out.
 final class LIFOMutant: MutantBase, @unchecked Sendable {
-    private let stack = Mutex<[SchedulerAction]>([])
+    private let stack = Lock<[SchedulerAction]>([])
 
     override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
         stack.withLock { $0.append(action) }
@@ -21,7 +21,7 @@ final class LIFOMutant: MutantBase, @unchecked Sendable {
 /// FIFO except that every 300th action is set aside and queued after the one that follows
 /// it: a swap, three times in a thousand.
 final class ReordersRarelyMutant: MutantBase, @unchecked Sendable {
-    private let state = Mutex<(count: Int, aside: SchedulerAction?)>((0, nil))
+    private let state = Lock<(count: Int, aside: SchedulerAction?)>((0, nil))
 
     override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
         let toQueue: [SchedulerAction] = state.withLock { state in
@@ -108,7 +108,7 @@ final class PerThreadLanesMutant: MutantBase, @unchecked Sendable {
         }
     }
 
-    private let lanes = Mutex(Lanes())
+    private let lanes = Lock(Lanes())
 
     override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
         let thread = ThreadProbe.id
@@ -155,8 +155,8 @@ final class InlineWhenIdleMutant: MutantBase, @unchecked Sendable {
 /// per-thread overflow buffer, flushed after that thread's next uncontended call: under
 /// contention a producer's action runs after its later one.
 final class ContendedOverflowMutant: MutantBase, @unchecked Sendable {
-    private let lock = Mutex<Void>(())
-    private let overflow = Mutex<[UInt: [SchedulerAction]]>([:])
+    private let lock = Lock<Void>(())
+    private let overflow = Lock<[UInt: [SchedulerAction]]>([:])
 
     override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
         let thread = ThreadProbe.id

@@ -63,7 +63,7 @@ final class FaultyRecursionMutant: MutantBase, @unchecked Sendable {
         @Sendable func run() {
             if fault != .checksDisposalOnlyOnReschedule && fault != .ignoresDisposal, disposable.isDisposed { return }
             pendingLater.store(false, ordering: .relaxed)
-            let state = Mutex<(inBlock: Bool, counted: Int)>((true, 0))
+            let state = Lock<(inBlock: Bool, counted: Int)>((true, 0))
             block {
                 let inBlock = state.withLock { state in
                     if state.inBlock { state.counted += 1 }

@@ -178,7 +178,7 @@ final class SharedTrampolineMutant: Scheduler {
     let name = "shared-trampoline"
     var capabilities: SchedulerCapabilities { [.trampoline, .tracksCurrent] }
     var now: SchedulerTime { ImmediateScheduler.shared.now }
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     @discardableResult
     func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {

@@ -9,7 +9,7 @@ import Synchronization
 /// Its queue starts with a short warm-up, so work is still pending at release.
 final class RunsPendingTwiceOnReleaseMutant: MutantBase, @unchecked Sendable {
     private final class Pending: Sendable {
-        let actions = Mutex<[Int: SchedulerAction]>([:])
+        let actions = Lock<[Int: SchedulerAction]>([:])
         let next = Atomic<Int>(0)
     }
 

@@ -70,7 +70,7 @@ final class WallClockDeadlinesMutant: MutantBase, @unchecked Sendable {
         let disposable: BooleanDisposable
     }
 
-    private let timers = Mutex<[Timer]>([])
+    private let timers = Lock<[Timer]>([])
 
     override init(_ name: String, claims: SchedulerCapabilities = [.asynchronous, .serial, .cancellation, .timers, .tracksCurrent], queue: DispatchQueue? = nil) {
         super.init(name, claims: claims, queue: queue)
@@ -115,7 +115,7 @@ final class PastDeadlineDroppedMutant: MutantBase, @unchecked Sendable {
 /// Keeps delayed actions in a list in the order they were added and arms one timer for
 /// the head: a later timer added first holds back an earlier one.
 final class TimersInInsertionOrderMutant: MutantBase, @unchecked Sendable {
-    private let list = Mutex<[(deadline: SchedulerTime, action: SchedulerAction, disposable: BooleanDisposable)]>([])
+    private let list = Lock<[(deadline: SchedulerTime, action: SchedulerAction, disposable: BooleanDisposable)]>([])
 
     override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
         let disposable = BooleanDisposable()

@@ -1,6 +1,5 @@
 import HeapModule
 import Schedulers
-import Synchronization
 
 /// A small virtual-time scheduler, correct but for one fault per instance.
 final class FaultyVirtualMutant: VirtualTimeScheduler {
@@ -15,6 +14,10 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
         case emptyStepMovesTime = "virtual-empty-step-moves-time"
         /// A step also runs the next action when it is due at the same time.
         case stepRunsTies = "virtual-step-runs-ties"
+        /// Its queue is not guarded at all: scheduling from two threads races. No rule can
+        /// catch that every time (a race need not corrupt anything), but ThreadSanitizer does:
+        /// this is `make tsan`'s canary (``Mutants/raceCanary``), not a mutant of a rule.
+        case unguarded = "virtual-unguarded"
         /// `advance(to:)` runs what is due before the target, not at it.
         case advanceExclusive = "virtual-advance-exclusive"
         /// `advance(to:)` runs only what was pending when it started.
@@ -62,15 +65,23 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
         return claims
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
+    /// The state of the `.unguarded` fault, reached without any lock.
+    private nonisolated(unsafe) var unguardedState = State()
+
+    /// Runs `body` on the state, under its lock except with the `.unguarded` fault.
+    private func guarded<R>(_ body: (inout State) -> R) -> R {
+        if fault == .unguarded { return body(&unguardedState) }
+        return state.withLock { body(&$0) }
+    }
 
     init(_ fault: Fault) { self.fault = fault }
 
-    var now: SchedulerTime { state.withLock { $0.now } }
+    var now: SchedulerTime { guarded { $0.now } }
 
     @discardableResult
     func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
-        if fault == .runsEagerly, state.withLock({ $0.entries.isEmpty }) {
+        if fault == .runsEagerly, guarded({ $0.entries.isEmpty }) {
             CurrentScheduler.run(as: self, action)
             return nil
         }
@@ -92,7 +103,7 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
     private func insert(
         _ action: @escaping SchedulerAction, at time: SchedulerTime, interval: Duration?, disposable: BooleanDisposable = BooleanDisposable()
     ) -> BooleanDisposable {
-        state.withLock { state in
+        guarded { state in
             var time = max(time, state.now)
             if fault == .clampsToTarget, let target = state.target { time = max(time, target) }
             state.sequence += 1
@@ -106,7 +117,7 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
     /// Removes the earliest live entry due at or before `limit` (before it, when
     /// `exclusive`), skipping entries added after `sequenceLimit`.
     private func pop(notAfter limit: SchedulerTime, exclusive: Bool = false, sequenceLimit: UInt64 = .max) -> Entry? {
-        state.withLock { state in
+        guarded { state in
             var later: [Entry] = []
             defer { for entry in later { state.entries.insert(entry) } }
             while let entry = state.entries.min {
@@ -124,11 +135,11 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
     }
 
     private func run(_ entry: Entry) {
-        state.withLock { state in
+        guarded { state in
             state.now = fault == .nowIsTarget ? (state.target ?? entry.time) : entry.time
         }
         if let interval = entry.interval {
-            let base = fault == .repeatingFromTarget ? (state.withLock { $0.target } ?? entry.time) : entry.time
+            let base = fault == .repeatingFromTarget ? (guarded { $0.target } ?? entry.time) : entry.time
             let next = (try? base.advanced(by: interval)) ?? .distantFuture
             _ = insert(entry.action, at: next, interval: interval, disposable: entry.disposable)
         }
@@ -138,7 +149,7 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
     @discardableResult
     func step() -> Bool {
         guard let first = pop(notAfter: .distantFuture) else {
-            if fault == .emptyStepMovesTime { state.withLock { $0.now = (try? $0.now.advanced(by: .milliseconds(1))) ?? $0.now } }
+            if fault == .emptyStepMovesTime { guarded { $0.now = (try? $0.now.advanced(by: .milliseconds(1))) ?? $0.now } }
             return false
         }
         run(first)
@@ -156,17 +167,17 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
 
     func advance(to target: SchedulerTime) {
         guard target >= now else {
-            if fault == .movesBackwards { state.withLock { $0.now = target } }
+            if fault == .movesBackwards { guarded { $0.now = target } }
             return
         }
-        state.withLock { $0.target = target }
+        guarded { $0.target = target }
         switch fault {
         case .advanceSnapshot:
-            let last = state.withLock { $0.sequence }
+            let last = guarded { $0.sequence }
             while let entry = pop(notAfter: target, sequenceLimit: last) { run(entry) }
         case .insertionsAfterBatch:
             while true {
-                let batch = state.withLock { state -> [Entry] in
+                let batch = guarded { state -> [Entry] in
                     var due: [Entry] = []
                     while let first = state.entries.min, first.time <= target { due.append(state.entries.removeMin()) }
                     return due.filter { !$0.disposable.isDisposed }
@@ -177,7 +188,7 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
         default:
             while let entry = pop(notAfter: target, exclusive: fault == .advanceExclusive) { run(entry) }
         }
-        state.withLock { state in
+        guarded { state in
             state.now = max(state.now, target)
             state.target = nil
         }

@@ -15,7 +15,7 @@ public final class RuleContext: Sendable {
 
     /// Gates of `hold(_:)` not yet released; the runner releases them after each rule, so a
     /// rule that fails half-way never leaves its scheduler blocked for the next one.
-    private let holds = Mutex<[Signal]>([])
+    private let holds = Lock<[Signal]>([])
 
     /// Whether a hang takes every thread's stack. gdb stops the whole process while it
     /// reads them, so only a process given to this one subject (a tool's worker) does.
@@ -200,7 +200,7 @@ public final class RuleContext: Sendable {
     /// Runs `body` on a new thread that no scheduler drives, waits for it and returns its
     /// result.
     public func onFreshThread<T: Sendable>(_ body: @escaping @Sendable () throws(RuleFailure) -> T) throws(RuleFailure) -> T {
-        let result = Mutex<Result<T, RuleFailure>?>(nil)
+        let result = Lock<Result<T, RuleFailure>?>(nil)
         let done = Signal()
         Thread {
             let outcome: Result<T, RuleFailure>
@@ -285,7 +285,7 @@ public final class Signal: Sendable {
 
 /// A thread-safe log of values in the order they were recorded.
 public final class Recorder<Value: Sendable>: Sendable {
-    private let values = Mutex<[Value]>([])
+    private let values = Lock<[Value]>([])
     private let expected: Int
     /// Fires when the log first holds the expected number of values.
     public let complete = Signal()
@@ -318,7 +318,7 @@ public final class OverlapMeter: Sendable {
 /// A weakly held disposable, readable from any thread.
 public final class WeakDisposable: Sendable {
     private struct Weak { weak var object: (any Disposable)? }
-    private let storage = Mutex(Weak())
+    private let storage = Lock(Weak())
     /// An empty box.
     public init() {}
     /// The disposable, while something else keeps it alive.
@@ -330,9 +330,9 @@ public final class WeakDisposable: Sendable {
 
 /// A strongly held value, set and read from any thread.
 public final class Box<Value: Sendable>: Sendable {
-    private let storage: Mutex<Value>
+    private let storage: Lock<Value>
     /// A box holding `value`.
-    public init(_ value: Value) { storage = Mutex(value) }
+    public init(_ value: Value) { storage = Lock(value) }
     public var value: Value {
         get { storage.withLock { $0 } }
         set { storage.withLock { $0 = newValue } }

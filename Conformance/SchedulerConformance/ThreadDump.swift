@@ -1,7 +1,7 @@
+import Schedulers
 import Dispatch
 import Foundation
 import Subprocess
-import Synchronization
 
 /// Every thread's stack of a live process, taken with gdb: how a hang is diagnosed, in a
 /// worker process by its supervisor and in a test's own process by the rule that saw it.
@@ -43,7 +43,7 @@ public enum ThreadDump {
 /// calling thread: for synchronous APIs (the commands, the rules) that need an async library.
 /// Never call it from a task of the cooperative pool that `body` might need.
 public func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
-    let result = Mutex<T?>(nil)
+    let result = Lock<T?>(nil)
     let done = DispatchSemaphore(value: 0)
     Task.detached {
         let value = await body()

@@ -1,4 +1,5 @@
 import Dispatch
+import Schedulers
 
 /// The time bounds every rule uses, calibrated to the machine at start-up.
 ///
@@ -45,14 +46,19 @@ public struct Timing: Sendable, Codable, Equatable {
 
     /// Bounds derived from a measured worst lateness: 20× the measurement, at least
     /// 50 ms, at most 2 s (a loaded 2-core machine routinely shows 5–20 ms).
+    ///
+    /// In `make tsan`'s build the pure upper bounds (``mustHappen``, ``ruleTimeout``) also
+    /// grow by the sanitizer's slowdown: passing code never waits for them, and the sanitizer
+    /// must not turn slowness into a failure. The lateness comes from the measurement, which
+    /// already runs under the sanitizer.
     public init(measuredLateness: Duration, scale: Double = 1) {
         let scale = max(scale, 0.1)
         let lateness = min(max(measuredLateness * 20, .milliseconds(50)), .seconds(2)) * scale
         self.init(
-            mustHappen: .seconds(10) * scale,
+            mustHappen: .seconds(10) * scale * ThreadSanitizerBuild.slowdown,
             quietWindow: lateness,
             lateness: lateness,
-            ruleTimeout: .seconds(90) * scale
+            ruleTimeout: .seconds(90) * scale * ThreadSanitizerBuild.slowdown
         )
     }
 }

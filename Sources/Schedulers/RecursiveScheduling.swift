@@ -69,7 +69,7 @@ private final class Run: Disposable, @unchecked Sendable {
 
     private let recursion: Recursion
     private let progress = Atomic<Int>(0)
-    private let handle = Mutex<(handle: (any Disposable)?, disposed: Bool)>((nil, false))
+    private let handle = Lock<(handle: (any Disposable)?, disposed: Bool)>((nil, false))
     /// This run's place in the recursion's composite.
     var key: CompositeDisposable.Key?
 
@@ -127,7 +127,7 @@ private final class UnrolledRecursion: Sendable {
 
     let disposable = BooleanDisposable()
     private let block: @Sendable (_ reschedule: @escaping @Sendable () -> Void) -> Void
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     init(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
         self.block = block

@@ -1,5 +1,4 @@
 import HeapModule
-import Synchronization
 
 /// A virtual-time scheduler for unit tests (ReactiveCocoa's `RACTestScheduler`,
 /// ReactiveSwift's `TestScheduler`).
@@ -67,12 +66,12 @@ public final class TestScheduler: VirtualTimeScheduler {
     public var capabilities: SchedulerCapabilities {
         [.asynchronous, .serial, .cancellation, .timers, .repeating, .virtualTime, .singleStep, .tracksCurrent]
     }
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     /// A test scheduler whose clock starts at `start`.
     public init(name: String = "TestScheduler", start: SchedulerTime = .zero) {
         self.name = name
-        self.state = Mutex(State(now: start))
+        self.state = Lock(State(now: start))
     }
 
     public var now: SchedulerTime { state.withLock { $0.now } }

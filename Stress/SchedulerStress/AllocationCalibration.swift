@@ -1,5 +1,6 @@
 import Foundation
 import SchedulerConformance
+import Schedulers
 
 /// Allocates a known number of objects on several threads and reads the count back, to
 /// prove that the allocation statistics are right across threads.
@@ -18,7 +19,10 @@ public enum AllocationCalibration {
         }
 
         public var summary: String {
-            guard let counted else { return "allocator system: no allocation statistics (install libjemalloc-dev for them)" }
+            guard let counted else {
+                return "allocator system: no allocation statistics ("
+                    + (ThreadSanitizerBuild.isEnabled ? "ThreadSanitizer's allocator replaces jemalloc" : "install libjemalloc-dev for them") + ")"
+            }
             let error = (Double(counted) - Double(expected)) / Double(expected) * 100
             return "allocator \(allocator): expected \(expected) allocations, counted \(counted) (\(String(format: "%+.3f", error))%) — \(passed ? "within" : "OUTSIDE") 1%"
         }

@@ -1,3 +1,4 @@
+import Schedulers
 import Histogram
 import Synchronization
 
@@ -20,7 +21,7 @@ final class LatencyCollector: Sendable {
     /// An hour in nanoseconds: beyond that a sample is out of range.
     static let highest: UInt64 = 3_600_000_000_000
 
-    private let merged = Mutex(Histogram<UInt64>(highestTrackableValue: LatencyCollector.highest, numberOfSignificantValueDigits: .three))
+    private let merged = Lock(Histogram<UInt64>(highestTrackableValue: LatencyCollector.highest, numberOfSignificantValueDigits: .three))
     private let outOfRange = Atomic<UInt64>(0)
 
     /// A histogram for one worker.

@@ -21,9 +21,9 @@ public final class StressContext: Sendable {
     public let grace: Duration
 
     let started = ContinuousClock.now
-    private let counts = Mutex<[String: Int]>([:])
+    private let counts = Lock<[String: Int]>([:])
     private let operationCount = Atomic<Int>(0)
-    private let extraMetrics = Mutex<[String: Double]>([:])
+    private let extraMetrics = Lock<[String: Double]>([:])
     let latency = LatencyCollector()
     let allocations = AllocationCollector()
 

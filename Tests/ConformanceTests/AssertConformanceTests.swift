@@ -3,7 +3,6 @@ import SchedulerConformanceTesting
 import SchedulerMutants
 import Foundation
 import Schedulers
-import Synchronization
 import Testing
 
 @Suite struct AssertConformanceTests {
@@ -83,7 +82,7 @@ private final class StuckScheduler: Scheduler {
     let name = "stuck"
     var capabilities: SchedulerCapabilities { [.asynchronous, .serial] }
     var now: SchedulerTime { ImmediateScheduler.shared.now }
-    private let queue = Mutex<[SchedulerAction]>([])
+    private let queue = Lock<[SchedulerAction]>([])
 
     func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
         queue.withLock { $0.append(action) }

@@ -14,9 +14,9 @@ import Testing
         let error: String
     }
 
-    static func conformance(_ arguments: [String]) async throws -> Outcome {
+    static func conformance(_ arguments: [String], environment: Environment = .inherit) async throws -> Outcome {
         let result = try await Subprocess.run(
-            .path(.init(executable)), arguments: .init(arguments),
+            .path(.init(executable)), arguments: .init(arguments), environment: environment,
             output: .string(limit: 1 << 22), error: .string(limit: 1 << 22)
         )
         return Outcome(status: result.terminationStatus, output: result.standardOutput, error: result.standardError)

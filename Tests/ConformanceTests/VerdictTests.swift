@@ -7,7 +7,11 @@ import Testing
 /// What a result says beyond passed and failed: inconclusive when the risky situation did
 /// not occur, guaranteed when no scheduler on this API can fail, and precise messages.
 @Suite struct VerdictTests {
-    static let timing = Timing(mustHappen: .seconds(2), quietWindow: .milliseconds(20), lateness: .milliseconds(50), ruleTimeout: .seconds(30))
+    /// Correct subjects run with these bounds too, so they grow under the sanitizer.
+    static let timing = Timing(
+        mustHappen: .seconds(2) * ThreadSanitizerBuild.slowdown, quietWindow: .milliseconds(20),
+        lateness: .milliseconds(50) * ThreadSanitizerBuild.slowdown, ruleTimeout: .seconds(30) * ThreadSanitizerBuild.slowdown
+    )
 
     @Test func aRuleWhoseSituationNeverOccurredIsInconclusiveNotPassed() throws {
         // Claims concurrency but runs one action at a time: CUR-7's pairs never overlap.

@@ -1,6 +1,5 @@
 import Dispatch
 import Schedulers
-import Synchronization
 import Testing
 
 /// The bridges to Swift concurrency: a scheduler as an executor, a test scheduler as a clock.
@@ -19,7 +18,7 @@ import Testing
     @Test func anActorOnAQueueSchedulerRunsThereAsItsCurrentScheduler() async {
         let scheduler = QueueScheduler(name: "actor home")
         let counter = Counter(scheduler.executor)
-        let current = Mutex<String?>(nil)
+        let current = Lock<String?>(nil)
         let (value, isolated) = await counter.increment()
         scheduler.schedule { current.withLock { $0 = CurrentScheduler.value?.name } }
         #expect(value == 1)

@@ -1,6 +1,5 @@
 import Dispatch
 import Schedulers
-import Synchronization
 import Testing
 
 @Suite struct CurrentSchedulerTests {
@@ -47,7 +46,7 @@ import Testing
         // A serial queue with no target reuses worker threads; after our action the same
         // worker must again see no current scheduler.
         let scheduler = QueueScheduler(name: "worker")
-        let after = Mutex<Bool?>(nil)
+        let after = Lock<Bool?>(nil)
         let done = Signal()
         let plain = DispatchQueue(label: "plain", target: scheduler.queue)
         scheduler.schedule {}

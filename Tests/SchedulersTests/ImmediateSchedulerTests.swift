@@ -7,7 +7,7 @@ import Testing
     let scheduler = ImmediateScheduler.shared
 
     @Test func runsSynchronouslyOnTheCallersThreadAndReturnsNil() {
-        let ran = Mutex<Thread?>(nil)
+        let ran = Lock<Thread?>(nil)
         let handle = scheduler.schedule { ran.withLock { $0 = Thread.current } }
         #expect(ran.withLock { $0 } === Thread.current)
         #expect(handle == nil)
@@ -15,7 +15,7 @@ import Testing
 
     @Test func doesNotChangeTheCurrentScheduler() {
         let outer = QueueScheduler(name: "outer")
-        let seen = Mutex<(any Scheduler)?>(nil)
+        let seen = Lock<(any Scheduler)?>(nil)
         let done = Signal()
         outer.schedule {
             ImmediateScheduler.shared.schedule { seen.withLock { $0 = CurrentScheduler.value } }
@@ -27,7 +27,7 @@ import Testing
 
     @Test func timedActionNeverRunsEarly() throws {
         let deadline = try scheduler.now.advanced(by: .milliseconds(20))
-        let ranAt = Mutex<SchedulerTime?>(nil)
+        let ranAt = Lock<SchedulerTime?>(nil)
         try scheduler.schedule(at: deadline) { ranAt.withLock { $0 = ImmediateScheduler.shared.now } }
         let time = try #require(ranAt.withLock { $0 })
         #expect(time >= deadline)
@@ -67,8 +67,8 @@ import Testing
 
     @Test func laterRescheduleRunsAtOnceAndDisposalFromInsideStops() throws {
         let runs = Atomic<Int>(0)
-        let handle = Mutex<(any Disposable)?>(nil)
-        let later = Mutex<(@Sendable () -> Void)?>(nil)
+        let handle = Lock<(any Disposable)?>(nil)
+        let later = Lock<(@Sendable () -> Void)?>(nil)
         let disposable = try #require(scheduler.scheduleRecursive { reschedule in
             if runs.wrappingAdd(1, ordering: .relaxed).newValue == 1 {
                 // Kept for a reschedule after the block returned.

@@ -1,6 +1,5 @@
 import Foundation
 import Schedulers
-import Synchronization
 import Testing
 import XCTest
 
@@ -11,7 +10,7 @@ final class MainThreadSchedulerXCTests: XCTestCase {
         XCTAssertTrue(Thread.isMainThread)
         XCTAssertTrue(CurrentScheduler.value === MainThreadScheduler.shared, "the main thread defaults to the main scheduler")
         XCTAssertNil(CurrentScheduler.explicitValue)
-        let observed = Mutex<(Bool, Bool)?>(nil)
+        let observed = Lock<(Bool, Bool)?>(nil)
         let order = Recorder<Int>()
         MainThreadScheduler.shared.schedule {
             observed.withLock { $0 = (Thread.isMainThread, CurrentScheduler.explicitValue === MainThreadScheduler.shared) }
@@ -19,7 +18,7 @@ final class MainThreadSchedulerXCTests: XCTestCase {
         }
         MainThreadScheduler.shared.schedule { order.record(2) }
         XCTAssertNil(observed.withLock { $0 }, "ran inline")
-        XCTAssertTrue(try MainThreadScheduler.drain(until: { order.count == 2 }, timeout: .seconds(20)))
+        XCTAssertTrue(try MainThreadScheduler.drain(until: { order.count == 2 }, timeout: .seconds(20) * ThreadSanitizerBuild.slowdown))
         XCTAssertEqual(order.all, [1, 2])
         let (onMain, current) = try XCTUnwrap(observed.withLock { $0 })
         XCTAssertTrue(onMain)
@@ -28,11 +27,11 @@ final class MainThreadSchedulerXCTests: XCTestCase {
     }
 
     func testDelayedActionRunsOnTheMainThread() throws {
-        let onMain = Mutex<Bool?>(nil)
+        let onMain = Lock<Bool?>(nil)
         try MainThreadScheduler.shared.schedule(after: .milliseconds(5)) {
             onMain.withLock { $0 = Thread.isMainThread }
         }
-        XCTAssertTrue(try MainThreadScheduler.drain(until: { onMain.withLock { $0 } != nil }, timeout: .seconds(20)))
+        XCTAssertTrue(try MainThreadScheduler.drain(until: { onMain.withLock { $0 } != nil }, timeout: .seconds(20) * ThreadSanitizerBuild.slowdown))
         XCTAssertEqual(onMain.withLock { $0 }, true)
     }
 }

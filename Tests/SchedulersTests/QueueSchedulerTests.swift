@@ -95,7 +95,7 @@ import Testing
     @Test func delayedActionNeverRunsEarlyAndIsCurrent() throws {
         let scheduler = QueueScheduler()
         let deadline = try scheduler.now.advanced(by: .milliseconds(30))
-        let observed = Mutex<(SchedulerTime, Bool)?>(nil)
+        let observed = Lock<(SchedulerTime, Bool)?>(nil)
         let done = Signal()
         try scheduler.schedule(at: deadline) {
             observed.withLock { $0 = (scheduler.now, CurrentScheduler.value === scheduler) }
@@ -130,7 +130,7 @@ import Testing
         #expect(third.wait())
         // Disposed from the scheduler's own queue, so no tick is in flight: none may follow.
         let stopped = Signal()
-        let count = Mutex(0)
+        let count = Lock(0)
         scheduler.schedule {
             handle.dispose()
             count.withLock { $0 = ticks.load(ordering: .relaxed) }
@@ -185,7 +185,7 @@ import Testing
 
     @Test func concurrentSchedulingFromManyThreadsRunsEachActionOnce() {
         let scheduler = QueueScheduler()
-        let runs = Mutex([Int](repeating: 0, count: 8))
+        let runs = Lock([Int](repeating: 0, count: 8))
         DispatchQueue.concurrentPerform(iterations: 8) { producer in
             for _ in 0..<1_000 {
                 scheduler.schedule { runs.withLock { $0[producer] += 1 } }

@@ -73,7 +73,7 @@ import Testing
         let scheduler = QueueScheduler()
         let runs = Atomic<Int>(0)
         let handle = WeakDisposable()
-        let strong = Mutex<(any Disposable)?>(nil)
+        let strong = Lock<(any Disposable)?>(nil)
         let gate = block(scheduler)
         let disposable = scheduler.scheduleRecursive { reschedule in
             if runs.wrappingAdd(1, ordering: .relaxed).newValue == 5 { handle.object?.dispose() }

@@ -6,7 +6,7 @@ import Testing
 @Suite struct SubscriptionSchedulerTests {
     @Test func runsInlineInsideACurrentScheduler() {
         let outer = QueueScheduler(name: "outer")
-        let inline = Mutex<Bool?>(nil)
+        let inline = Lock<Bool?>(nil)
         let done = Signal()
         outer.schedule {
             let ran = Atomic<Bool>(false)
@@ -21,7 +21,7 @@ import Testing
     @Test func goesToTheBackgroundSchedulerWithoutOne() {
         let observed = onFreshThread { () -> Bool in
             let done = Signal()
-            let current = Mutex<(any Scheduler)?>(nil)
+            let current = Lock<(any Scheduler)?>(nil)
             let callerThread = Thread.current.hash
             let otherThread = Atomic<Bool>(false)
             SubscriptionScheduler.shared.schedule {
@@ -38,7 +38,7 @@ import Testing
 
     @Test func timersGoToTheCurrentScheduler() throws {
         let outer = QueueScheduler(name: "outer")
-        let seen = Mutex<(any Scheduler)?>(nil)
+        let seen = Lock<(any Scheduler)?>(nil)
         let done = Signal()
         outer.schedule {
             _ = try? SubscriptionScheduler.shared.schedule(after: .milliseconds(1)) {

@@ -3,9 +3,10 @@ import Foundation
 import Schedulers
 import Synchronization
 
-/// Upper bound for "must happen" waits: generous, because a loaded 2-core machine is slow,
-/// and only ever reached when the behaviour under test is broken.
-let mustHappen: DispatchTimeInterval = .seconds(20)
+/// Upper bound for "must happen" waits: generous, because a loaded 2-core machine is slow
+/// (and ThreadSanitizer slower still), and only ever reached when the behaviour under test is
+/// broken.
+let mustHappen: DispatchTimeInterval = .seconds(20 * Int(ThreadSanitizerBuild.slowdown))
 
 /// A one-shot signal with an upper-bounded wait.
 final class Signal: Sendable {
@@ -19,7 +20,7 @@ final class Signal: Sendable {
 
 /// A thread-safe log of values, in the order they were recorded.
 final class Recorder<Value: Sendable>: Sendable {
-    private let values = Mutex<[Value]>([])
+    private let values = Lock<[Value]>([])
     func record(_ value: Value) { values.withLock { $0.append(value) } }
     var all: [Value] { values.withLock { $0 } }
     var count: Int { values.withLock { $0.count } }
@@ -39,7 +40,7 @@ final class OverlapMeter: Sendable {
 
 /// A weakly held reference, readable from any thread.
 final class WeakBox<Object: AnyObject & Sendable>: Sendable {
-    private let storage = Mutex<Weak>(Weak())
+    private let storage = Lock<Weak>(Weak())
     private struct Weak { weak var object: Object? }
     var object: Object? {
         get { storage.withLock { $0.object } }
@@ -52,7 +53,7 @@ final class Token: Sendable {}
 
 /// Runs `body` on a new thread that no scheduler drives, and waits for it to finish.
 func onFreshThread<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T? {
-    let result = Mutex<T?>(nil)
+    let result = Lock<T?>(nil)
     let done = Signal()
     let thread = Thread {
         let value = body()
@@ -88,7 +89,7 @@ func drain(_ scheduler: any Scheduler) -> Bool {
 /// A weakly held disposable, readable from any thread.
 final class WeakDisposable: Sendable {
     private struct Weak { weak var object: (any Disposable)? }
-    private let storage = Mutex(Weak())
+    private let storage = Lock(Weak())
     var object: (any Disposable)? {
         get { storage.withLock { $0.object } }
         set { storage.withLock { $0.object = newValue } }

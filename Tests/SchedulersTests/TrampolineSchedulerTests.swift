@@ -47,7 +47,7 @@ import Testing
     @Test func threadsDoNotShareAQueue() {
         // Two threads each run a trampoline at the same moment; each sees only its own work.
         let bothInside = DispatchGroup()
-        let logs = Mutex([[Int]](repeating: [], count: 2))
+        let logs = Lock([[Int]](repeating: [], count: 2))
         bothInside.enter()
         bothInside.enter()
         onThreads(2) { thread in
@@ -97,7 +97,7 @@ import Testing
         let order = onFreshThread { () -> [String] in
             let log = Recorder<String>()
             let trampoline = TrampolineScheduler.shared
-            let runs = Mutex(0)
+            let runs = Lock(0)
             trampoline.schedule {
                 trampoline.scheduleRecursive { reschedule in
                     let run = runs.withLock { count in
@@ -121,7 +121,7 @@ import Testing
 
     @Test func twoReschedulesInOneRunGiveTwoRuns() {
         let runs = onFreshThread { () -> Int in
-            let count = Mutex(0)
+            let count = Lock(0)
             TrampolineScheduler.shared.scheduleRecursive { reschedule in
                 let run = count.withLock { count in
                     defer { count += 1 }
@@ -136,8 +136,8 @@ import Testing
 
     @Test func disposingStopsRunsAlreadyQueued() {
         let runs = onFreshThread { () -> Int in
-            let count = Mutex(0)
-            let handle = Mutex<(any Disposable)?>(nil)
+            let count = Lock(0)
+            let handle = Lock<(any Disposable)?>(nil)
             TrampolineScheduler.shared.schedule {
                 let recursion = TrampolineScheduler.shared.scheduleRecursive { reschedule in
                     let run = count.withLock { count in
@@ -156,7 +156,7 @@ import Testing
     }
 
     @Test func aLaterRescheduleFromAnotherThreadRunsThere() {
-        let saved = Mutex<(@Sendable () -> Void)?>(nil)
+        let saved = Lock<(@Sendable () -> Void)?>(nil)
         let ranOn = Recorder<Bool>()
         let done = Signal()
         let starter = onFreshThread { () -> Bool in
@@ -179,7 +179,7 @@ import Testing
 
     @Test func deepRecursionDoesNotGrowTheStack() {
         let steps = onFreshThread { () -> Int in
-            let count = Mutex(0)
+            let count = Lock(0)
             TrampolineScheduler.shared.scheduleRecursive { reschedule in
                 if count.withLock({ $0 += 1; return $0 }) < 200_000 { reschedule() }
             }

@@ -13,7 +13,7 @@ import Testing
     static func run(_ scenario: String, on subjectName: String, seconds: Double = 0.3) throws -> StressRun {
         let scenario = try #require(StressCatalogue.scenario(scenario))
         let subject = try #require((ReferenceSubjects.all + Mutants.subjects).first { $0.name == subjectName })
-        let context = StressContext(subject: subject, threads: 4, duration: .milliseconds(Int64(seconds * 1_000)), seed: 42, mustHappen: .seconds(5))
+        let context = StressContext(subject: subject, threads: 4, duration: .milliseconds(Int64(seconds * 1_000)), seed: 42, mustHappen: .seconds(5) * ThreadSanitizerBuild.slowdown)
         let start = ContinuousClock.now
         var failure: StressFailure?
         do throws(StressFailure) { try scenario.run(context) } catch { failure = error }

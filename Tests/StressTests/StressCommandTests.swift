@@ -1,6 +1,7 @@
 import Foundation
 import SchedulerConformance
 import SchedulerStress
+import Schedulers
 import Subprocess
 import Testing
 
@@ -8,7 +9,9 @@ import Testing
 @Suite(.serialized) struct StressCommandTests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("stress").path
-    static let jemallocInstalled = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"]
+    /// Whether the stress tool will count allocations with jemalloc: it is installed, and this
+    /// is not the ThreadSanitizer build (whose own allocator leaves jemalloc nothing to count).
+    static let jemallocInstalled = !ThreadSanitizerBuild.isEnabled && ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"]
         .contains { FileManager.default.fileExists(atPath: $0 + "/libjemalloc.so.2") }
 
     struct Outcome {

@@ -1,7 +1,7 @@
+import Schedulers
 import Dispatch
 import Foundation
 import SchedulerConformance
-import Synchronization
 
 /// Trap probes (``TrapProbes``) in a child process of a tool built on this harness: what
 /// lets a rule judge that a subject stops the process (a failed isolation check), which no
@@ -11,7 +11,7 @@ public enum TrapProbeProcess {
     /// command every tool built on ``ConformanceTool`` has) and reads how it ended.
     public static func runner(executable: String = CommandLine.arguments[0]) -> TrapProbeRunner {
         { subject, probe in
-            let outcome = Mutex<TrapOutcome?>(nil)
+            let outcome = Lock<TrapOutcome?>(nil)
             let done = DispatchSemaphore(value: 0)
             let deadline = ContinuousClock.now + .seconds(30)
             Task.detached {

@@ -1,8 +1,8 @@
+import Schedulers
 import Foundation
 import Dispatch
 import SchedulerConformance
 import Subprocess
-import Synchronization
 
 /// A child process run under a watchdog: the isolation both the `conformance` and the
 /// `stress` commands use, so a hang or a crash in a scheduler becomes a result.
@@ -95,12 +95,12 @@ public enum WorkerProcess {
 
 /// What the watchdog found, shared between its task and the caller.
 private final class Watch: Sendable {
-    let state = Mutex<(timedOut: Bool, dump: String?)>((false, nil))
+    let state = Lock<(timedOut: Bool, dump: String?)>((false, nil))
 }
 
 /// The last `limit` characters of a stream of lines.
 private final class TailBuffer: Sendable {
-    private let lines = Mutex<(text: [Substring], size: Int)>(([], 0))
+    private let lines = Lock<(text: [Substring], size: Int)>(([], 0))
     private let limit: Int
 
     init(limit: Int) { self.limit = limit }

@@ -27,8 +27,7 @@ extension StressCommand {
         mutating func validate() throws {
             guard (1...256).contains(threads) else { throw ValidationError("--threads must be between 1 and 256") }
             guard (1_000...10_000_000).contains(objects) else { throw ValidationError("--objects must be between 1000 and 10000000") }
-            guard ["auto", "jemalloc", "system"].contains(allocator) else { throw ValidationError("--allocator must be auto, jemalloc or system") }
-            if allocator == "jemalloc", JemallocLibrary.path == nil { throw ValidationError("--allocator jemalloc, but no libjemalloc.so.2 was found") }
+            try JemallocLibrary.validate(allocator: allocator)
         }
 
         func run() throws {

@@ -95,10 +95,7 @@ extension StressCommand {
             guard hangGrace.isFinite, hangGrace > 0, hangGrace <= 3_600 else { throw ValidationError("--hang-grace must be between 0 and 3600 seconds") }
             if let threads, threads < 1 || threads > 1_024 { throw ValidationError("--threads must be between 1 and 1024") }
             guard (1...64).contains(oversubscribe) else { throw ValidationError("--oversubscribe must be between 1 and 64") }
-            guard ["auto", "jemalloc", "system"].contains(allocator) else { throw ValidationError("--allocator must be auto, jemalloc or system") }
-            if allocator == "jemalloc", JemallocLibrary.path == nil {
-                throw ValidationError("--allocator jemalloc, but no libjemalloc.so.2 was found (apt-get install libjemalloc-dev)")
-            }
+            try JemallocLibrary.validate(allocator: allocator)
         }
 
         func run() throws {

@@ -1,7 +1,7 @@
+import Schedulers
 import ArgumentParser
 import Foundation
 import SchedulerConformance
-import Synchronization
 
 /// What a tool built on the harness works with: its subjects, its mutants, the deviations
 /// it knows, and the gate that decides its exit status. ``ConformanceTool`` and
@@ -79,7 +79,7 @@ public struct Toolkit: Sendable {
 }
 
 /// Set once by `main`, before any command runs; read by the commands ArgumentParser makes.
-private let installed = Mutex<Toolkit?>(nil)
+private let installed = Lock<Toolkit?>(nil)
 
 /// Values from repeatable, comma-separated options, trimmed, without empty ones.
 func splitList(_ values: [String]) -> [String] {

@@ -1,6 +1,5 @@
 import Dispatch
 import Schedulers
-import Synchronization
 
 /// The suite's own executor for the tasks a rule starts: serial, on a queue of its own, so
 /// those tasks never wait for the cooperative pool (two threads on a 2-core machine, and
@@ -53,8 +52,8 @@ public final class ProbeTask: Sendable {
         case threw(String)
     }
 
-    private let handle = Mutex<Task<Void, Never>?>(nil)
-    private let result = Mutex<Outcome?>(nil)
+    private let handle = Lock<Task<Void, Never>?>(nil)
+    private let result = Lock<Outcome?>(nil)
     /// Fires when the body has ended.
     public let finished = Signal()
 
@@ -90,7 +89,7 @@ extension RuleContext {
     public func perform<T: Sendable>(
         _ what: @autoclosure () -> String, within bound: Duration? = nil, _ body: @escaping @Sendable () async throws -> T
     ) throws(RuleFailure) -> T {
-        let result = Mutex<Result<T, any Error>?>(nil)
+        let result = Lock<Result<T, any Error>?>(nil)
         let done = Signal()
         let task = Task(executorPreference: ProbeExecutor()) {
             let outcome: Result<T, any Error>

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// One suspended `sleep`: resumed exactly once, by its deadline or by cancellation,
 /// whichever comes first; cancellation also withdraws the scheduled wake-up, so a cancelled
@@ -12,7 +11,7 @@ package final class Sleeper: Sendable {
         var finished: (any Error)??
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// A sleeper not yet resumed.
     package init() {}

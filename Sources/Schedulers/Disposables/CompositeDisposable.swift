@@ -19,7 +19,7 @@ public final class CompositeDisposable: Disposable {
         var members: [(key: UInt64, disposable: any Disposable)] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// Mirrors `state.disposed` for lock-free reads: recursion checks it on every run.
     private let disposed = Atomic<Bool>(false)
 

@@ -27,12 +27,12 @@ public final class BooleanDisposable: Disposable {
 ///
 /// The action is released after it ran, so whatever it captured is freed.
 public final class ActionDisposable: Disposable {
-    private let action: Mutex<(@Sendable () -> Void)?>
+    private let action: Lock<(@Sendable () -> Void)?>
     private let disposed = Atomic<Bool>(false)
 
     /// A handle that runs `action` on the first `dispose()`, on the disposing thread.
     public init(_ action: @escaping @Sendable () -> Void) {
-        self.action = Mutex(action)
+        self.action = Lock(action)
     }
 
     public func dispose() {

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A disposable holding one replaceable inner disposable.
 ///
@@ -10,7 +9,7 @@ public final class SerialDisposable: Disposable {
         var inner: (any Disposable)?
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// A handle holding `inner`, or nothing.
     public init(_ inner: (any Disposable)? = nil) {

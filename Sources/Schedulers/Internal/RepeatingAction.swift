@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A repeating action and its cancellation handle, shared by every repeating scheduler.
 ///
@@ -11,13 +10,13 @@ final class RepeatingAction: Disposable {
         var onDispose: (@Sendable () -> Void)?
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
     /// The scheduler to run as; nil when the caller already runs as it (and must not be
     /// retained by it, as the test scheduler's queue would be).
     let scheduler: (any Scheduler)?
 
     init(_ action: @escaping SchedulerAction, scheduler: (any Scheduler)?) {
-        self.state = Mutex(State(action: action))
+        self.state = Lock(State(action: action))
         self.scheduler = scheduler
     }
 

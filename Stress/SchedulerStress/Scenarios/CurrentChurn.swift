@@ -22,7 +22,7 @@ extension StressScenario {
             let chains = ctx.threads * 2
             let done = Countdown(chains)
             let right = Atomic<Int>(0), wrong = Atomic<Int>(0), unrestored = Atomic<Int>(0)
-            let latencies = Mutex(ctx.latency.makeWorkerHistogram())
+            let latencies = Lock(ctx.latency.makeWorkerHistogram())
             @Sendable func hop(_ remaining: Int, on scheduler: any Scheduler, other: any Scheduler, requested: UInt64) {
                 scheduler.schedule {
                     let now = StressContext.nanoseconds()

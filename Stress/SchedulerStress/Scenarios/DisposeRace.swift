@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 import SchedulerConformance
 import Schedulers
-import Synchronization
 
 extension StressScenario {
     /// Schedule on one thread, dispose on another, over and over.
@@ -91,7 +90,7 @@ extension StressScenario {
 
 /// Hands handles from a producer thread to its disposer thread, in order.
 private final class HandleChannel: Sendable {
-    private let items = Mutex<[(slot: Int, handle: (any Disposable)?)]>([])
+    private let items = Lock<[(slot: Int, handle: (any Disposable)?)]>([])
     private let available = DispatchSemaphore(value: 0)
 
     func send(_ slot: Int, _ handle: (any Disposable)?) {

@@ -35,9 +35,9 @@ extension StressScenario {
                 let runsAfterDispose = Atomic<Int>(0)
                 let finished = Countdown(1)
                 let reachedDisposePoint = Countdown(1)
-                let handles = Mutex<(any Disposable)?>(nil)
+                let handles = Lock<(any Disposable)?>(nil)
                 let handleStored = Countdown(1)
-                let latencies = Mutex(ctx.latency.makeWorkerHistogram())
+                let latencies = Lock(ctx.latency.makeWorkerHistogram())
                 let handle = ctx.allocations.measuringBytes {
                     scheduler.scheduleRecursive { reschedule in
                         let now = StressContext.nanoseconds()

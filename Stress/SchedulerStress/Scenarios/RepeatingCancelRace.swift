@@ -21,11 +21,11 @@ extension StressScenario {
                 var random = ctx.generator(round * 1_000 + worker)
                 let timers = 4
                 // Read by ticks on other threads while the disposer writes it: behind a lock.
-                let disposedAt = Mutex([UInt64](repeating: 0, count: timers))
-                let ticksAfterDispose = Mutex([Int](repeating: 0, count: timers))
+                let disposedAt = Lock([UInt64](repeating: 0, count: timers))
+                let ticksAfterDispose = Lock([Int](repeating: 0, count: timers))
                 let ticks = Atomic<Int>(0)
                 var histogram = ctx.latency.makeWorkerHistogram()
-                let latencies = Mutex(histogram)
+                let latencies = Lock(histogram)
                 var handles: [(any Disposable)?] = []
                 ctx.allocations.measuringBytes {
                     for timer in 0..<timers {

@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 import SchedulerConformance
 import Schedulers
-import Synchronization
 
 extension StressScenario {
     /// Many tasks sleeping on a clock from many threads, a quarter of them cancelled.
@@ -32,7 +31,7 @@ extension StressScenario {
             try ctx.onThreads(ctx.threads) { worker in
                 var random = ctx.generator(round * 1_000 + worker)
                 var histogram = ctx.latency.makeWorkerHistogram()
-                let latencies = Mutex(histogram)
+                let latencies = Lock(histogram)
                 for index in 0..<perThread {
                     let span = Duration.microseconds(Int64.random(in: 500...3_000, using: &random))
                     let cancel = index % 4 == 0

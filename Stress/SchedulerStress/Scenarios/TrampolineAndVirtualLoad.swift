@@ -31,8 +31,8 @@ extension StressScenario {
             try ctx.onThreads(ctx.threads) { _ in
                 let me = ThreadProbe.id
                 var inOrder = 0, wrongThread = 0, outOfOrder = 0, lost = 0
-                let log = Mutex<[Int]>([])
-                let onThisThread = Mutex<Bool>(true)
+                let log = Lock<[Int]>([])
+                let onThisThread = Lock<Bool>(true)
                 ctx.allocations.measuringBytes {
                     for _ in 0..<50 {
                         log.withLock { $0.removeAll(keepingCapacity: true) }
@@ -60,7 +60,7 @@ extension StressScenario {
 
     private static func driveVirtual(_ scheduler: any VirtualTimeScheduler, _ ctx: StressContext) throws(StressFailure) {
         let scheduled = Atomic<Int>(0), ran = Atomic<Int>(0), early = Atomic<Int>(0), backwards = Atomic<Int>(0)
-        let lastRun = Mutex<SchedulerTime>(.zero)
+        let lastRun = Lock<SchedulerTime>(.zero)
         let producersDone = Countdown(ctx.threads)
         // Producers schedule while this thread drives; then it drains what is left.
         Thread {
