@@ -1,9 +1,9 @@
 import Dispatch
 import HeapModule
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
 import Schedulers
-import Synchronization
 
 /// SwiftNIO's test event loops, `EmbeddedEventLoop` and `NIOAsyncTestingEventLoop`, as
 /// virtual-time schedulers.
@@ -147,11 +147,13 @@ final class DeadlineLedger: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    // NIO's lock rather than `Mutex`: ThreadSanitizer sees a pthread mutex, not the futex
+    // under `Mutex`, and `make tsan` runs these adapters too.
+    private let state = NIOLockedValueBox(State())
 
     /// Records new work due at `time`; returns its ID.
     func add(at time: SchedulerTime) -> UInt64 {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.sequence += 1
             let id = state.sequence
             state.work[id] = (nil, { @Sendable in })
@@ -162,27 +164,27 @@ final class DeadlineLedger: Sendable {
 
     /// Sets how to cancel `id`, unless it is already gone.
     func attach(_ id: UInt64, _ cancel: @escaping @Sendable () -> Void) {
-        state.withLock { $0.work[id]?.cancel = cancel }
+        state.withLockedValue { $0.work[id]?.cancel = cancel }
     }
 
     /// Records that repeating work `id` is running: no deadline until ``due(_:at:)``.
     func ran(_ id: UInt64) {
-        state.withLock { $0.work[id]?.due = nil }
+        state.withLockedValue { $0.work[id]?.due = nil }
     }
 
     /// Records that `id`, unless it is gone, is next due at `time`.
     func due(_ id: UInt64, at time: SchedulerTime) {
-        state.withLock { $0.due(id, at: time) }
+        state.withLockedValue { $0.due(id, at: time) }
     }
 
     /// Forgets `id` (it ran once and for all, or is disposed); returns its cancel action.
     func remove(_ id: UInt64) -> (@Sendable () -> Void)? {
-        state.withLock { $0.work.removeValue(forKey: id)?.cancel }
+        state.withLockedValue { $0.work.removeValue(forKey: id)?.cancel }
     }
 
     /// Forgets everything; returns every cancel action.
     func removeAll() -> [@Sendable () -> Void] {
-        state.withLock { state in
+        state.withLockedValue { state in
             defer { state = State() }
             return state.work.values.map(\.cancel)
         }
@@ -196,7 +198,7 @@ final class DeadlineLedger: Sendable {
 
     /// The earliest deadline of any work.
     func earliest() -> Due? {
-        state.withLock { state in
+        state.withLockedValue { state in
             while let first = state.queue.min, state.work[first.id]?.due != first.time { state.queue.removeMin() }
             return state.queue.min.map { Due(time: $0.time, id: $0.id) }
         }
