@@ -7,18 +7,29 @@ public struct ConformanceReport: Codable, Sendable {
     /// Bumped on every incompatible change of this format.
     public static let currentSchemaVersion = 1
 
-    /// The machine and toolchain a report was made on.
-    public struct Environment: Codable, Sendable {
+    /// The machine, toolchain and code a report was made with: what a reader needs to trust
+    /// it, or to know two reports are not comparable.
+    public struct Environment: Codable, Sendable, Equatable {
         public var os: String
         public var cpuCount: Int
         public var swiftVersion: String
+        /// The CPU architecture (`x86_64`, `arm64`); absent from older reports.
+        public var architecture: String?
+        /// The git commit of the code that was checked (see ``Provenance/commit``); absent
+        /// outside a git checkout and from older reports.
+        public var commit: String?
+        /// `thread` in `make tsan`'s build, whose timings are not comparable with others.
+        public var sanitizer: String?
 
-        /// This machine and toolchain.
+        /// This machine, toolchain and checkout.
         public static var current: Environment {
             Environment(
                 os: ProcessInfo.processInfo.operatingSystemVersionString,
                 cpuCount: ProcessInfo.processInfo.activeProcessorCount,
-                swiftVersion: compilerVersion
+                swiftVersion: compilerVersion,
+                architecture: Provenance.architecture,
+                commit: Provenance.commit,
+                sanitizer: ThreadSanitizerBuild.isEnabled ? "thread" : nil
             )
         }
     }
@@ -81,17 +92,31 @@ public struct ConformanceReport: Codable, Sendable {
     public var generatedAt: String
     public var environment: Environment
     public var timing: Timing
+    /// The `--timing-scale` the bounds were calibrated with; absent from older reports.
+    public var timingScale: Double?
+    /// The part of a sharded run this report holds; absent for a whole run (merged ones too).
+    public var shard: Shard?
     public var rules: [RuleInfo]
     public var subjects: [SubjectReport]
     public var summary: Summary
 
     /// A report of `subjects` checked against `rules`; the summary is derived from them,
     /// with `gate` deciding which failures fail the run.
-    public init(rules: [Rule], subjects: [SubjectReport], timing: Timing, gate: Gate = Gate(), environment: Environment = .current) {
+    public init(
+        rules: [Rule], subjects: [SubjectReport], timing: Timing, timingScale: Double = 1, shard: Shard? = nil,
+        gate: Gate = Gate(), environment: Environment = .current
+    ) {
+        self.init(rules: rules.map(RuleInfo.init), subjects: subjects, timing: timing, timingScale: timingScale, shard: shard, gate: gate, environment: environment)
+    }
+
+    /// A report from rules as data (as a merge has them); the summary is derived.
+    init(rules: [RuleInfo], subjects: [SubjectReport], timing: Timing, timingScale: Double?, shard: Shard?, gate: Gate, environment: Environment) {
         self.generatedAt = ISO8601DateFormatter().string(from: Date())
         self.environment = environment
         self.timing = timing
-        self.rules = rules.map(RuleInfo.init)
+        self.timingScale = timingScale
+        self.shard = shard
+        self.rules = rules
         self.subjects = subjects
         let levels = Dictionary(uniqueKeysWithValues: rules.map { ($0.id, $0.level) })
         var summary = Summary()

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Validates a report against a JSON Schema: validate.py SCHEMA REPORT. Exit 0 valid, 1 invalid, 2 usage."""
+"""Validates reports against a JSON Schema: validate.py SCHEMA REPORT... Exit 0 all valid, 1 one invalid, 2 usage."""
 import json
 import sys
 
@@ -8,15 +8,21 @@ try:
 except ImportError:
     sys.exit("validate.py: the Python package 'jsonschema' is missing (pip install jsonschema)")
 
-if len(sys.argv) != 3:
+if len(sys.argv) < 3:
     print(__doc__, file=sys.stderr)
     sys.exit(2)
-with open(sys.argv[1]) as schema_file, open(sys.argv[2]) as report_file:
-    schema, report = json.load(schema_file), json.load(report_file)
+with open(sys.argv[1]) as schema_file:
+    schema = json.load(schema_file)
 validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
-errors = sorted(validator.iter_errors(report), key=lambda e: list(e.path))
-for error in errors[:20]:
-    print(f"{sys.argv[2]}: {'/'.join(map(str, error.path)) or '(root)'}: {error.message}", file=sys.stderr)
-if errors:
-    sys.exit(1)
-print(f"{sys.argv[2]}: valid against {sys.argv[1]}")
+invalid = False
+for path in sys.argv[2:]:
+    with open(path) as report_file:
+        report = json.load(report_file)
+    errors = sorted(validator.iter_errors(report), key=lambda e: list(e.path))
+    for error in errors[:20]:
+        print(f"{path}: {'/'.join(map(str, error.path)) or '(root)'}: {error.message}", file=sys.stderr)
+    if errors:
+        invalid = True
+    else:
+        print(f"{path}: valid against {sys.argv[1]}")
+sys.exit(1 if invalid else 0)

@@ -29,6 +29,8 @@ extension StressContext {
         setMetric("nanosecondsPer\(unit)", cost)
         setMetric("baselineNanosecondsPer\(unit)", baseline)
         setMetric("ratioToBaseline", cost / baseline)
+        setSamples("nanosecondsPer\(unit)", rounds.map(\.nanoseconds))
+        setSamples("ratioToBaseline", rounds.map { $0.nanoseconds / $0.baselineNanoseconds })
         let allocations = rounds.compactMap(\.allocations), baselineAllocations = rounds.compactMap(\.baselineAllocations)
         if !allocations.isEmpty, !baselineAllocations.isEmpty {
             setMetric("allocationsPer\(unit)", median(allocations))

@@ -24,6 +24,7 @@ public final class StressContext: Sendable {
     private let counts = Lock<[String: Int]>([:])
     private let operationCount = Atomic<Int>(0)
     private let extraMetrics = Lock<[String: Double]>([:])
+    private let extraSamples = Lock<[String: [Double]]>([:])
     let latency = LatencyCollector()
     let allocations = AllocationCollector()
 
@@ -63,9 +64,14 @@ public final class StressContext: Sendable {
     /// Sets an extra named measurement for the report.
     public func setMetric(_ name: String, _ value: Double) { extraMetrics.withLock { $0[name] = value } }
 
+    /// Keeps the values a metric measured in rounds took, one per round: a rank test
+    /// against earlier runs (`stress compare --history`) needs the spread, not one number.
+    public func setSamples(_ name: String, _ values: [Double]) { extraSamples.withLock { $0[name] = values } }
+
     var outcomeCounts: [String: Int] { counts.withLock { $0 } }
     var operations: Int { operationCount.load(ordering: .relaxed) }
     var metrics: [String: Double] { extraMetrics.withLock { $0 } }
+    var samples: [String: [Double]] { extraSamples.withLock { $0 } }
 
     /// A random generator for one worker, derived from the run's seed.
     public func generator(_ worker: Int) -> SplitMix64 { SplitMix64(seed: seed &+ UInt64(worker) &* 0x9E37_79B9) }

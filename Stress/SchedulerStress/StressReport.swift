@@ -29,6 +29,9 @@ public struct StressRun: Codable, Sendable {
     public var ratioToBaseline: Double?
     /// Further measurements by name (nanoseconds per action, per recursion step, …).
     public var metrics: [String: Double]
+    /// The per-round values of the metrics a benchmark measures in rounds (its medians are
+    /// in ``metrics``), for rank tests against earlier runs; absent elsewhere.
+    public var samples: [String: [Double]]?
     /// Why it did not pass, or why it was skipped.
     public var message: String?
     /// A command that repeats this run with its seed.
@@ -38,7 +41,7 @@ public struct StressRun: Codable, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case scenario, subject, origin, threads, seed, operations, durationSeconds, throughputPerSecond
-        case latencyNanoseconds, outcomes, status, allocations, ratioToBaseline, metrics, message, reproduce, diagnostics
+        case latencyNanoseconds, outcomes, status, allocations, ratioToBaseline, metrics, samples, message, reproduce, diagnostics
     }
 
     /// Absent measurements are written as `null` (not left out), so a nightly job can tell
@@ -59,6 +62,7 @@ public struct StressRun: Codable, Sendable {
         try container.encode(allocations, forKey: .allocations)
         try container.encode(ratioToBaseline, forKey: .ratioToBaseline)
         try container.encode(metrics, forKey: .metrics)
+        try container.encodeIfPresent(samples, forKey: .samples)
         try container.encodeIfPresent(message, forKey: .message)
         try container.encodeIfPresent(reproduce, forKey: .reproduce)
         try container.encodeIfPresent(diagnostics, forKey: .diagnostics)
@@ -92,6 +96,8 @@ public struct StressRun: Codable, Sendable {
         if let bytes = metrics["bytesPerAction"] { self.allocations?.bytesPerOperation = bytes }
         self.ratioToBaseline = metrics["ratioToBaseline"]
         self.metrics = metrics
+        let samples = context.samples
+        self.samples = samples.isEmpty ? nil : samples
         if let failure {
             // A run cut short after a forbidden outcome (work lost, so nothing left to wait
             // for) is the subject's failure; otherwise the run could not be judged.
@@ -126,13 +132,28 @@ public struct StressRun: Codable, Sendable {
 public struct StressReport: Codable, Sendable {
     public static let currentSchemaVersion = 1
 
-    /// The machine, toolchain and allocator a report was made with.
-    public struct Environment: Codable, Sendable {
+    /// The machine, toolchain, code and allocator a report was made with.
+    public struct Environment: Codable, Sendable, Equatable {
         public var os: String
         public var cpuCount: Int
         public var swiftVersion: String
         /// `jemalloc` or `system`: numbers from different allocators are not comparable.
         public var allocator: String
+        /// The CPU architecture; absent from older reports.
+        public var architecture: String?
+        /// The git commit of the code that was stressed; absent outside a checkout.
+        public var commit: String?
+        /// `thread` in `make tsan`'s build, whose numbers are not comparable with others.
+        public var sanitizer: String?
+
+        /// This machine, toolchain and checkout, with `allocator`.
+        public static func current(allocator: String) -> Environment {
+            let machine = ConformanceReport.Environment.current
+            return Environment(
+                os: machine.os, cpuCount: machine.cpuCount, swiftVersion: machine.swiftVersion, allocator: allocator,
+                architecture: machine.architecture, commit: machine.commit, sanitizer: machine.sanitizer
+            )
+        }
     }
 
     public typealias Summary = StatusSummary
@@ -142,21 +163,68 @@ public struct StressReport: Codable, Sendable {
     public var environment: Environment
     public var seed: UInt64
     public var budgetSeconds: Double
+    /// The scenarios and subjects the run was asked for, in order: runs go scenario by
+    /// scenario, subject by subject. Absent from older reports.
+    public var scenarios: [String]?
+    public var subjects: [String]?
+    /// The part of a sharded run this report holds; absent for a whole run (merged ones too).
+    public var shard: Shard?
     public var runs: [StressRun]
     public var summary: Summary
 
     /// A report of `runs`; the environment is this machine's and the summary is derived,
     /// with `gate` deciding which failures fail the run.
-    public init(runs: [StressRun], seed: UInt64, budgetSeconds: Double, allocator: String, gate: Gate = Gate()) {
-        let conformanceEnvironment = ConformanceReport.Environment.current
+    public init(
+        runs: [StressRun], seed: UInt64, budgetSeconds: Double, allocator: String, scenarios: [String]? = nil, subjects: [String]? = nil,
+        shard: Shard? = nil, gate: Gate = Gate()
+    ) {
+        self.init(runs: runs, seed: seed, budgetSeconds: budgetSeconds, environment: .current(allocator: allocator), scenarios: scenarios, subjects: subjects, shard: shard, gate: gate)
+    }
+
+    init(runs: [StressRun], seed: UInt64, budgetSeconds: Double, environment: Environment, scenarios: [String]?, subjects: [String]?, shard: Shard?, gate: Gate) {
         generatedAt = ISO8601DateFormatter().string(from: Date())
-        environment = Environment(os: conformanceEnvironment.os, cpuCount: conformanceEnvironment.cpuCount, swiftVersion: conformanceEnvironment.swiftVersion, allocator: allocator)
+        self.environment = environment
         self.seed = seed
         self.budgetSeconds = budgetSeconds
+        self.scenarios = scenarios
+        self.subjects = subjects
+        self.shard = shard
         self.runs = runs
         var summary = Summary()
         for run in runs { summary.count(run.status, gates: gate.gates(run.status, subject: run.subject, origin: run.origin, rule: run.scenario, level: nil)) }
         self.summary = summary
+    }
+
+    /// The shards of one run as the report of the whole run: every run in the order the
+    /// whole run makes them, the budget summed, the summary counted again under `gate`.
+    /// - Throws: ``MergeError`` unless `reports` are every shard of one run exactly once,
+    ///   with one selection, one allocator, and no scenario × subject twice.
+    public static func merged(_ reports: [StressReport], gate: Gate = Gate()) throws(MergeError) -> StressReport {
+        try checkOneRun(schemaVersions: reports.map(\.schemaVersion), commits: reports.map(\.environment.commit), shards: reports.map(\.shard))
+        let first = reports[0]
+        guard reports.allSatisfy({ $0.scenarios == first.scenarios && $0.subjects == first.subjects }) else {
+            throw .notOneRun("the reports ran different selections of scenarios and subjects")
+        }
+        guard Set(reports.map(\.environment.allocator)).count == 1 else {
+            throw .notOneRun("the reports were made with different allocators, whose numbers are not comparable")
+        }
+        var runs = reports.flatMap(\.runs)
+        var seen = Set<String>()
+        for run in runs where !seen.insert(Shard.pairID(run.scenario, run.subject)).inserted {
+            throw .notOneRun("\(run.scenario) × \(run.subject) appears in two reports")
+        }
+        if let scenarios = first.scenarios, let subjects = first.subjects {
+            let scenarioOrder = Dictionary(uniqueKeysWithValues: scenarios.enumerated().map { ($1, $0) })
+            let subjectOrder = Dictionary(uniqueKeysWithValues: subjects.enumerated().map { ($1, $0) })
+            runs.sort {
+                (scenarioOrder[$0.scenario, default: .max], subjectOrder[$0.subject, default: .max])
+                    < (scenarioOrder[$1.scenario, default: .max], subjectOrder[$1.subject, default: .max])
+            }
+        }
+        return StressReport(
+            runs: runs, seed: first.seed, budgetSeconds: reports.map(\.budgetSeconds).reduce(0, +), environment: first.environment,
+            scenarios: first.scenarios, subjects: first.subjects, shard: nil, gate: gate
+        )
     }
 
     /// Pretty, key-sorted JSON.

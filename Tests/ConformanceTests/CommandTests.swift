@@ -56,6 +56,51 @@ import Testing
         #expect(validation.terminationStatus == .exited(0), "\(validation.standardError)")
     }
 
+    @Test func twoShardsMergedEqualTheUnshardedRun() async throws {
+        let selection = ["--subject", "queue,test,trampoline", "--category", "ORD,CAN,VT", "--quiet"]
+        let whole = Self.temporaryFolder(), first = Self.temporaryFolder(), second = Self.temporaryFolder(), merged = Self.temporaryFolder()
+        #expect(try await Self.conformance(["run"] + selection + ["--report-dir", whole.path]).status == .exited(0))
+        let status = Self.temporaryFolder().appendingPathComponent("shard-status")
+        try FileManager.default.createDirectory(at: status.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let bazel: Environment = .inherit.updating(["TEST_TOTAL_SHARDS": "2", "TEST_SHARD_INDEX": "1", "TEST_SHARD_STATUS_FILE": status.path])
+        #expect(try await Self.conformance(["run"] + selection + ["--report-dir", second.path], environment: bazel).status == .exited(0))
+        #expect(FileManager.default.fileExists(atPath: status.path), "TEST_SHARD_STATUS_FILE was not touched")
+        #expect(try await Self.conformance(["run"] + selection + ["--total-shards", "2", "--shard-index", "0", "--report-dir", first.path]).status == .exited(0))
+        let parts = [second, first].map { $0.appendingPathComponent("conformance.json").path }
+        let merge = try await Self.conformance(["merge"] + parts + ["--report-dir", merged.path])
+        #expect(merge.status == .exited(0), "\(merge.error)")
+
+        func report(_ folder: URL) throws -> ConformanceReport {
+            try JSONDecoder().decode(ConformanceReport.self, from: Data(contentsOf: folder.appendingPathComponent("conformance.json")))
+        }
+        func identity(_ report: ConformanceReport) -> [String] {
+            report.subjects.flatMap { subject in subject.results.map { "\(subject.name) \($0.rule) \($0.status.rawValue)" } }
+        }
+        let shards = try [first, second].map(report)
+        #expect(shards.map(\.shard) == [try Shard(index: 0, total: 2), try Shard(index: 1, total: 2)])
+        #expect(Set(identity(shards[0])).isDisjoint(with: identity(shards[1])))
+        let expected = try report(whole), result = try report(merged)
+        #expect(identity(result) == identity(expected))
+        #expect(result.summary == expected.summary && result.shard == nil)
+        #expect(result.rules.map(\.id) == expected.rules.map(\.id))
+        #expect(result.subjects.map(\.name) == expected.subjects.map(\.name))
+        #expect(expected.environment.commit != nil && expected.timingScale == 1, "the report does not say what it was made from")
+        let validation = try await Subprocess.run(
+            .name("python3"),
+            arguments: [Self.packageRoot.appendingPathComponent("Reports/schema/validate.py").path,
+                        Self.packageRoot.appendingPathComponent("Reports/schema/conformance.schema.json").path,
+                        merged.appendingPathComponent("conformance.json").path, first.appendingPathComponent("conformance.json").path],
+            output: .string(limit: 1 << 16), error: .string(limit: 1 << 16)
+        )
+        #expect(validation.terminationStatus == .exited(0), "\(validation.standardError)")
+
+        for bad in [[parts[0]], [parts[0], parts[0]], [parts[0], whole.appendingPathComponent("conformance.json").path]] {
+            let outcome = try await Self.conformance(["merge"] + bad + ["--report-dir", Self.temporaryFolder().path])
+            #expect(outcome.status == .exited(64), "\(bad)")
+            #expect(outcome.error.split(separator: "\n").filter { $0.hasPrefix("Error: cannot merge") }.count == 1, "\(outcome.error)")
+        }
+    }
+
     @Test func aHungRuleBecomesATimeoutWithStacksAndTheRunGoesOn() async throws {
         let folder = Self.temporaryFolder()
         let outcome = try await Self.conformance([

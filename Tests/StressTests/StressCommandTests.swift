@@ -20,9 +20,9 @@ import Testing
         let error: String
     }
 
-    static func stress(_ arguments: [String]) async throws -> Outcome {
+    static func stress(_ arguments: [String], environment: Environment = .inherit) async throws -> Outcome {
         let result = try await Subprocess.run(
-            .path(.init(executable)), arguments: .init(arguments),
+            .path(.init(executable)), arguments: .init(arguments), environment: environment,
             output: .string(limit: 1 << 22), error: .string(limit: 1 << 22)
         )
         return Outcome(status: result.terminationStatus, output: result.standardOutput, error: result.standardError)
@@ -43,6 +43,41 @@ import Testing
                         packageRoot.appendingPathComponent("Reports/schema/stress.schema.json").path, report.path],
             output: .discarded, error: .discarded
         ).terminationStatus
+    }
+
+    @Test func twoShardsMergedEqualTheUnshardedRun() async throws {
+        let selection = ["--scenario", "fan-in,dispose-race,current-churn", "--subject", "queue,immediate,test", "--duration", "0.2", "--seed", "7", "--allocator", "system"]
+        let whole = Self.folder(), first = Self.folder(), second = Self.folder(), merged = Self.folder()
+        #expect(try await Self.stress(["run"] + selection + ["--report-dir", whole.path]).status == .exited(0))
+        // One shard as Bazel asks for it, the other with flags.
+        let status = Self.folder().appendingPathComponent("shard-status")
+        try FileManager.default.createDirectory(at: status.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let bazel: Environment = .inherit.updating(["TEST_TOTAL_SHARDS": "2", "TEST_SHARD_INDEX": "0", "TEST_SHARD_STATUS_FILE": status.path])
+        #expect(try await Self.stress(["run"] + selection + ["--report-dir", first.path], environment: bazel).status == .exited(0))
+        #expect(FileManager.default.fileExists(atPath: status.path), "TEST_SHARD_STATUS_FILE was not touched")
+        #expect(try await Self.stress(["run"] + selection + ["--total-shards", "2", "--shard-index", "1", "--report-dir", second.path]).status == .exited(0))
+        let parts = [first, second].map { $0.appendingPathComponent("latest.json").path }
+        let merge = try await Self.stress(["merge"] + parts + ["--report-dir", merged.path])
+        #expect(merge.status == .exited(0), "\(merge.error)")
+
+        let shards = try [first, second].map { try Self.report(in: $0) }
+        #expect(shards.map(\.shard) == [try Shard(index: 0, total: 2), try Shard(index: 1, total: 2)])
+        #expect(shards.allSatisfy { !$0.runs.isEmpty }, "a shard ran nothing: the partition is lopsided")
+        let expected = try Self.report(in: whole), result = try Self.report(in: merged)
+        func identity(_ report: StressReport) -> [String] { report.runs.map { "\($0.scenario) \($0.subject) \($0.status.rawValue) \($0.seed) \($0.threads)" } }
+        #expect(identity(result) == identity(expected))
+        #expect(result.summary == expected.summary)
+        #expect(result.shard == nil && result.seed == expected.seed && result.scenarios == expected.scenarios && result.subjects == expected.subjects)
+        #expect(abs(result.budgetSeconds - expected.budgetSeconds) < 1e-9)
+        #expect(try await Self.validate(merged.appendingPathComponent("latest.json")) == .exited(0))
+        #expect(try await Self.validate(first.appendingPathComponent("latest.json")) == .exited(0))
+
+        // Not every shard, or one twice: one clear line and the usage exit code.
+        for bad in [[parts[0]], [parts[0], parts[0]], [parts[0], whole.appendingPathComponent("latest.json").path]] {
+            let outcome = try await Self.stress(["merge"] + bad + ["--report-dir", Self.folder().path])
+            #expect(outcome.status == .exited(64), "\(bad)")
+            #expect(outcome.error.split(separator: "\n").filter { $0.hasPrefix("Error: cannot merge") }.count == 1, "\(outcome.error)")
+        }
     }
 
     @Test(arguments: [

@@ -48,7 +48,7 @@ struct ConformanceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "conformance",
         abstract: "Check schedulers against the numbered rules of the conformance catalogue.",
-        subcommands: [Run.self, ListRules.self, ListSubjects.self, MutantsCommand.self, MatrixMarkdown.self, Worker.self, TrapProbe.self],
+        subcommands: [Run.self, Merge.self, ListRules.self, ListSubjects.self, MutantsCommand.self, MatrixMarkdown.self, Worker.self, TrapProbe.self],
         defaultSubcommand: Run.self
     )
 }
@@ -141,6 +141,7 @@ extension ConformanceCommand {
         var reportDir = "Reports"
 
         @OptionGroup var execution: ExecutionOptions
+        @OptionGroup var sharding: ShardOptions
 
         func validate() throws {
             _ = try Toolkit.current.select(subjects)
@@ -149,20 +150,53 @@ extension ConformanceCommand {
         func run() throws {
             let toolkit = Toolkit.current
             let rules = selection.selected
+            let shard = try sharding.resolve()
             let timing = timingOptions.timing()
             let folder = URL(fileURLWithPath: reportDir, isDirectory: true)
             try ReportFiles.prepare(folder)
             let started = ContinuousClock.now
+            if let shard { printError("conformance: \(shard), partitioned by subject × rule") }
             let subjectReports = try toolkit.select(subjects).map { subject in
-                let results = IsolatedRules.run(subject: subject, rules: rules, timing: timing, inProcess: execution.inProcess)
+                let mine = shard.map { shard in rules.filter { shard.contains(Shard.pairID(subject.name, $0.id)) } } ?? rules
+                let results = mine.isEmpty ? [] : IsolatedRules.run(subject: subject, rules: mine, timing: timing, inProcess: execution.inProcess)
                 printError("\(subject.name): \(results.filter { $0.status == .passed }.count) passed, \(results.filter { $0.status.isFailure }.count) not passed, \(results.filter { $0.status == .skipped }.count) skipped")
                 return ConformanceReport.SubjectReport(subject, results: results)
             }
-            let report = ConformanceReport(rules: rules, subjects: subjectReports, timing: timing, gate: toolkit.gate)
+            let report = ConformanceReport(rules: rules, subjects: subjectReports, timing: timing, timingScale: timingOptions.timingScale, shard: shard, gate: toolkit.gate)
+            try Self.finish(report, in: folder, quiet: execution.quiet, started: started)
+        }
+
+        /// Writes the reports, prints the table, and fails when something gates.
+        static func finish(_ report: ConformanceReport, in folder: URL, quiet: Bool, started: ContinuousClock.Instant) throws {
             let written = try ReportFiles.write(report, to: folder)
-            print(execution.quiet ? report.table().components(separatedBy: "\n\n").dropFirst().joined(separator: "\n\n") : report.table())
+            print(quiet ? report.table().components(separatedBy: "\n\n").dropFirst().joined(separator: "\n\n") : report.table())
             print("reports: \(written.map(\.path).joined(separator: ", ")) (\(String(format: "%.1f", (ContinuousClock.now - started).timeInterval)) s)")
             if report.summary.gatingFailures > 0 { throw ExitCode.failure }
+        }
+    }
+
+    struct Merge: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Merge the conformance.json reports of every shard of one run into the report of the whole run.",
+            discussion: "Exit status as for `run` (1 when a gating rule failed in any shard); 64 when the reports are not every shard of one run exactly once."
+        )
+
+        @Argument(help: "The shards' conformance.json reports.")
+        var reports: [String] = []
+
+        @Option(help: "Folder for the merged conformance.json and conformance.junit.xml.")
+        var reportDir = "Reports"
+
+        @Flag(help: "Print only the summary and the failures, not the whole table.")
+        var quiet = false
+
+        func run() throws {
+            let started = ContinuousClock.now
+            let folder = URL(fileURLWithPath: reportDir, isDirectory: true)
+            try ReportFiles.prepare(folder)
+            let parts = try MergeInput.read(ConformanceReport.self, paths: reports, what: "conformance")
+            let merged = try MergeInput.merge { () throws(MergeError) in try ConformanceReport.merged(parts, gate: Toolkit.current.gate) }
+            try Run.finish(merged, in: folder, quiet: quiet, started: started)
         }
     }
 

@@ -16,26 +16,48 @@ extension StressCommand {
         )
 
         @Option(help: "The earlier report (a path).")
-        var baseline: String
+        var baseline: String?
+
+        @Option(help: "A folder of earlier reports (the nightly history): judge against the last --last of them with a rank test instead of against one --baseline.")
+        var history: String?
+
+        @Option(help: "How many of the latest comparable history reports to judge against.")
+        var last = 20
+
+        @Option(help: "Significance level of the history's rank test (one-sided).")
+        var alpha = 0.01
 
         @Option(help: "The report to judge; default: Reports/stress/latest.json.")
         var current = "Reports/stress/latest.json"
 
-        @Option(name: .customLong("threshold"), help: "metric=percent, repeatable; metrics: throughput, p99, ratio, allocations.")
+        @Option(name: .customLong("threshold"), help: "metric=percent, repeatable; metrics: throughput, p99, ratio, allocations. With --history, the smallest change of the median that counts.")
         var thresholds: [String] = []
 
         mutating func validate() throws {
             _ = try parsedThresholds()
+            guard (baseline == nil) != (history == nil) else { throw ValidationError("give either --baseline REPORT or --history FOLDER") }
+            guard (1...10_000).contains(last) else { throw ValidationError("--last must be between 1 and 10000") }
+            guard alpha.isFinite, alpha > 0, alpha <= 0.5 else { throw ValidationError("--alpha must be above 0 and at most 0.5, got \(alpha)") }
         }
 
         func run() throws {
-            guard FileManager.default.fileExists(atPath: baseline) else {
-                printError("stress compare: baseline '\(baseline)' not found")
-                throw ExitCode(StressExit.baselineMissing)
-            }
-            let old = try ReportFiles.read(StressReport.self, at: baseline, what: "the baseline")
             let new = try ReportFiles.read(StressReport.self, at: current, what: "the current report")
-            let verdict = Comparison.judge(baseline: old, current: new, thresholds: try parsedThresholds())
+            let verdict: (kind: Comparison.Kind, lines: [String])
+            if let history {
+                guard let earlier = try History.load(history, before: new) else {
+                    printError("stress compare: no earlier comparable report in '\(history)'")
+                    throw ExitCode(StressExit.baselineMissing)
+                }
+                verdict = Comparison.judge(history: Array(earlier.suffix(last)), current: new, thresholds: try parsedThresholds(), alpha: alpha)
+            } else {
+                let baseline = baseline ?? ""
+                guard FileManager.default.fileExists(atPath: baseline) else {
+                    printError("stress compare: baseline '\(baseline)' not found")
+                    throw ExitCode(StressExit.baselineMissing)
+                }
+                let old = try ReportFiles.read(StressReport.self, at: baseline, what: "the baseline")
+                verdict = Comparison.judge(baseline: old, current: new, thresholds: try parsedThresholds())
+            }
             for line in verdict.lines { print(line) }
             switch verdict.kind {
             case .noChange: print("no change beyond the thresholds")
@@ -75,12 +97,79 @@ enum Comparison {
             case .allocations: run.allocations?.perOperation
             }
         }
+
+        /// The run's values of this metric for a rank test: a benchmark's rounds when it
+        /// kept them, else the one value.
+        func samples(_ run: StressRun) -> [Double] {
+            if self == .ratio, let rounds = run.samples?["ratioToBaseline"], !rounds.isEmpty { return rounds }
+            return value(run).map { [$0] } ?? []
+        }
     }
 
     /// Percent changes that count, per metric; chosen for a shared, noisy 2-core machine.
     static let defaultThresholds: [Metric: Double] = [.throughput: 15, .p99: 50, .ratio: 15, .allocations: 5]
 
     enum Kind { case noChange, regression, improvementOnly }
+
+    /// A run that fails now, but did not in `earlier` (or is new), is a regression whatever
+    /// its numbers.
+    private static func newFailure(_ run: StressRun, earlier: StressRun?) -> String? {
+        guard run.status.isFailure, earlier.map({ !$0.status.isFailure }) ?? true else { return nil }
+        return "\(run.scenario) × \(run.subject): now \(run.status.rawValue)\(earlier == nil ? " (not in the baseline)" : "") — \(run.message ?? "")"
+    }
+
+    /// The verdict from what was found, improvements reported only when nothing regressed.
+    private static func verdict(notes: [String], regressions: [String], improvements: [String]) -> (kind: Kind, lines: [String]) {
+        if !regressions.isEmpty { return (.regression, notes + regressions + improvements) }
+        if !improvements.isEmpty { return (.improvementOnly, notes + improvements) }
+        return (.noChange, notes)
+    }
+
+    /// Judges `current` against earlier comparable reports, oldest first. For each run and
+    /// metric, a Mann–Whitney U test ranks the current values (a benchmark's rounds, or the
+    /// one value) against every earlier run's; a change counts when it is significant at
+    /// `alpha` one-sided and the median moved by more than the metric's threshold. A single
+    /// value against k earlier runs can reach p = 1/(k+1) at best, so one night is judged on
+    /// those metrics once the history is long enough for that to fall under `alpha`.
+    static func judge(history: [StressReport], current: StressReport, thresholds: [Metric: Double], alpha: Double) -> (kind: Kind, lines: [String]) {
+        let key = { (run: StressRun) in "\(run.scenario)|\(run.subject)" }
+        let byReport = history.map { report in Dictionary(report.runs.map { (key($0), $0) }, uniquingKeysWith: { first, _ in first }) }
+        var regressions: [String] = [], improvements: [String] = []
+        var notes = ["judged against \(history.count) earlier run\(history.count == 1 ? "" : "s") (\(history.first?.generatedAt ?? "") … \(history.last?.generatedAt ?? "")) with a Mann–Whitney U test at alpha \(alpha)"]
+        let singleFloor = 1 / Double(history.count + 1)
+        if singleFloor >= alpha {
+            notes.append("with \(history.count) earlier runs, a single value cannot reach p < \(alpha) (at best \(String(format: "%.3g", singleFloor))): only metrics measured in rounds are judged tonight")
+        }
+        for run in current.runs where run.status != .skipped {
+            let name = "\(run.scenario) × \(run.subject)"
+            let earlier = byReport.compactMap { $0[key(run)] }
+            if let failure = newFailure(run, earlier: earlier.last) {
+                regressions.append(failure)
+                continue
+            }
+            let passing = earlier.filter { !$0.status.isFailure }
+            for metric in Metric.allCases {
+                guard let threshold = thresholds[metric] else { continue }
+                let now = metric.samples(run), before = passing.flatMap(metric.samples)
+                guard !now.isEmpty, !before.isEmpty else { continue }
+                let test = RankTest.mannWhitney(now, before)
+                let (worse, better) = metric.higherIsBetter ? (test.less, test.greater) : (test.greater, test.less)
+                let was = median(before), median = median(now)
+                guard was > 0 else { continue }
+                let change = (median - was) / was * 100
+                let gain = metric.higherIsBetter ? change : -change
+                let line = "\(name) \(metric.rawValue): median \(String(format: "%.3g", was)) over \(passing.count) runs → \(String(format: "%.3g", median)) (\(String(format: "%+.1f", change))%)"
+                if worse < alpha && gain < -threshold { regressions.append("regression: \(line), p = \(String(format: "%.2g", worse))") }
+                else if better < alpha && gain > threshold { improvements.append("improvement: \(line), p = \(String(format: "%.2g", better))") }
+            }
+        }
+        return verdict(notes: notes, regressions: regressions, improvements: improvements)
+    }
+
+    private static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
 
     static func judge(baseline: StressReport, current: StressReport, thresholds: [Metric: Double]) -> (kind: Kind, lines: [String]) {
         let before = Dictionary(baseline.runs.map { ("\($0.scenario)|\($0.subject)", $0) }, uniquingKeysWith: { first, _ in first })
@@ -89,8 +178,8 @@ enum Comparison {
         for run in current.runs where run.status != .skipped {
             let name = "\(run.scenario) × \(run.subject)"
             let old = before["\(run.scenario)|\(run.subject)"]
-            if run.status.isFailure, old.map({ !$0.status.isFailure }) ?? true {
-                regressions.append("\(name): now \(run.status.rawValue)\(old == nil ? " (not in the baseline)" : "") — \(run.message ?? "")")
+            if let failure = newFailure(run, earlier: old) {
+                regressions.append(failure)
                 continue
             }
             guard let old else { continue }
@@ -110,8 +199,33 @@ enum Comparison {
             }
         }
         let notes = sameAllocator ? [] : ["allocators differ (\(baseline.environment.allocator) vs \(current.environment.allocator)): allocations not compared"]
-        if !regressions.isEmpty { return (.regression, notes + regressions + improvements) }
-        if !improvements.isEmpty { return (.improvementOnly, notes + improvements) }
-        return (.noChange, notes)
+        return verdict(notes: notes, regressions: regressions, improvements: improvements)
+    }
+}
+
+/// The nightly history: earlier stress reports in a folder.
+enum History {
+    /// Every report in `folder` made before `current` and comparable with it (the same
+    /// allocator and sanitizer), oldest first; nil when there is none or no such folder.
+    /// `latest.json` is left out (it repeats a timestamped report), and so is any file that
+    /// is not a stress report, with a note.
+    static func load(_ folder: String, before current: StressReport) throws -> [StressReport]? {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
+        var reports: [StressReport] = [], incomparable = 0
+        for name in names.sorted() where name.hasSuffix(".json") && name != "latest.json" {
+            let path = URL(fileURLWithPath: folder).appendingPathComponent(name).path
+            guard let report = try? ReportFiles.read(StressReport.self, at: path, what: "a history report") else {
+                printError("stress compare: skipping '\(path)': not a stress report")
+                continue
+            }
+            guard report.generatedAt < current.generatedAt else { continue }
+            guard report.environment.allocator == current.environment.allocator, report.environment.sanitizer == current.environment.sanitizer else {
+                incomparable += 1
+                continue
+            }
+            reports.append(report)
+        }
+        if incomparable > 0 { printError("stress compare: \(incomparable) earlier report(s) used another allocator or sanitizer and are left out") }
+        return reports.isEmpty ? nil : reports.sorted { $0.generatedAt < $1.generatedAt }
     }
 }

@@ -34,7 +34,7 @@ struct StressCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stress",
         abstract: "Stress schedulers: classified outcomes, latency histograms, allocation statistics.",
-        subcommands: [Run.self, Compare.self, Table.self, ListScenarios.self, CalibrateAllocations.self, Worker.self],
+        subcommands: [Run.self, Merge.self, Compare.self, Table.self, ListScenarios.self, CalibrateAllocations.self, Worker.self],
         defaultSubcommand: Run.self
     )
 }
@@ -85,6 +85,8 @@ extension StressCommand {
         @Option(help: "Seconds a run may overrun its share of the budget before it counts as a hang.")
         var hangGrace: Double = 45
 
+        @OptionGroup var sharding: ShardOptions
+
         mutating func validate() throws {
             _ = try ScenarioSelection.select(scenarios)
             _ = try Toolkit.current.select(subjects)
@@ -108,12 +110,18 @@ extension StressCommand {
             let plans = selectedScenarios.flatMap { scenario in
                 selectedSubjects.map { subject in (scenario, subject) }
             }
+            let shard = try sharding.resolve()
+            // The whole run's plan sets each run's length and seed, so a shard's runs are the
+            // very runs the unsharded run would make.
             let applicable = plans.filter { $0.0.skipReason(for: $0.1) == nil }.count
             let perRun = budget.flatMap(Budget.seconds).map { max(1, $0 / Double(max(applicable, 1))) } ?? duration
+            let mine = plans.indices.filter { shard?.contains(Shard.pairID(plans[$0].0.id, plans[$0].1.name)) ?? true }
             let preload = allocator == "system" ? nil : JemallocLibrary.path
-            printError("stress: \(applicable) runs of \(String(format: "%.1f", perRun)) s, \(threads) threads, seed \(seed), allocator \(preload == nil ? "system" : "jemalloc")")
+            let applicableHere = mine.filter { plans[$0].0.skipReason(for: plans[$0].1) == nil }.count
+            printError("stress: \(shard.map { "\($0), " } ?? "")\(applicableHere) runs of \(String(format: "%.1f", perRun)) s, \(threads) threads, seed \(seed), allocator \(preload == nil ? "system" : "jemalloc")")
             var runs: [StressRun] = []
-            for (index, (scenario, subject)) in plans.enumerated() {
+            for index in mine {
+                let (scenario, subject) = plans[index]
                 let runSeed = seed &+ UInt64(index)
                 if let reason = scenario.skipReason(for: subject) {
                     runs.append(StressRun(scenario: scenario, subject: subject, threads: threads, seed: runSeed, status: .skipped, message: reason))
@@ -124,13 +132,41 @@ extension StressCommand {
                 printError("  \(scenario.id) × \(subject.name): \(run.status.rawValue)\(run.message.map { " — \($0)" } ?? "")")
                 runs.append(run)
             }
-            let report = StressReport(runs: runs, seed: seed, budgetSeconds: perRun * Double(applicable), allocator: preload == nil ? "system" : "jemalloc", gate: Toolkit.current.gate)
+            let report = StressReport(
+                runs: runs, seed: seed, budgetSeconds: perRun * Double(applicableHere), allocator: preload == nil ? "system" : "jemalloc",
+                scenarios: selectedScenarios.map(\.id), subjects: selectedSubjects.map(\.name), shard: shard, gate: Toolkit.current.gate
+            )
+            try Self.finish(report, in: folder)
+        }
+
+        /// Writes the reports, prints the table, and fails when something gates.
+        static func finish(_ report: StressReport, in folder: URL) throws {
             let written = try ReportFiles.write(report, to: folder)
             print(StressTable.render(report))
             print("reports: \(written.map(\.path).joined(separator: ", "))")
             if report.summary.gatingFailures > 0 { throw ExitCode(StressExit.failed) }
         }
+    }
 
+    struct Merge: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Merge the reports of every shard of one stress run into the report of the whole run.",
+            discussion: "Writes <UTC timestamp>.json, latest.json and latest.junit.xml as `run` does. Exit status as for `run`; 64 when the reports are not every shard of one run exactly once."
+        )
+
+        @Argument(help: "The shards' reports (each shard's latest.json).")
+        var reports: [String] = []
+
+        @Option(help: "Folder for the merged reports.")
+        var reportDir = "Reports/stress"
+
+        func run() throws {
+            let folder = URL(fileURLWithPath: reportDir, isDirectory: true)
+            try ReportFiles.prepare(folder)
+            let parts = try MergeInput.read(StressReport.self, paths: reports, what: "stress")
+            let merged = try MergeInput.merge { () throws(MergeError) in try StressReport.merged(parts, gate: Toolkit.current.gate) }
+            try Run.finish(merged, in: folder)
+        }
     }
 
     struct ListScenarios: ParsableCommand {

@@ -1,0 +1,64 @@
+/// Why reports could not be merged into one.
+public enum MergeError: Error, Equatable, CustomStringConvertible {
+    /// The reports are not parts of one run: another format, selection or commit, or not
+    /// every shard exactly once.
+    case notOneRun(String)
+
+    public var description: String {
+        switch self {
+        case .notOneRun(let message): message
+        }
+    }
+}
+
+/// Checks what every merge needs: at least one report, one format, one commit, and the
+/// shards of one split, each exactly once.
+package func checkOneRun(schemaVersions: [Int], commits: [String?], shards: [Shard?]) throws(MergeError) {
+    guard !schemaVersions.isEmpty else { throw .notOneRun("no reports to merge") }
+    guard Set(schemaVersions).count == 1 else { throw .notOneRun("the reports have different schema versions: \(Set(schemaVersions).sorted())") }
+    let known = Set(commits.compactMap { $0 })
+    guard known.count <= 1 else { throw .notOneRun("the reports were made from different commits: \(known.sorted().joined(separator: ", "))") }
+    do { try Shard.checkComplete(shards) } catch { throw .notOneRun(error.description) }
+}
+
+extension ConformanceReport {
+    /// The shards of one run as the report of the whole run: every subject with every
+    /// result, in the catalogue's order, the summary counted again under `gate`, and the
+    /// loosest of the shards' calibrated bounds.
+    /// - Throws: ``MergeError`` unless `reports` are every shard of one run exactly once,
+    ///   with one rule selection, and no subject × rule appears twice.
+    public static func merged(_ reports: [ConformanceReport], gate: Gate = Gate()) throws(MergeError) -> ConformanceReport {
+        try checkOneRun(schemaVersions: reports.map(\.schemaVersion), commits: reports.map(\.environment.commit), shards: reports.map(\.shard))
+        let first = reports[0]
+        let ruleIDs = first.rules.map(\.id)
+        guard reports.allSatisfy({ $0.rules.map(\.id) == ruleIDs }) else { throw .notOneRun("the reports ran different selections of rules") }
+        let order = Dictionary(uniqueKeysWithValues: ruleIDs.enumerated().map { ($1, $0) })
+        var subjects: [SubjectReport] = []
+        for report in reports {
+            for part in report.subjects {
+                guard let index = subjects.firstIndex(where: { $0.name == part.name }) else {
+                    subjects.append(part)
+                    continue
+                }
+                let seen = Set(subjects[index].results.map(\.rule))
+                if let twice = part.results.first(where: { seen.contains($0.rule) }) {
+                    throw .notOneRun("\(part.name) × \(twice.rule) appears in two reports")
+                }
+                subjects[index].results += part.results
+            }
+        }
+        for index in subjects.indices {
+            subjects[index].results.sort { order[$0.rule, default: .max] < order[$1.rule, default: .max] }
+        }
+        let timing = reports.dropFirst().reduce(first.timing) { loosest, report in
+            Timing(
+                mustHappen: max(loosest.mustHappen, report.timing.mustHappen), quietWindow: max(loosest.quietWindow, report.timing.quietWindow),
+                lateness: max(loosest.lateness, report.timing.lateness), ruleTimeout: max(loosest.ruleTimeout, report.timing.ruleTimeout)
+            )
+        }
+        return ConformanceReport(
+            rules: first.rules, subjects: subjects, timing: timing, timingScale: first.timingScale, shard: nil,
+            gate: gate, environment: first.environment
+        )
+    }
+}
