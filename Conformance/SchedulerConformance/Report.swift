@@ -111,7 +111,7 @@ public struct ConformanceReport: Codable, Sendable {
 
     /// A report from rules as data (as a merge has them); the summary is derived.
     init(rules: [RuleInfo], subjects: [SubjectReport], timing: Timing, timingScale: Double?, shard: Shard?, gate: Gate, environment: Environment) {
-        self.generatedAt = ISO8601DateFormatter().string(from: Date())
+        self.generatedAt = ReportTime.now()
         self.environment = environment
         self.timing = timing
         self.timingScale = timingScale
@@ -212,5 +212,26 @@ public struct StatusSummary: Codable, Sendable, Equatable {
         case .guaranteed: guaranteed += 1
         }
         if gates, status.isFailure { gatingFailures += 1 }
+    }
+}
+
+/// When reports were made: ISO 8601 in UTC with milliseconds, so that runs made within one
+/// second (shards, a test's back-to-back runs) still sort in the order they were made.
+public enum ReportTime {
+    /// The current time as a report's `generatedAt`.
+    public static func now() -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: Date())
+    }
+
+    /// The time in a report's `generatedAt`, with or without fractional seconds (older
+    /// reports have none); nil when it is not such a time.
+    public static func date(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
     }
 }

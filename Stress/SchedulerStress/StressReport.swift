@@ -182,7 +182,7 @@ public struct StressReport: Codable, Sendable {
     }
 
     init(runs: [StressRun], seed: UInt64, budgetSeconds: Double, environment: Environment, scenarios: [String]?, subjects: [String]?, shard: Shard?, gate: Gate) {
-        generatedAt = ISO8601DateFormatter().string(from: Date())
+        generatedAt = ReportTime.now()
         self.environment = environment
         self.seed = seed
         self.budgetSeconds = budgetSeconds

@@ -185,6 +185,80 @@ import Testing
         #expect(fallback.output.contains("allocator system"))
     }
 
+    @Test func historyFlagsAPlantedRegressionAndPassesARerun() async throws {
+        let history = Self.folder()
+        try FileManager.default.createDirectory(at: history, withIntermediateDirectories: true)
+        let selection = ["run", "--scenario", "throughput,fan-in", "--subject", "queue", "--duration", "0.5", "--allocator", "system"]
+        // Four nights of the same build, then a fifth: the rerun.
+        for night in 1...4 {
+            let folder = Self.folder()
+            #expect(try await Self.stress(selection + ["--seed", "\(night)", "--report-dir", folder.path]).status == .exited(0))
+            try FileManager.default.copyItem(at: folder.appendingPathComponent("latest.json"), to: history.appendingPathComponent("night-\(night).json"))
+        }
+        let tonight = Self.folder()
+        #expect(try await Self.stress(selection + ["--seed", "5", "--report-dir", tonight.path]).status == .exited(0))
+        let current = tonight.appendingPathComponent("latest.json")
+        // The benchmark's rounds are judged. A debug build on a loaded 2-core machine moves
+        // the median ratio by up to about 2× from run to run (seen: 1.73 → 3.3, p = 0.03), so
+        // the floor here is 4×, and the planted regression is 10×.
+        let judge = ["compare", "--history", history.path, "--alpha", "0.01", "--threshold", "ratio=300", "--threshold", "throughput=80", "--threshold", "p99=1000"]
+        let rerun = try await Self.stress(judge + ["--current", current.path])
+        #expect(rerun.status == .exited(0), "\(rerun.output)\(rerun.error)")
+        #expect(rerun.output.contains("judged against 4 earlier runs"), "\(rerun.output)")
+
+        var planted = try Self.report(in: tonight)
+        let index = try #require(planted.runs.firstIndex { $0.scenario == "throughput" })
+        var benchmark = planted.runs[index]
+        let rounds = try #require(benchmark.samples?["ratioToBaseline"])
+        benchmark.samples?["ratioToBaseline"] = rounds.map { $0 * 10 }
+        benchmark.ratioToBaseline = benchmark.ratioToBaseline.map { $0 * 10 }
+        planted.runs[index] = benchmark
+        let slower = Self.folder().appendingPathComponent("planted.json")
+        try FileManager.default.createDirectory(at: slower.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try planted.jsonData().write(to: slower)
+        let regression = try await Self.stress(judge + ["--current", slower.path])
+        #expect(regression.status == .exited(10), "\(regression.output)\(regression.error)")
+        #expect(regression.output.contains("regression: throughput × queue ratio"), "\(regression.output)")
+
+        let nothing = try await Self.stress(["compare", "--history", Self.folder().path, "--current", current.path])
+        #expect(nothing.status == .exited(12))
+        let both = try await Self.stress(["compare", "--history", history.path, "--baseline", current.path, "--current", current.path])
+        #expect(both.status == .exited(64))
+    }
+
+    @Test func exportsFeedBencherAndJMHConsumers() async throws {
+        let folder = Self.folder()
+        #expect(try await Self.stress(["run", "--scenario", "throughput,fan-in", "--subject", "queue", "--duration", "0.2", "--report-dir", folder.path]).status == .exited(0))
+        let latest = folder.appendingPathComponent("latest.json").path
+        let bmfFile = folder.appendingPathComponent("bmf.json"), jmhFile = folder.appendingPathComponent("jmh.json")
+        #expect(try await Self.stress(["export", "--format", "bmf", latest, "--output", bmfFile.path]).status == .exited(0))
+        #expect(try await Self.stress(["export", "--format", "jmh", latest, "--output", jmhFile.path]).status == .exited(0))
+
+        let bmf = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: bmfFile)) as? [String: [String: [String: Double]]])
+        #expect(Set(bmf.keys) == ["throughput/queue", "fan-in/queue"])
+        let benchmark = try #require(bmf["throughput/queue"])
+        #expect((benchmark["throughput"]?["value"] ?? 0) > 0)
+        let latency = try #require(bmf["fan-in/queue"]?["latency"], "fan-in measures latency")
+        #expect(latency["value"]! > 0 && latency["value"]! <= latency["upper_value"]!, "p50 within its p99 bound")
+        let ratio = try #require(benchmark["ratio-to-baseline"])
+        #expect(ratio["lower_value"]! <= ratio["value"]! && ratio["value"]! <= ratio["upper_value"]!)
+
+        let jmh = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: jmhFile)) as? [[String: Any]])
+        #expect(jmh.compactMap { $0["benchmark"] as? String }.sorted() == ["scheduler-behaviour.fan-in.queue", "scheduler-behaviour.throughput.queue"])
+        for entry in jmh {
+            let primary = try #require(entry["primaryMetric"] as? [String: Any])
+            #expect((primary["score"] as? Double ?? 0) > 0 && primary["scoreUnit"] as? String == "ops/s" && entry["mode"] as? String == "thrpt")
+        }
+        let rounds = try #require(((jmh.first { ($0["benchmark"] as? String)?.contains("throughput") == true }?["secondaryMetrics"] as? [String: Any])?["ratio-to-baseline"] as? [String: Any])?["rawData"] as? [[Double]])
+        #expect(rounds.first?.count ?? 0 >= 3, "the benchmark's rounds are the raw data")
+
+        for bad in [["export", "--format", "csv", latest], ["export", "--format", "bmf", folder.appendingPathComponent("none.json").path]] {
+            let outcome = try await Self.stress(bad)
+            #expect(outcome.status == .exited(64), "\(bad)")
+            #expect(outcome.error.split(separator: "\n").filter { $0.hasPrefix("Error:") }.count == 1, "\(outcome.error)")
+        }
+    }
+
     @Test func compareExitsWithDistinctCodes() async throws {
         let folder = Self.folder()
         _ = try await Self.stress(["--scenario", "fan-in", "--subject", "queue", "--duration", "0.2", "--report-dir", folder.path])

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SchedulerConformance
 import SchedulerStress
 
 extension StressCommand {
@@ -22,10 +23,10 @@ extension StressCommand {
         var history: String?
 
         @Option(help: "How many of the latest comparable history reports to judge against.")
-        var last = 20
+        var last = 30
 
         @Option(help: "Significance level of the history's rank test (one-sided).")
-        var alpha = 0.01
+        var alpha = 0.05
 
         @Option(help: "The report to judge; default: Reports/stress/latest.json.")
         var current = "Reports/stress/latest.json"
@@ -211,21 +212,22 @@ enum History {
     /// is not a stress report, with a note.
     static func load(_ folder: String, before current: StressReport) throws -> [StressReport]? {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
-        var reports: [StressReport] = [], incomparable = 0
+        var reports: [(date: Date, report: StressReport)] = [], incomparable = 0
+        let now = ReportTime.date(current.generatedAt) ?? Date()
         for name in names.sorted() where name.hasSuffix(".json") && name != "latest.json" {
             let path = URL(fileURLWithPath: folder).appendingPathComponent(name).path
             guard let report = try? ReportFiles.read(StressReport.self, at: path, what: "a history report") else {
                 printError("stress compare: skipping '\(path)': not a stress report")
                 continue
             }
-            guard report.generatedAt < current.generatedAt else { continue }
+            guard let made = ReportTime.date(report.generatedAt), made < now else { continue }
             guard report.environment.allocator == current.environment.allocator, report.environment.sanitizer == current.environment.sanitizer else {
                 incomparable += 1
                 continue
             }
-            reports.append(report)
+            reports.append((made, report))
         }
         if incomparable > 0 { printError("stress compare: \(incomparable) earlier report(s) used another allocator or sanitizer and are left out") }
-        return reports.isEmpty ? nil : reports.sorted { $0.generatedAt < $1.generatedAt }
+        return reports.isEmpty ? nil : reports.sorted { $0.date < $1.date }.map(\.report)
     }
 }

@@ -34,7 +34,7 @@ struct StressCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stress",
         abstract: "Stress schedulers: classified outcomes, latency histograms, allocation statistics.",
-        subcommands: [Run.self, Merge.self, Compare.self, Table.self, ListScenarios.self, CalibrateAllocations.self, Worker.self],
+        subcommands: [Run.self, Merge.self, Compare.self, Export.self, Table.self, ListScenarios.self, CalibrateAllocations.self, Worker.self],
         defaultSubcommand: Run.self
     )
 }
