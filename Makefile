@@ -18,7 +18,7 @@ THIRD_PARTY := Conformance/ThirdParty
 MATRIX_CONFORMANCE := $(THIRD_PARTY)/.build/release/matrix-conformance
 MATRIX_STRESS      := $(THIRD_PARTY)/.build/release/matrix-stress
 
-.PHONY: tsan help build test test-package test-third-party test-example python-deps release conformance conformance-mutants conformance-kill-matrix conformance-loaded matrix stress stress-nightly stress-trend rules clean
+.PHONY: tsan help build test test-package test-third-party test-example python-deps release conformance conformance-mutants conformance-kill-matrix conformance-loaded matrix stress stress-nightly stress-trend dashboard rules clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-20s %s\n", $$1, $$2}'
@@ -92,6 +92,9 @@ stress: release ## Short stress run (under 3 minutes) over every scenario and re
 
 stress-nightly: release ## The nightly job: BUDGET (e.g. 30m, 2h) spread over every scenario × subject
 	$(STRESS) run --budget $(BUDGET) --report-dir $(REPORTS)/stress $(if $(SUBJECTS),--subject $(SUBJECTS)) $(ARGS)
+
+dashboard: release ## Write Reports/dashboard/index.html from the reports present (conformance, stress and the nightly history)
+	$(CONFORMANCE) dashboard --output $(REPORTS)/dashboard/index.html $(ARGS)
 
 stress-trend: release ## Judge Reports/stress/latest.json against the last 30 nightly reports there (rank test); exit 10 on a regression
 	$(STRESS) compare --history $(REPORTS)/stress $(ARGS)

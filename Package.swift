@@ -69,6 +69,8 @@ let package = Package(
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             path: "Conformance/Harness",
+            // Chart.js, inlined into the dashboard; MIT, its licence beside it.
+            resources: [.copy("Reports/Assets/chart.min.js"), .copy("Reports/Assets/chart.js-LICENSE.txt")],
             swiftSettings: strict
         ),
         .executableTarget(

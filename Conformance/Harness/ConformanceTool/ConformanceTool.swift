@@ -48,7 +48,7 @@ struct ConformanceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "conformance",
         abstract: "Check schedulers against the numbered rules of the conformance catalogue.",
-        subcommands: [Run.self, Merge.self, ListRules.self, ListSubjects.self, MutantsCommand.self, MatrixMarkdown.self, Worker.self, TrapProbe.self],
+        subcommands: [Run.self, Merge.self, DashboardCommand.self, ListRules.self, ListSubjects.self, MutantsCommand.self, MatrixMarkdown.self, Worker.self, TrapProbe.self],
         defaultSubcommand: Run.self
     )
 }
