@@ -13,6 +13,16 @@ public struct LatencySummary: Codable, Sendable, Equatable {
     public var count: UInt64
     /// Samples beyond the histogram's range (an hour): counted here, not dropped silently.
     public var outOfRange: UInt64
+    /// The samples in buckets that double in width (up to 64 ns, 128 ns, …), up to the
+    /// largest; absent from older reports.
+    public var histogram: [LatencyBucket]?
+}
+
+/// The samples of one histogram bucket.
+public struct LatencyBucket: Codable, Sendable, Equatable {
+    /// The bucket's upper bound, in nanoseconds (inclusive).
+    public var upToNanoseconds: UInt64
+    public var count: UInt64
 }
 
 /// Collects latency samples: each worker fills a histogram of its own (no sharing on the
@@ -40,7 +50,10 @@ final class LatencyCollector: Sendable {
             return LatencySummary(
                 p50: histogram.valueAtPercentile(50), p90: histogram.valueAtPercentile(90),
                 p99: histogram.valueAtPercentile(99), p999: histogram.valueAtPercentile(99.9),
-                max: histogram.max, count: histogram.totalCount, outOfRange: missed
+                max: histogram.max, count: histogram.totalCount, outOfRange: missed,
+                histogram: histogram.logarithmicBucketValues(valueUnitsInFirstBucket: 64, logBase: 2).map {
+                    LatencyBucket(upToNanoseconds: $0.value, count: $0.countAddedInThisIterationStep)
+                }
             )
         }
     }

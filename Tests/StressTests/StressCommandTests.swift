@@ -135,6 +135,15 @@ import Testing
         if Self.jemallocInstalled {
             #expect(report.runs.allSatisfy { $0.allocations != nil })
         }
+        // The latency histogram holds every sample, in buckets doubling in width, and its
+        // median bucket is the one the p50 falls in.
+        let latency = try #require(report.runs.first { $0.scenario == "fan-in" }?.latencyNanoseconds)
+        let buckets = try #require(latency.histogram)
+        #expect(buckets.reduce(0) { $0 + $1.count } == latency.count)
+        #expect(zip(buckets, buckets.dropFirst()).allSatisfy { $1.upToNanoseconds > $0.upToNanoseconds })
+        var seen: UInt64 = 0
+        let median = try #require(buckets.first { seen += $0.count; return seen * 2 >= latency.count })
+        #expect(latency.p50 <= median.upToNanoseconds && latency.p50 * 2 >= median.upToNanoseconds / 2, "p50 \(latency.p50) outside its bucket ≤ \(median.upToNanoseconds)")
         #expect(try await Self.validate(folder.appendingPathComponent("latest.json")) == .exited(0))
         let stamped = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix("Z.json") }
         #expect(stamped.count == 1)

@@ -3,8 +3,8 @@ import SchedulerConformance
 import SchedulerStress
 
 /// The results as one static page people read: the conformance matrix, each cell linked to
-/// what was observed and to its rule's rationale and hint; latency percentiles per scenario
-/// × subject; the benchmarks' ratio to their baseline and allocations; and, given earlier
+/// what was observed and to its rule's rationale and hint; latency histograms and percentiles
+/// per scenario × subject; the benchmarks' ratio to their baseline and allocations; and, given earlier
 /// nightly reports, trends per metric. One self-contained HTML file: Chart.js (vendored,
 /// MIT) and the data are inlined, so it opens from disk with no server.
 public enum Dashboard {
@@ -99,6 +99,7 @@ public enum Dashboard {
         }
         html += "</tbody></table></div>\n"
         html += "<h3>Latency percentiles</h3>\n<div class=\"charts\" id=\"latency\"></div>\n"
+        html += "<h3>Latency histograms</h3>\n<div class=\"charts\" id=\"histograms\"></div>\n"
         html += "<h3>Benchmarks: cost relative to the bare baseline, and allocations</h3>\n<div class=\"charts\" id=\"benchmarks\"></div>\n"
         if !history.isEmpty {
             html += "<h3>Trends over \(history.count + 1) runs</h3>\n<div class=\"charts\" id=\"trends\"></div>\n"
@@ -137,6 +138,22 @@ public enum Dashboard {
                         return Series(name: run.subject, values: [latency.p50, latency.p90, latency.p99, latency.p999, latency.max].map { Double(max($0, 1)) })
                     },
                     logarithmic: true, unit: "ns"
+                ))
+            }
+            for scenario in ordered(measured.map(\.scenario)) {
+                let runs = measured.filter { $0.scenario == scenario && $0.latencyNanoseconds?.histogram?.isEmpty == false }
+                guard !runs.isEmpty else { continue }
+                // Shares of each subject's samples, so subjects with more samples do not tower.
+                let bounds = Array(Set(runs.flatMap { $0.latencyNanoseconds!.histogram!.map(\.upToNanoseconds) })).sorted()
+                charts.append(Chart(
+                    section: "histograms", title: scenario, kind: "bar", labels: bounds.map { "≤ " + nanoseconds($0) },
+                    series: runs.map { run in
+                        let buckets = run.latencyNanoseconds!.histogram!
+                        let total = Double(max(buckets.reduce(0) { $0 + $1.count }, 1))
+                        let counts = Dictionary(buckets.map { ($0.upToNanoseconds, $0.count) }, uniquingKeysWith: +)
+                        return Series(name: run.subject, values: bounds.map { Double(counts[$0] ?? 0) / total * 100 })
+                    },
+                    logarithmic: false, unit: "% of samples"
                 ))
             }
             for scenario in ordered(measured.filter { $0.ratioToBaseline != nil }.map(\.scenario)) {
@@ -200,6 +217,16 @@ public enum Dashboard {
 
     private static func slug(_ name: String) -> String {
         String(name.map { $0.isLetter || $0.isNumber ? $0 : "-" })
+    }
+
+    /// A bucket bound as people read it: ns, µs, ms or s.
+    private static func nanoseconds(_ value: UInt64) -> String {
+        switch value {
+        case ..<1_000: "\(value) ns"
+        case ..<1_000_000: format(Double(value) / 1e3) + " µs"
+        case ..<1_000_000_000: format(Double(value) / 1e6) + " ms"
+        default: format(Double(value) / 1e9) + " s"
+        }
     }
 
     private static func format(_ value: Double) -> String {
