@@ -1,5 +1,4 @@
 import Foundation
-import Subprocess
 
 /// What identifies the code and machine behind a report, found once per process.
 public enum Provenance {
@@ -9,11 +8,9 @@ public enum Provenance {
     public static let commit: String? = {
         let environment = ProcessInfo.processInfo.environment
         if let ci = environment["GITHUB_SHA"] ?? environment["BUILD_SCM_REVISION"], !ci.isEmpty { return ci }
-        return runBlocking {
-            guard let head = await git(["rev-parse", "HEAD"]), !head.isEmpty else { return nil }
-            let changes = await git(["status", "--porcelain", "--untracked-files=no"]) ?? ""
-            return changes.isEmpty ? head : head + "-dirty"
-        }
+        guard let head = git(["rev-parse", "HEAD"]), !head.isEmpty else { return nil }
+        let changes = git(["status", "--porcelain", "--untracked-files=no"]) ?? ""
+        return changes.isEmpty ? head : head + "-dirty"
     }()
 
     /// The CPU architecture this process runs on.
@@ -28,11 +25,20 @@ public enum Provenance {
     }()
 
     /// `git` with `arguments` in the current directory: its trimmed output, or nil when it
-    /// fails or is not installed.
-    private static func git(_ arguments: [String]) async -> String? {
-        guard let result = try? await Subprocess.run(
-            .name("git"), arguments: .init(arguments), output: .string(limit: 1 << 16), error: .discarded
-        ), result.terminationStatus.isSuccess else { return nil }
-        return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    /// fails or is not installed. Foundation's `Process`, waited on synchronously, rather
+    /// than swift-subprocess: this runs in a static initializer that async code may reach
+    /// first, where blocking on a task of the cooperative pool could deadlock it.
+    private static func git(_ arguments: [String]) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -118,7 +118,7 @@ public struct ConformanceReport: Codable, Sendable {
         self.shard = shard
         self.rules = rules
         self.subjects = subjects
-        let levels = Dictionary(uniqueKeysWithValues: rules.map { ($0.id, $0.level) })
+        let levels = Dictionary(rules.map { ($0.id, $0.level) }, uniquingKeysWith: { first, _ in first })
         var summary = Summary()
         for subject in subjects {
             for result in subject.results {

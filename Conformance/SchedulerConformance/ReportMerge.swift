@@ -11,14 +11,21 @@ public enum MergeError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// Checks what every merge needs: at least one report, one format, one commit, and the
-/// shards of one split, each exactly once.
-package func checkOneRun(schemaVersions: [Int], commits: [String?], shards: [Shard?]) throws(MergeError) {
+/// Checks what every merge needs: at least one report, one format, one commit (or none
+/// known for all), one build (sanitizer or not), and the shards of one split, each exactly once.
+package func checkOneRun(schemaVersions: [Int], commits: [String?], sanitizers: [String?], shards: [Shard?]) throws(MergeError) {
     guard !schemaVersions.isEmpty else { throw .notOneRun("no reports to merge") }
     guard Set(schemaVersions).count == 1 else { throw .notOneRun("the reports have different schema versions: \(Set(schemaVersions).sorted())") }
-    let known = Set(commits.compactMap { $0 })
-    guard known.count <= 1 else { throw .notOneRun("the reports were made from different commits: \(known.sorted().joined(separator: ", "))") }
+    guard Set(commits).count == 1 else {
+        throw .notOneRun("the reports were made from different commits: \(commits.map { $0 ?? "unknown" }.joined(separator: ", "))")
+    }
+    guard Set(sanitizers).count == 1 else { throw .notOneRun("some reports come from a sanitizer build and some do not") }
     do { try Shard.checkComplete(shards) } catch { throw .notOneRun(error.description) }
+}
+
+/// Positions of `names` in order, the first occurrence winning (a report file may repeat one).
+package func positions(_ names: [String]) -> [String: Int] {
+    Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
 }
 
 extension ConformanceReport {
@@ -28,11 +35,19 @@ extension ConformanceReport {
     /// - Throws: ``MergeError`` unless `reports` are every shard of one run exactly once,
     ///   with one rule selection, and no subject × rule appears twice.
     public static func merged(_ reports: [ConformanceReport], gate: Gate = Gate()) throws(MergeError) -> ConformanceReport {
-        try checkOneRun(schemaVersions: reports.map(\.schemaVersion), commits: reports.map(\.environment.commit), shards: reports.map(\.shard))
+        try checkOneRun(
+            schemaVersions: reports.map(\.schemaVersion), commits: reports.map(\.environment.commit),
+            sanitizers: reports.map(\.environment.sanitizer), shards: reports.map(\.shard)
+        )
         let first = reports[0]
         let ruleIDs = first.rules.map(\.id)
         guard reports.allSatisfy({ $0.rules.map(\.id) == ruleIDs }) else { throw .notOneRun("the reports ran different selections of rules") }
-        let order = Dictionary(uniqueKeysWithValues: ruleIDs.enumerated().map { ($1, $0) })
+        // Every shard lists every subject it was asked for, with or without results.
+        guard reports.allSatisfy({ $0.subjects.map(\.name) == first.subjects.map(\.name) }) else {
+            throw .notOneRun("the reports ran different selections of subjects")
+        }
+        guard Set(reports.map(\.timingScale)).count == 1 else { throw .notOneRun("the reports used different timing scales") }
+        let order = positions(ruleIDs)
         var subjects: [SubjectReport] = []
         for report in reports {
             for part in report.subjects {

@@ -28,6 +28,19 @@ public struct Shard: Codable, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "shard \(index + 1) of \(total)" }
 
+    /// Reads a shard from a report, with the same checks as ``init(index:total:)``: a
+    /// report file is input like any other.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        do {
+            try self.init(index: container.decode(Int.self, forKey: .index), total: container.decode(Int.self, forKey: .total))
+        } catch let error as ShardError {
+            throw DecodingError.dataCorruptedError(forKey: .index, in: container, debugDescription: error.description)
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey { case index, total }
+
     /// The pair ID both commands partition by: `subject/rule` or `scenario/subject`.
     public static func pairID(_ first: String, _ second: String) -> String { first + "/" + second }
 

@@ -13,8 +13,9 @@ public struct LatencySummary: Codable, Sendable, Equatable {
     public var count: UInt64
     /// Samples beyond the histogram's range (an hour): counted here, not dropped silently.
     public var outOfRange: UInt64
-    /// The samples in buckets that double in width (up to 64 ns, 128 ns, …), up to the
-    /// largest; absent from older reports.
+    /// The samples in buckets that double in width from 64 ns (up to 63 ns, 127 ns, 255 ns,
+    /// …, each bound inclusive), up to the largest; absent from older reports. (The
+    /// histogram library starts its iteration one unit below the first bucket's width.)
     public var histogram: [LatencyBucket]?
 }
 
@@ -51,7 +52,7 @@ final class LatencyCollector: Sendable {
                 p50: histogram.valueAtPercentile(50), p90: histogram.valueAtPercentile(90),
                 p99: histogram.valueAtPercentile(99), p999: histogram.valueAtPercentile(99.9),
                 max: histogram.max, count: histogram.totalCount, outOfRange: missed,
-                histogram: histogram.logarithmicBucketValues(valueUnitsInFirstBucket: 64, logBase: 2).map {
+                histogram: histogram.logarithmicBucketValues(valueUnitsInFirstBucket: 65, logBase: 2).map {
                     LatencyBucket(upToNanoseconds: $0.value, count: $0.countAddedInThisIterationStep)
                 }
             )

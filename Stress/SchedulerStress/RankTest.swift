@@ -17,8 +17,9 @@ public enum RankTest {
         public var less: Double
     }
 
-    /// Largest `x.count × y.count` for which the exact distribution is computed.
-    static let exactLimit = 20_000
+    /// Largest `x.count × y.count` for which the exact distribution is computed: its cost
+    /// grows as (m·n)², and beyond this the normal approximation is close.
+    static let exactLimit = 2_500
 
     /// Compares `x` with `y`; both must be non-empty.
     public static func mannWhitney(_ x: [Double], _ y: [Double]) -> Result {
@@ -32,7 +33,7 @@ public enum RankTest {
         }
         let all = (x + y).sorted()
         let tied = zip(all, all.dropFirst()).contains { $0 == $1 }
-        if !tied && m * n <= exactLimit {
+        if !tied && (m * n <= exactLimit || min(m, n) == 1) {
             let counts = distribution(m, n)
             let total = counts.reduce(0, +)
             let observed = Int(u)
@@ -65,6 +66,11 @@ public enum RankTest {
     /// How many of the C(m+n, m) orderings of two tie-free samples give each U, 0…m·n:
     /// the coefficients of the Gaussian binomial, built one element of `x` at a time.
     static func distribution(_ m: Int, _ n: Int) -> [Double] {
+        // One value against many: each of its n + 1 ranks is one ordering.
+        if min(m, n) == 1 { return [Double](repeating: 1, count: m * n + 1) }
+        // The distribution is the same with the samples swapped; the table below holds
+        // n + 1 rows of up to m·n counts, so let n be the smaller.
+        if n > m { return distribution(n, m) }
         // previous[j][u]: orderings of i − 1 x-values among j y-values with U = u.
         var previous = (0...n).map { _ in [1.0] }
         for i in 1...m {

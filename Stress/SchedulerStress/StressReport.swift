@@ -200,11 +200,20 @@ public struct StressReport: Codable, Sendable {
     /// - Throws: ``MergeError`` unless `reports` are every shard of one run exactly once,
     ///   with one selection, one allocator, and no scenario × subject twice.
     public static func merged(_ reports: [StressReport], gate: Gate = Gate()) throws(MergeError) -> StressReport {
-        try checkOneRun(schemaVersions: reports.map(\.schemaVersion), commits: reports.map(\.environment.commit), shards: reports.map(\.shard))
+        try checkOneRun(
+            schemaVersions: reports.map(\.schemaVersion), commits: reports.map(\.environment.commit),
+            sanitizers: reports.map(\.environment.sanitizer), shards: reports.map(\.shard)
+        )
         let first = reports[0]
         guard reports.allSatisfy({ $0.scenarios == first.scenarios && $0.subjects == first.subjects }) else {
             throw .notOneRun("the reports ran different selections of scenarios and subjects")
         }
+        // Each run's seed and length come from the whole run's seed and plan: shards run with
+        // other seeds or thread counts are not parts of one run.
+        guard Set(reports.map(\.seed)).count == 1 else {
+            throw .notOneRun("the shards ran with different seeds (\(reports.map { String($0.seed) }.joined(separator: ", "))): give every shard the same --seed")
+        }
+        guard Set(reports.flatMap { $0.runs.map(\.threads) }).count <= 1 else { throw .notOneRun("the shards ran with different thread counts") }
         guard Set(reports.map(\.environment.allocator)).count == 1 else {
             throw .notOneRun("the reports were made with different allocators, whose numbers are not comparable")
         }
@@ -214,8 +223,7 @@ public struct StressReport: Codable, Sendable {
             throw .notOneRun("\(run.scenario) × \(run.subject) appears in two reports")
         }
         if let scenarios = first.scenarios, let subjects = first.subjects {
-            let scenarioOrder = Dictionary(uniqueKeysWithValues: scenarios.enumerated().map { ($1, $0) })
-            let subjectOrder = Dictionary(uniqueKeysWithValues: subjects.enumerated().map { ($1, $0) })
+            let scenarioOrder = positions(scenarios), subjectOrder = positions(subjects)
             runs.sort {
                 (scenarioOrder[$0.scenario, default: .max], subjectOrder[$0.subject, default: .max])
                     < (scenarioOrder[$1.scenario, default: .max], subjectOrder[$1.subject, default: .max])

@@ -94,7 +94,11 @@ import Testing
         )
         #expect(validation.terminationStatus == .exited(0), "\(validation.standardError)")
 
-        for bad in [[parts[0]], [parts[0], parts[0]], [parts[0], whole.appendingPathComponent("conformance.json").path]] {
+        // A shard of another subject selection is not part of this run either.
+        let narrower = Self.temporaryFolder()
+        _ = try await Self.conformance(["run", "--subject", "queue", "--category", "ORD,CAN,VT", "--quiet", "--total-shards", "2", "--shard-index", "0", "--report-dir", narrower.path])
+        let otherSubjects = [parts[0], narrower.appendingPathComponent("conformance.json").path]
+        for bad in [[parts[0]], [parts[0], parts[0]], [parts[0], whole.appendingPathComponent("conformance.json").path], otherSubjects] {
             let outcome = try await Self.conformance(["merge"] + bad + ["--report-dir", Self.temporaryFolder().path])
             #expect(outcome.status == .exited(64), "\(bad)")
             #expect(outcome.error.split(separator: "\n").filter { $0.hasPrefix("Error: cannot merge") }.count == 1, "\(outcome.error)")

@@ -40,8 +40,30 @@ import Testing
         #expect(page.contains(##"<td class="failed"><a href="#obs-mutant-lifo-ORD-1""##))
         #expect(page.contains(##"<li id="obs-mutant-lifo-ORD-1"><b class="failed">failed</b> mutant-lifo × <a href="#rule-ORD-1">"##))
         #expect(page.contains(##"<dt id="rule-ORD-1">"##) && page.contains("If it fails, check:"))
-        #expect(page.contains("Trends over 2 runs") && page.contains("Chart.js v3.9.1"), "trends and the inlined plotting library")
+        #expect(page.contains("Trends over the last 2 runs") && page.contains("Chart.js v3.9.1"), "trends and the inlined plotting library")
         #expect(!page.contains("src=\"http"), "the page needs no network")
+    }
+
+    @Test func namesFromReportsCannotBreakThePage() async throws {
+        let folder = try await Self.makeDashboard()
+        // A subject whose name would end the data's script element and open a comment.
+        let hostile = "</script><!--<b>x"
+        for file in ["conformance.json", "stress/latest.json"] {
+            let url = folder.appendingPathComponent(file)
+            let text = try String(contentsOf: url, encoding: .utf8)
+            let renamed = text.replacingOccurrences(of: #""queue""#, with: "\"" + hostile.replacingOccurrences(of: "/", with: "\\/") + "\"")
+            try Data(renamed.utf8).write(to: url)
+        }
+        let output = folder.appendingPathComponent("dashboard/hostile.html")
+        let outcome = try await CommandTests.conformance([
+            "dashboard", "--conformance", folder.appendingPathComponent("conformance.json").path,
+            "--stress", folder.appendingPathComponent("stress/latest.json").path, "--output", output.path,
+        ])
+        #expect(outcome.status == .exited(0), "\(outcome.error)")
+        let page = try String(contentsOf: output, encoding: .utf8)
+        #expect(!page.contains(hostile), "the name reached the page unescaped")
+        #expect(page.contains("&lt;/script&gt;&lt;!--&lt;b&gt;x"), "the name is shown, escaped")
+        #expect(page.components(separatedBy: "</script>").count == 5, "exactly the page's own four scripts end")
     }
 
     @Test(.enabled(if: chromium != nil, "headless Chromium is not installed (CI installs it: apt-get install chromium)"))

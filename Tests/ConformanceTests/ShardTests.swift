@@ -46,6 +46,13 @@ import Testing
         #expect(throws: ShardError.self) { try Shard.resolve(totalShards: total, shardIndex: index, environment: environment) }
     }
 
+    @Test func aShardReadFromAReportIsCheckedLikeOneFromTheCommandLine() throws {
+        #expect(try JSONDecoder().decode(Shard.self, from: Data(#"{"index":1,"total":2}"#.utf8)) == Shard(index: 1, total: 2))
+        for bad in [#"{"index":2,"total":2}"#, #"{"index":0,"total":-1}"#, #"{"index":0,"total":0}"#] {
+            #expect(throws: DecodingError.self, "\(bad)") { try JSONDecoder().decode(Shard.self, from: Data(bad.utf8)) }
+        }
+    }
+
     @Test func onlyEveryShardOfOneSplitExactlyOnceIsComplete() throws {
         let a = try Shard(index: 0, total: 2), b = try Shard(index: 1, total: 2), c = try Shard(index: 0, total: 3)
         #expect(throws: Never.self) { try Shard.checkComplete([b, a]) }

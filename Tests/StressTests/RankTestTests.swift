@@ -46,6 +46,9 @@ import Testing
         // One value above 19 others: the rank test of a single night against 19 nights.
         let single = RankTest.mannWhitney([100], (1...19).map(Double.init))
         #expect(abs(single.greater - 0.05) < 1e-12)
+        // One value above 9,999 others: exact, and with no table of 10,000 rows.
+        let night = RankTest.mannWhitney([1e9], (1...9_999).map(Double.init))
+        #expect(abs(night.greater - 1e-4) < 1e-12 && night.less == 1)
         // Identical samples: no evidence either way.
         let same = RankTest.mannWhitney([5, 5, 5], [5, 5, 5])
         #expect(same.u == 4.5 && same.greater == 1 && same.less == 1)

@@ -72,8 +72,13 @@ import Testing
         #expect(try await Self.validate(merged.appendingPathComponent("latest.json")) == .exited(0))
         #expect(try await Self.validate(first.appendingPathComponent("latest.json")) == .exited(0))
 
-        // Not every shard, or one twice: one clear line and the usage exit code.
-        for bad in [[parts[0]], [parts[0], parts[0]], [parts[0], whole.appendingPathComponent("latest.json").path]] {
+        // Not every shard, one twice, a whole run, or a shard with another seed: one clear line
+        // and the usage exit code.
+        let reseeded = Self.folder()
+        let otherSeed = selection.map { $0 == "7" ? "8" : $0 }
+        #expect(try await Self.stress(["run"] + otherSeed + ["--total-shards", "2", "--shard-index", "1", "--report-dir", reseeded.path]).status == .exited(0))
+        let differentSeed = [parts[0], reseeded.appendingPathComponent("latest.json").path]
+        for bad in [[parts[0]], [parts[0], parts[0]], [parts[0], whole.appendingPathComponent("latest.json").path], differentSeed] {
             let outcome = try await Self.stress(["merge"] + bad + ["--report-dir", Self.folder().path])
             #expect(outcome.status == .exited(64), "\(bad)")
             #expect(outcome.error.split(separator: "\n").filter { $0.hasPrefix("Error: cannot merge") }.count == 1, "\(outcome.error)")

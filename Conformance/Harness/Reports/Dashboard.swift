@@ -62,15 +62,18 @@ public enum Dashboard {
         let results = report.subjects.map { subject in Dictionary(subject.results.map { ($0.rule, $0) }, uniquingKeysWith: { first, _ in first }) }
         var observations: [String] = []
         for rule in report.rules {
-            html += "<tr><th><a href=\"#rule-\(rule.id)\">\(rule.id)</a> \(escape(rule.title))</th>"
+            let id = escape(rule.id)
+            html += "<tr><th><a href=\"#rule-\(id)\">\(id)</a> \(escape(rule.title))</th>"
             for (index, subject) in report.subjects.enumerated() {
                 guard let result = results[index][rule.id] else { html += "<td class=\"none\"></td>"; continue }
                 let status = result.status.rawValue
-                let anchor = "obs-\(slug(subject.name))-\(rule.id)"
-                let target = result.message == nil ? "#rule-\(rule.id)" : "#\(anchor)"
+                let anchor = "obs-\(slug(subject.name))-\(id)"
+                // Observations are listed for results with a message, skips excepted.
+                let observed = result.message != nil && result.status != .skipped
+                let target = observed ? "#\(anchor)" : "#rule-\(id)"
                 html += "<td class=\"\(status)\"><a href=\"\(target)\" title=\"\(escape("\(status)\(result.message.map { ": \($0)" } ?? "")"))\">\(symbol(status))</a></td>"
-                if let message = result.message, result.status != .skipped {
-                    observations.append("<li id=\"\(anchor)\"><b class=\"\(status)\">\(status)</b> \(escape(subject.name)) × <a href=\"#rule-\(rule.id)\">\(rule.id)</a>: \(escape(message))</li>")
+                if observed, let message = result.message {
+                    observations.append("<li id=\"\(anchor)\"><b class=\"\(status)\">\(status)</b> \(escape(subject.name)) × <a href=\"#rule-\(id)\">\(id)</a>: \(escape(message))</li>")
                 }
             }
             html += "</tr>\n"
@@ -83,7 +86,7 @@ public enum Dashboard {
     private static func rules(_ report: ConformanceReport) -> String {
         var html = "<h2>Rules</h2>\n<dl class=\"rules\">\n"
         for rule in report.rules {
-            html += "<dt id=\"rule-\(rule.id)\">\(rule.id) <small>\(rule.level.rawValue)</small> \(escape(rule.title))</dt><dd><p>\(escape(rule.rationale))</p><p><i>If it fails, check:</i> \(escape(rule.hint))</p></dd>\n"
+            html += "<dt id=\"rule-\(escape(rule.id))\">\(escape(rule.id)) <small>\(rule.level.rawValue)</small> \(escape(rule.title))</dt><dd><p>\(escape(rule.rationale))</p><p><i>If it fails, check:</i> \(escape(rule.hint))</p></dd>\n"
         }
         return html + "</dl>\n"
     }
@@ -102,12 +105,15 @@ public enum Dashboard {
         html += "<h3>Latency histograms</h3>\n<div class=\"charts\" id=\"histograms\"></div>\n"
         html += "<h3>Benchmarks: cost relative to the bare baseline, and allocations</h3>\n<div class=\"charts\" id=\"benchmarks\"></div>\n"
         if !history.isEmpty {
-            html += "<h3>Trends over \(history.count + 1) runs</h3>\n<div class=\"charts\" id=\"trends\"></div>\n"
+            html += "<h3>Trends over the last \(min(history.count + 1, trendRuns)) runs</h3>\n<div class=\"charts\" id=\"trends\"></div>\n"
         }
         return html
     }
 
     // MARK: - Chart data
+
+    /// How many of the latest runs the trends show.
+    static let trendRuns = 60
 
     private struct Series: Encodable {
         var name: String
@@ -165,12 +171,13 @@ public enum Dashboard {
                                         series: [Series(name: "allocations", values: runs.map { $0.allocations?.perOperation })], logarithmic: false, unit: "allocations"))
                 }
             }
-            if !history.isEmpty { charts += trends(Array((history + [stress]).suffix(60))) }
+            if !history.isEmpty { charts += trends(Array((history + [stress]).suffix(trendRuns))) }
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        // `</` would end the script element the data sits in.
-        return String(decoding: try encoder.encode(charts), as: UTF8.self).replacingOccurrences(of: "</", with: "<\\/")
+        // No `<` at all inside the script element the data sits in: `</script>` or `<!--` in a
+        // subject's name must not end it. `\u003c` is the same character to JSON.
+        return String(decoding: try encoder.encode(charts), as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
     }
 
     /// Per scenario: throughput and p99 of each subject over the runs; per benchmark, the

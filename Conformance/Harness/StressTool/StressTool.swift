@@ -200,14 +200,16 @@ extension StressCommand {
 
 /// `--scenario` values, checked against the catalogue.
 enum ScenarioSelection {
+    /// The named scenarios, each once, in the order first named; all of them when none is.
     static func select(_ names: [String]) throws -> [StressScenario] {
         let names = splitList(names)
         if names.isEmpty { return StressCatalogue.all }
-        return try names.map { name in
+        var seen = Set<String>()
+        return try names.compactMap { name in
             guard let scenario = StressCatalogue.scenario(name) else {
                 throw ValidationError("unknown scenario '\(name)'; known: \(StressCatalogue.all.map(\.id).joined(separator: ", "))")
             }
-            return scenario
+            return seen.insert(scenario.id).inserted ? scenario : nil
         }
     }
 }

@@ -35,8 +35,9 @@ package struct Lock<State: ~Copyable>: ~Copyable {
         // An error-checking mutex reports a recursive lock instead of deadlocking, so it
         // traps where `Mutex` traps.
         pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
-        pthread_mutex_init(mutex, &attributes)
+        let made = pthread_mutex_init(mutex, &attributes)
         pthread_mutexattr_destroy(&attributes)
+        precondition(made == 0, "Lock: pthread_mutex_init failed (\(made))")
     }
 
     deinit {
@@ -52,12 +53,14 @@ package struct Lock<State: ~Copyable>: ~Copyable {
         _ body: (inout sending State) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         let locked = pthread_mutex_lock(mutex)
-        precondition(locked == 0, "Lock: locked again on the thread that holds it (\(locked))")
+        precondition(locked != EDEADLK, "Lock: locked again on the thread that holds it")
+        precondition(locked == 0, "Lock: pthread_mutex_lock failed (\(locked))")
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state.pointee)
     }
 
-    /// Runs `body` with exclusive access when the lock is free at once; nil when it is held.
+    /// Runs `body` with exclusive access when the lock is free at once; nil when it is held,
+    /// by this thread too.
     @inlinable
     package borrowing func withLockIfAvailable<Result: ~Copyable, E: Error>(
         _ body: (inout sending State) throws(E) -> sending Result
@@ -81,7 +84,8 @@ package struct Lock<State: ~Copyable>: ~Copyable {
         try mutex.withLock(body)
     }
 
-    /// Runs `body` with exclusive access when the lock is free at once; nil when it is held.
+    /// Runs `body` with exclusive access when the lock is free at once; nil when it is held,
+    /// by this thread too.
     @inlinable
     package borrowing func withLockIfAvailable<Result: ~Copyable, E: Error>(
         _ body: (inout sending State) throws(E) -> sending Result
