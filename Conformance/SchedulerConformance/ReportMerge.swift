@@ -48,22 +48,14 @@ extension ConformanceReport {
         }
         guard Set(reports.map(\.timingScale)).count == 1 else { throw .notOneRun("the reports used different timing scales") }
         let order = positions(ruleIDs)
-        var subjects: [SubjectReport] = []
-        for report in reports {
-            for part in report.subjects {
-                guard let index = subjects.firstIndex(where: { $0.name == part.name }) else {
-                    subjects.append(part)
-                    continue
-                }
-                let seen = Set(subjects[index].results.map(\.rule))
-                if let twice = part.results.first(where: { seen.contains($0.rule) }) {
-                    throw .notOneRun("\(part.name) × \(twice.rule) appears in two reports")
-                }
-                subjects[index].results += part.results
-            }
-        }
+        var subjects = first.subjects
         for index in subjects.indices {
-            subjects[index].results.sort { order[$0.rule, default: .max] < order[$1.rule, default: .max] }
+            let results = reports.flatMap { $0.subjects[index].results }
+            var seen = Set<String>()
+            if let twice = results.first(where: { !seen.insert($0.rule).inserted }) {
+                throw .notOneRun("\(subjects[index].name) × \(twice.rule) appears in two reports")
+            }
+            subjects[index].results = results.sorted { order[$0.rule, default: .max] < order[$1.rule, default: .max] }
         }
         let timing = reports.dropFirst().reduce(first.timing) { loosest, report in
             Timing(

@@ -99,10 +99,4 @@ extension StressReport {
         }
         return try Self.encoder.encode(entries)
     }
-
-    private static var encoder: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return encoder
-    }
 }

@@ -235,10 +235,15 @@ public struct StressReport: Codable, Sendable {
         )
     }
 
-    /// Pretty, key-sorted JSON.
-    public func jsonData() throws -> Data {
+    /// Pretty, key-sorted JSON, for the report and its exports alike.
+    static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return try encoder.encode(self)
+        return encoder
+    }
+
+    /// Pretty, key-sorted JSON.
+    public func jsonData() throws -> Data {
+        try Self.encoder.encode(self)
     }
 }

@@ -38,7 +38,7 @@ extension ConformanceCommand {
                 ? try ReportFiles.read(ConformanceReport.self, at: conformancePath, what: "the conformance report") : nil
             let stressReport = FileManager.default.fileExists(atPath: stressPath)
                 ? try ReportFiles.read(StressReport.self, at: stressPath, what: "the stress report") : nil
-            let earlier = try stressReport.flatMap { try History.load(history ?? "Reports/stress", before: $0) } ?? []
+            let earlier = stressReport.flatMap { History.load(history ?? "Reports/stress", before: $0) } ?? []
             guard conformanceReport != nil || stressReport != nil else {
                 throw ValidationError("no reports to show: run `make conformance` or `make stress` first, or name them with --conformance and --stress")
             }

@@ -44,8 +44,9 @@ public enum Dashboard {
 
     private static func provenance(conformance: ConformanceReport?, stress: StressReport?) -> String {
         var rows: [(String, String)] = []
-        if let environment = conformance?.environment {
-            rows.append(("conformance", "\(conformance!.generatedAt) · \(environment.os) · \(environment.cpuCount) CPUs \(environment.architecture ?? "") · Swift \(environment.swiftVersion) · commit \(environment.commit ?? "unknown")\(environment.sanitizer.map { " · sanitizer \($0)" } ?? "") · timing scale \(conformance!.timingScale.map { String($0) } ?? "1")"))
+        if let conformance {
+            let environment = conformance.environment
+            rows.append(("conformance", "\(conformance.generatedAt) · \(environment.os) · \(environment.cpuCount) CPUs \(environment.architecture ?? "") · Swift \(environment.swiftVersion) · commit \(environment.commit ?? "unknown")\(environment.sanitizer.map { " · sanitizer \($0)" } ?? "") · timing scale \(conformance.timingScale.map { String($0) } ?? "1")"))
         }
         if let stress {
             let environment = stress.environment

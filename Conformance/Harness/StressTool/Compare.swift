@@ -45,7 +45,7 @@ extension StressCommand {
             let new = try ReportFiles.read(StressReport.self, at: current, what: "the current report")
             let verdict: (kind: Comparison.Kind, lines: [String])
             if let history {
-                guard let earlier = try History.load(history, before: new) else {
+                guard let earlier = History.load(history, before: new) else {
                     printError("stress compare: no earlier comparable report in '\(history)'")
                     throw ExitCode(StressExit.baselineMissing)
                 }
@@ -155,11 +155,11 @@ enum Comparison {
                 guard !now.isEmpty, !before.isEmpty else { continue }
                 let test = RankTest.mannWhitney(now, before)
                 let (worse, better) = metric.higherIsBetter ? (test.less, test.greater) : (test.greater, test.less)
-                let was = median(before), median = median(now)
+                let was = median(before), tonight = median(now)
                 guard was > 0 else { continue }
-                let change = (median - was) / was * 100
+                let change = (tonight - was) / was * 100
                 let gain = metric.higherIsBetter ? change : -change
-                let line = "\(name) \(metric.rawValue): median \(String(format: "%.3g", was)) over \(passing.count) runs → \(String(format: "%.3g", median)) (\(String(format: "%+.1f", change))%)"
+                let line = "\(name) \(metric.rawValue): median \(String(format: "%.3g", was)) over \(passing.count) runs → \(String(format: "%.3g", tonight)) (\(String(format: "%+.1f", change))%)"
                 if worse < alpha && gain < -threshold { regressions.append("regression: \(line), p = \(String(format: "%.2g", worse))") }
                 else if better < alpha && gain > threshold { improvements.append("improvement: \(line), p = \(String(format: "%.2g", better))") }
             }
@@ -210,7 +210,7 @@ enum History {
     /// allocator and sanitizer), oldest first; nil when there is none or no such folder.
     /// `latest.json` is left out (it repeats a timestamped report), and so is any file that
     /// is not a stress report, with a note.
-    static func load(_ folder: String, before current: StressReport) throws -> [StressReport]? {
+    static func load(_ folder: String, before current: StressReport) -> [StressReport]? {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
         var reports: [(date: Date, report: StressReport)] = [], incomparable = 0
         let now = ReportTime.date(current.generatedAt) ?? Date()
