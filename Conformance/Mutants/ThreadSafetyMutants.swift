@@ -6,7 +6,6 @@ import Synchronization
 
 /// On release, "flushes" whatever it still holds by running it on a thread of its own, while
 /// its own queue, which does not depend on the scheduler, goes on running the same work.
-/// Its queue starts with a short warm-up, so work is still pending at release.
 final class RunsPendingTwiceOnReleaseMutant: MutantBase, @unchecked Sendable {
     private final class Pending: Sendable {
         let actions = Lock<[Int: SchedulerAction]>([:])
@@ -17,7 +16,6 @@ final class RunsPendingTwiceOnReleaseMutant: MutantBase, @unchecked Sendable {
 
     init() {
         super.init("runs-pending-twice-on-release")
-        queue.async { spin(5_000_000) }
     }
 
     override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
