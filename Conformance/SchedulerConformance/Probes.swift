@@ -84,9 +84,15 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
 
 /// Busy-waits about `iterations` nanoseconds (clock-bound, so an optimiser cannot remove
 /// it), to widen race windows.
-@inline(never)
 public func spin(_ iterations: Int) {
-    let end = ContinuousClock.now + .nanoseconds(iterations)
+    spin(.nanoseconds(iterations))
+}
+
+/// Busy-waits `duration` by the monotonic clock, without giving up the thread: for timing
+/// that a sleep's wake-up latency would blur.
+@inline(never)
+public func spin(_ duration: Duration) {
+    let end = ContinuousClock.now + duration
     while ContinuousClock.now < end {}
 }
 

@@ -100,6 +100,18 @@ public final class RuleContext: Sendable {
         return ran.wait(bound)
     }
 
+    /// Waits like ``waitFor(_:on:within:_:)`` on a real-time scheduler, but by polling, so
+    /// the caller goes on within a microsecond or so of the firing instead of after a
+    /// semaphore's wake-up: for rules that must act at a known moment of the worker's work.
+    /// It yields between polls, so a worker sharing this core still gets to run.
+    public func spinUntil(_ signal: Signal, on scheduler: any Scheduler, _ what: @autoclosure () -> String) throws(RuleFailure) {
+        let deadline = ContinuousClock.now + timing.mustHappen
+        while !signal.hasFired {
+            if ContinuousClock.now >= deadline { return try waitFor(signal, on: scheduler, within: .zero, what()) }
+            sched_yield()
+        }
+    }
+
     /// Waits like ``waitFor(_:on:within:_:)`` but reports instead of throwing: whether
     /// `signal` fired. For rules that classify what they saw when it did not.
     public func waitQuietly(for signal: Signal, on scheduler: any Scheduler) -> Bool {
@@ -299,20 +311,26 @@ public final class Recorder<Value: Sendable>: Sendable {
     public var count: Int { values.withLock { $0.count } }
 }
 
-/// Counts actions running at once and remembers the peak.
+/// Counts actions (or calls) running at once: the peak, and how many began while another
+/// was running.
 public final class OverlapMeter: Sendable {
     private let running = Atomic<Int>(0)
     private let peak = Atomic<Int>(0)
+    private let overlapping = Atomic<Int>(0)
     /// A meter at zero.
     public init() {}
     /// Marks an action as running.
     public func enter() {
         let now = running.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
         _ = peak.max(now, ordering: .relaxed)
+        if now > 1 { overlapping.wrappingAdd(1, ordering: .relaxed) }
     }
     /// Marks an action as finished.
     public func leave() { running.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
+    /// The most that ran at once.
     public var maximum: Int { peak.load(ordering: .relaxed) }
+    /// How many began while another was running.
+    public var overlaps: Int { overlapping.load(ordering: .relaxed) }
 }
 
 /// A weakly held disposable, readable from any thread.
