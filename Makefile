@@ -17,8 +17,10 @@ STRESS      := .build/release/stress
 THIRD_PARTY := Conformance/ThirdParty
 MATRIX_CONFORMANCE := $(THIRD_PARTY)/.build/release/matrix-conformance
 MATRIX_STRESS      := $(THIRD_PARTY)/.build/release/matrix-stress
+# Prefix for a recipe line: a busy loop on every core until the line's shell exits.
+BUSY_CORES := pids=""; for i in $$(seq $$(nproc)); do (while :; do :; done) & pids="$$pids $$!"; done; trap 'kill $$pids' EXIT;
 
-.PHONY: tsan help build test test-package test-third-party test-example python-deps release conformance conformance-mutants conformance-kill-matrix conformance-loaded matrix stress stress-nightly stress-trend dashboard rules clean
+.PHONY: tsan help build test test-package test-third-party test-example python-deps release conformance conformance-mutants conformance-mutants-loaded conformance-kill-matrix conformance-loaded matrix stress stress-nightly stress-trend dashboard rules clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-20s %s\n", $$1, $$2}'
@@ -77,15 +79,17 @@ conformance: release ## Check every reference scheduler; writes Reports/conforma
 conformance-mutants: release ## Run each mutant's rule 10 times (or RUNS); fails unless every run catches it
 	$(CONFORMANCE) mutants --runs $(MUTANT_RUNS) --report-dir $(REPORTS)/mutants $(ARGS)
 
+conformance-mutants-loaded: release ## As conformance-mutants, while every core is kept busy: finds rules that catch their mutant only on a quiet machine
+	@$(BUSY_CORES) $(CONFORMANCE) mutants --runs $(MUTANT_RUNS) --quiet --report-dir $(REPORTS)/mutants-loaded $(ARGS)
+
 conformance-kill-matrix: release ## Run the whole catalogue once against every mutant and print which rules catch each
 	$(CONFORMANCE) mutants --all-rules --quiet --report-dir $(REPORTS)/kill-matrix $(ARGS)
 
 conformance-loaded: release ## RUNS back-to-back runs while every core is kept busy
-	@cores=$$(nproc); pids=""; for i in $$(seq $$cores); do (while :; do :; done) & pids="$$pids $$!"; done; \
-	mkdir -p $(REPORTS)/loaded; failed=0; for run in $$(seq $(RUNS)); do \
+	@$(BUSY_CORES) mkdir -p $(REPORTS)/loaded; failed=0; for run in $$(seq $(RUNS)); do \
 		if $(CONFORMANCE) run --quiet --report-dir $(REPORTS)/loaded >$(REPORTS)/loaded/run-$$run.txt 2>&1; then echo "run $$run: passed"; \
 		else echo "run $$run: FAILED (see $(REPORTS)/loaded/run-$$run.txt)"; failed=$$((failed+1)); fi; \
-	done; kill $$pids; echo "$$(($(RUNS)-failed)) passed, $$failed failed"; test $$failed -eq 0
+	done; echo "$$(($(RUNS)-failed)) passed, $$failed failed"; test $$failed -eq 0
 
 stress: release ## Short stress run (under 3 minutes) over every scenario and reference subject
 	$(STRESS) run --duration 1 --report-dir $(REPORTS)/stress $(if $(SUBJECTS),--subject $(SUBJECTS)) $(ARGS)

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 
 // Small measuring tools shared by the rules and the stress scenarios.
@@ -86,6 +87,21 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
 /// it), to widen race windows.
 public func spin(_ iterations: Int) {
     spin(.nanoseconds(iterations))
+}
+
+/// Busy-waits until `condition` holds or `bound` passed, and says whether it holds. It spins
+/// flat out for the first 200 µs, so two threads on two cores meet within a microsecond or
+/// so, and then yields between polls, so a thread it waits for on the same core gets to run.
+func spinWait(upTo bound: Duration, until condition: () -> Bool) -> Bool {
+    let start = ContinuousClock.now
+    let eager = start + .microseconds(200)
+    let deadline = start + bound
+    while !condition() {
+        let now = ContinuousClock.now
+        if now >= deadline { return false }
+        if now >= eager { sched_yield() }
+    }
+    return true
 }
 
 /// Busy-waits `duration` by the monotonic clock, without giving up the thread: for timing

@@ -103,12 +103,10 @@ public final class RuleContext: Sendable {
     /// Waits like ``waitFor(_:on:within:_:)`` on a real-time scheduler, but by polling, so
     /// the caller goes on within a microsecond or so of the firing instead of after a
     /// semaphore's wake-up: for rules that must act at a known moment of the worker's work.
-    /// It yields between polls, so a worker sharing this core still gets to run.
+    /// After 200 µs it yields between polls, so a worker sharing this core still gets to run.
     public func spinUntil(_ signal: Signal, on scheduler: any Scheduler, _ what: @autoclosure () -> String) throws(RuleFailure) {
-        let deadline = ContinuousClock.now + timing.mustHappen
-        while !signal.hasFired {
-            if ContinuousClock.now >= deadline { return try waitFor(signal, on: scheduler, within: .zero, what()) }
-            sched_yield()
+        if !spinWait(upTo: timing.mustHappen, until: { signal.hasFired }) {
+            try waitFor(signal, on: scheduler, within: .zero, what())
         }
     }
 

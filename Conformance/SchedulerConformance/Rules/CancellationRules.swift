@@ -244,7 +244,7 @@ extension RuleCatalogue {
 /// thread tells it to return, which it does 0 to 190 µs before disposing, so the disposal
 /// lands at a known moment of the worker's pick-up of the action. A trial counts only when
 /// the pacer saw the word within 10 µs (both threads were running then) and the disposal
-/// came after it: on a loaded machine the rule runs more rounds until 200 trials counted,
+/// came after it: on a loaded machine the rule runs more rounds until 100 trials counted,
 /// or calls itself inconclusive. Other schedulers are disposed 0 to 190 µs after
 /// scheduling, and the race counts as exercised when starts came within 50 µs of the returns.
 private func disposeRacingTheStart(_ ctx: RuleContext) throws(RuleFailure) {
@@ -253,7 +253,7 @@ private func disposeRacingTheStart(_ ctx: RuleContext) throws(RuleFailure) {
     let paced = ctx.canHold
     let mustHappen = ctx.timing.mustHappen
     let round = 2_000
-    let wanted = paced ? 200 : round / 100
+    let wanted = paced ? 100 : round / 100
     var trials: [DisposalTrial] = []
     var raced = 0
     repeat {
@@ -262,9 +262,7 @@ private func disposeRacingTheStart(_ ctx: RuleContext) throws(RuleFailure) {
             if paced {
                 scheduler.schedule {
                     trial.pacerStarted.fire()
-                    let bound = ContinuousClock.now + mustHappen
-                    // Yielding, so a disposing thread sharing this core gets to run.
-                    while !trial.go.hasFired && ContinuousClock.now < bound { sched_yield() }
+                    _ = spinWait(upTo: mustHappen) { trial.go.hasFired }
                     trial.pacerEnd.value = ContinuousClock.now
                 }
             }
