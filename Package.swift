@@ -36,10 +36,12 @@ let package = Package(
         ),
         .target(
             name: "SchedulerConformance",
-            dependencies: ["Schedulers", .product(name: "Subprocess", package: "swift-subprocess")],
+            dependencies: ["Schedulers", "CoreAffinity", .product(name: "Subprocess", package: "swift-subprocess")],
             path: "Conformance/SchedulerConformance",
             swiftSettings: strict
         ),
+        // The GNU thread-affinity calls, which Swift's Glibc module does not export.
+        .target(name: "CoreAffinity", path: "Conformance/CoreAffinity"),
         .target(
             name: "SchedulerConformanceTesting",
             dependencies: ["SchedulerConformance", "Schedulers"],

@@ -1,3 +1,4 @@
+import CoreAffinity
 import Dispatch
 import Foundation
 import Synchronization
@@ -116,3 +117,13 @@ public func spin(_ duration: Duration) {
 @inline(never)
 public func blackHole<T>(_ value: T) {}
 
+
+/// Pins threads to cores, where the platform allows it.
+enum CorePinning {
+    /// Pins the calling thread to the `index`-th (modulo their number) of the cores this
+    /// process may run on. Does nothing where affinity cannot be set (not Linux, or the call
+    /// is refused): the threads are then placed by the kernel as usual.
+    static func pinCurrentThread(toCore index: Int) {
+        _ = core_affinity_pin_current_thread(Int32(clamping: index))
+    }
+}

@@ -230,12 +230,17 @@ public final class RuleContext: Sendable {
     }
 
     /// Runs `body(index)` on `count` new threads released together, and waits for all.
-    public func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) throws(RuleFailure) {
+    ///
+    /// - Parameter spread: pin thread `index` to the `index`-th core this process may use
+    ///   (round robin; Linux only), so that on a loaded machine the kernel cannot keep all
+    ///   of them on one core, where calls never overlap.
+    public func onThreads(_ count: Int, spread: Bool = false, _ body: @escaping @Sendable (Int) -> Void) throws(RuleFailure) {
         let group = DispatchGroup()
         let start = Signal()
         for index in 0..<count {
             group.enter()
             Thread {
+                if spread { CorePinning.pinCurrentThread(toCore: index) }
                 _ = start.wait(.seconds(60))
                 body(index)
                 group.leave()

@@ -88,16 +88,16 @@ extension RuleCatalogue {
             rationale: "With several producers, each one's actions must keep their order and none may be lost or doubled.",
             hint: "the enqueue path is thread-safe (a lock or an atomic queue), and no action is dropped when two threads enqueue at once."
         ) { ctx throws(RuleFailure) in
-            // The fault shows only when calls collide. Of about 4,000 calls, 400 to 1,900 begin
-            // while another producer's is in progress here, loaded or not; a loaded machine
-            // can also run producers one at a time, where the few overlaps are preemptions
-            // outside any lock (a mutant escaped with 172). Such a run is repeated.
-            let wanted = 250
+            // The fault shows only when calls collide, and a loaded machine can have producers
+            // take turns, their few overlaps being preemptions at a wake-up outside any lock (a
+            // mutant escaped with 172 of 4,000 calls overlapping). So runs are repeated, up to
+            // five, until 250 overlaps were seen in all; with fewer than 20 nothing collided
+            // and the rule cannot judge.
             var overlaps = 0
-            for _ in 0..<5 where overlaps < wanted {
-                overlaps = try manyProducersKeepTheirOrder(ctx)
+            for _ in 0..<5 where overlaps < 250 {
+                overlaps += try manyProducersKeepTheirOrder(ctx)
             }
-            try ctx.requireExercised(overlaps >= wanted, "in five runs no more than \(overlaps) `schedule` calls overlapped another producer's")
+            try ctx.requireExercised(overlaps >= 20, "in five runs only \(overlaps) `schedule` calls overlapped another producer's")
         },
         Rule(
             .ordering, 4, "an action scheduled from inside an action does not run re-entrantly",
@@ -219,24 +219,30 @@ func firstMismatch<T: Equatable>(_ observed: [T], _ expected: [T]) -> String {
 private func manyProducersKeepTheirOrder(_ ctx: RuleContext) throws(RuleFailure) -> Int {
     let scheduler = ctx.makeScheduler()
     let producers = ctx.producerCount
-    let order = Recorder<Int>(expecting: producers * 500 + 1)
+    let perProducer = 4_000
+    let order = Recorder<Int>(expecting: producers * perProducer + 1)
     let calls = OverlapMeter()
     let gate = try ctx.hold(scheduler)
-    // Ten rounds of 50, the producers meeting between rounds, so they really call
-    // `schedule` at the same moment (not one after another as threads start).
-    let rounds = (0..<10).map { _ in DispatchGroup() }
-    for round in rounds { for _ in 0..<producers { round.enter() } }
-    try ctx.onThreads(producers) { producer in
-        for index in 0..<500 {
+    // Four rounds of 1,000, the producers meeting between rounds, so they call `schedule`
+    // at the same moment (not one after another as threads start). A round lasts a few
+    // hundred microseconds even on a fast scheduler, longer than the producers' wake-ups
+    // are spread over and long enough for two cores to run two producers at once; the
+    // producers are spread over the cores, since a loaded machine may otherwise run them
+    // all on one, where calls of a fast scheduler never overlap.
+    let round = 1_000
+    let rounds = (0..<(perProducer / round)).map { _ in DispatchGroup() }
+    for barrier in rounds { for _ in 0..<producers { barrier.enter() } }
+    try ctx.onThreads(producers, spread: true) { producer in
+        for index in 0..<perProducer {
+            if index % round == 0 {
+                rounds[index / round].leave()
+                _ = rounds[index / round].wait(timeout: .now() + 1)
+            }
             calls.enter()
             scheduler.schedule { order.record(producer * 1_000_000 + index) }
             calls.leave()
-            if index % 50 == 49 {
-                rounds[index / 50].leave()
-                _ = rounds[index / 50].wait(timeout: .now() + 1)
-            }
             // Half of the work is queued while held, half while the scheduler runs.
-            if producer == 0 && index == 250 { gate.fire() }
+            if producer == 0 && index == perProducer / 2 { gate.fire() }
         }
     }
     gate.fire()
@@ -245,7 +251,7 @@ private func manyProducersKeepTheirOrder(_ ctx: RuleContext) throws(RuleFailure)
     let all = order.all
     for producer in 0..<producers {
         let mine = all.filter { $0 == sentinel || $0 / 1_000_000 == producer }.map { $0 == sentinel ? $0 : $0 % 1_000_000 }
-        try ctx.expectSequence(mine, Array(0..<500), "producer \(producer)")
+        try ctx.expectSequence(mine, Array(0..<perProducer), "producer \(producer)")
     }
     return calls.overlaps
 }

@@ -1,0 +1,28 @@
+#define _GNU_SOURCE
+#include "CoreAffinity.h"
+
+#ifdef __linux__
+#include <sched.h>
+
+int core_affinity_pin_current_thread(int index) {
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -1;
+    int count = CPU_COUNT(&allowed);
+    if (count <= 0 || index < 0) return -1;
+    int wanted = index % count;
+    for (int core = 0; core < CPU_SETSIZE; core++) {
+        if (!CPU_ISSET(core, &allowed)) continue;
+        if (wanted-- > 0) continue;
+        cpu_set_t only;
+        CPU_ZERO(&only);
+        CPU_SET(core, &only);
+        return sched_setaffinity(0, sizeof only, &only);
+    }
+    return -1;
+}
+#else
+int core_affinity_pin_current_thread(int index) {
+    (void)index;
+    return -1;
+}
+#endif
