@@ -255,7 +255,7 @@ private func disposeRacingTheStart(_ ctx: RuleContext) throws(RuleFailure) {
     let round = 2_000
     let wanted = paced ? 100 : round / 100
     var trials: [DisposalTrial] = []
-    var raced = 0
+    var raced: [DisposalTrial] = []
     repeat {
         for index in 0..<round {
             let trial = DisposalTrial()
@@ -280,23 +280,23 @@ private func disposeRacingTheStart(_ ctx: RuleContext) throws(RuleFailure) {
         }
         try ctx.settle(scheduler)
         try ctx.settle(scheduler)
-        raced = trials.filter { $0.raced(paced: paced) }.count
-    } while paced && raced < wanted && trials.count < 10 * round
+        raced = trials.filter { $0.raced(paced: paced) }
+    } while paced && raced.count < wanted && trials.count < 10 * round
     try ctx.requireExercised(
-        raced >= wanted,
-        "only \(raced) of \(trials.count) disposals landed while the worker was picking up their action: the worker and the disposing thread rarely ran at once")
+        raced.count >= wanted,
+        "only \(raced.count) of \(trials.count) disposals landed while the worker was picking up their action: the worker and the disposing thread rarely ran at once")
     let lateness = trials.compactMap(\.lateness)
     // Paced, only the trials that raced are judged: elsewhere the two threads did not run at
     // once, and a late start there says the worker was preempted, not that it was wrong.
-    let judged = paced ? trials.filter { $0.raced(paced: true) }.compactMap(\.lateness) : lateness
+    let judged = paced ? raced.compactMap(\.lateness) : lateness
     let late = judged.filter { $0 > grace }
     // A preempted worker shows as a late start now and then (0 to 3 in 2,000 here for
     // correct schedulers on a busy 2-core machine); a check-then-run window shows in the
     // hundreds, as a share of the trials that raced.
-    let noise = paced ? max(raced / 20, 2) : trials.count / 200
+    let noise = paced ? max(raced.count / 20, 2) : trials.count / 200
     try ctx.expect(
         late.count <= noise,
-        "\(late.count) of \(paced ? raced : trials.count) actions started more than 20 µs after dispose() returned, up to \(Int((late.max() ?? .zero).timeInterval * 1e6)) µs after (\(raced) disposals raced the start, \(lateness.count) actions ran in all; up to \(noise) are put down to preemption)"
+        "\(late.count) of \(paced ? raced.count : trials.count) actions started more than 20 µs after dispose() returned, up to \(Int((late.max() ?? .zero).timeInterval * 1e6)) µs after (\(raced.count) disposals raced the start, \(lateness.count) actions ran in all; up to \(noise) are put down to preemption)"
     )
 }
 

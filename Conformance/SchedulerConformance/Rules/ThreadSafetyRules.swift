@@ -161,7 +161,7 @@ private func releaseWithPendingWork(_ ctx: RuleContext) throws(RuleFailure) {
     let giveUp = RuleContext.referenceNow() + mustHappen
     while RuleContext.referenceNow() < giveUp, !ledger.finishedSinceOpen(timerArmed: timerDue != nil) {
         let idle = !ledger.progress.wait(quiet)
-        if idle, RuleContext.referenceNow() >= (timerDue ?? .now) { break }
+        if idle, timerDue.map({ RuleContext.referenceNow() >= $0 }) ?? true { break }
     }
     let twice = ledger.ranMoreThanOnce
     try ctx.expect(
@@ -178,6 +178,7 @@ private final class ReleaseLedger: Sendable {
 
     private struct State {
         var runs: [Int]
+        var neverRan: Int
         var opened = false
         var sinceOpen: Set<Int> = []
     }
@@ -191,18 +192,20 @@ private final class ReleaseLedger: Sendable {
 
     init(actions: Int) {
         self.actions = actions
-        state = Lock(State(runs: Array(repeating: 0, count: actions + 2)))
+        state = Lock(State(runs: Array(repeating: 0, count: actions + 2), neverRan: actions))
     }
 
     /// Records a run of `id`; returns how many times it has run.
     @discardableResult
     func ran(_ id: Int) -> Int {
-        let (count, everyAction) = state.withLock { state in
+        let (count, lastFirstRun) = state.withLock { state in
             state.runs[id] += 1
             if state.opened { state.sinceOpen.insert(id) }
-            return (state.runs[id], state.runs[1...actions].allSatisfy { $0 > 0 })
+            guard (1...actions).contains(id), state.runs[id] == 1 else { return (state.runs[id], false) }
+            state.neverRan -= 1
+            return (1, state.neverRan == 0)
         }
-        if everyAction && count == 1 && id != Self.holder && id <= actions { allRan.fire() }
+        if lastFirstRun { allRan.fire() }
         progress.fire()
         return count
     }
@@ -210,7 +213,7 @@ private final class ReleaseLedger: Sendable {
     /// Whether a plain action (or the armed timer) has not run.
     func somePending(timerArmed: Bool) -> Bool {
         state.withLock { state in
-            state.runs[1...actions].contains(0) || (timerArmed && state.runs[Self.timer(actions)] == 0)
+            state.neverRan > 0 || (timerArmed && state.runs[Self.timer(actions)] == 0)
         }
     }
 
