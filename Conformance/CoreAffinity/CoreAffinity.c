@@ -3,6 +3,19 @@
 
 #ifdef __linux__
 #include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+long core_affinity_involuntary_switches(void) {
+    struct rusage usage;
+    if (getrusage(RUSAGE_THREAD, &usage) != 0) return -1;
+    return usage.ru_nivcsw;
+}
+
+long core_affinity_thread_id(void) {
+    return (long)syscall(SYS_gettid);
+}
 
 int core_affinity_pin_current_thread(int index) {
     cpu_set_t allowed;
@@ -21,6 +34,10 @@ int core_affinity_pin_current_thread(int index) {
     return -1;
 }
 #else
+long core_affinity_involuntary_switches(void) { return -1; }
+
+long core_affinity_thread_id(void) { return -1; }
+
 int core_affinity_pin_current_thread(int index) {
     (void)index;
     return -1;

@@ -1,6 +1,7 @@
 import CoreAffinity
 import Dispatch
 import Foundation
+import Schedulers
 import Synchronization
 
 // Small measuring tools shared by the rules and the stress scenarios.
@@ -117,6 +118,49 @@ public func spin(_ duration: Duration) {
 @inline(never)
 public func blackHole<T>(_ value: T) {}
 
+
+/// Evidence of preemption: whether a thread was switched out by the kernel (not by waiting)
+/// since it last marked the ledger. Rules that judge a race by time excuse a late event only
+/// with this evidence, never by a tolerated rate: a thread that kept its core cannot have
+/// been slow by more than a few microseconds.
+public final class PreemptionLedger: Sendable {
+    /// What is known about the calling thread since its last mark.
+    public enum Evidence: Sendable, Equatable {
+        /// It has not marked the ledger, or the platform does not count preemptions.
+        case unknown
+        /// It kept its core the whole time (it may have waited, which is not preemption).
+        case notPreempted
+        /// The kernel took its core away at least once.
+        case preempted
+    }
+
+    private struct Mark { let switches: Int }
+    private let marks = Lock<[Int: Mark]>([:])
+
+    /// An empty ledger.
+    public init() {}
+
+    /// The calling thread's count of involuntary context switches, or nil where unknown.
+    public static var involuntarySwitches: Int? {
+        let count = core_affinity_involuntary_switches()
+        return count >= 0 ? count : nil
+    }
+
+    /// Records the calling thread's preemption count now.
+    public func mark() {
+        guard let switches = Self.involuntarySwitches else { return }
+        let thread = core_affinity_thread_id()
+        marks.withLock { $0[thread] = Mark(switches: switches) }
+    }
+
+    /// Whether the calling thread was preempted since its last ``mark()``.
+    public func sinceMark() -> Evidence {
+        guard let switches = Self.involuntarySwitches else { return .unknown }
+        let thread = core_affinity_thread_id()
+        guard let mark = marks.withLock({ $0[thread] }) else { return .unknown }
+        return switches == mark.switches ? .notPreempted : .preempted
+    }
+}
 
 /// Pins threads to cores, where the platform allows it.
 enum CorePinning {

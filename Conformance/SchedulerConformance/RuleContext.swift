@@ -330,6 +330,8 @@ public final class OverlapMeter: Sendable {
     }
     /// Marks an action as finished.
     public func leave() { running.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
+    /// How many are running now.
+    public var current: Int { running.load(ordering: .acquiring) }
     /// The most that ran at once.
     public var maximum: Int { peak.load(ordering: .relaxed) }
     /// How many began while another was running.

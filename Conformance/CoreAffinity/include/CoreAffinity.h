@@ -1,10 +1,19 @@
-// Thread-to-core pinning for the conformance rules that need threads on distinct cores.
-// Swift's Glibc module does not export the GNU affinity calls, hence this shim.
+// The Linux scheduling calls the conformance rules need and Swift's Glibc module does not
+// export (they are GNU extensions): thread-to-core pinning for rules that need threads on
+// distinct cores, and a thread's own count of preemptions for rules that judge by evidence.
 #ifndef CORE_AFFINITY_H
 #define CORE_AFFINITY_H
 
 /// Pins the calling thread to the `index`-th (modulo their number) of the cores the process
 /// may run on. Returns 0 on success, -1 where that cannot be done (not Linux, or refused).
 int core_affinity_pin_current_thread(int index);
+
+/// The calling thread's count of involuntary context switches (the kernel took its core away
+/// while it could still run), or -1 where the platform does not count them per thread.
+long core_affinity_involuntary_switches(void);
+
+/// The calling thread's kernel thread ID (never shared by two live threads, and reused far
+/// less readily than a pthread_t), or -1 where there is none.
+long core_affinity_thread_id(void);
 
 #endif

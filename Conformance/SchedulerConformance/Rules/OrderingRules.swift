@@ -80,6 +80,10 @@ extension RuleCatalogue {
             try ctx.quiesce(scheduler)
             try ctx.expect(beside.value == 0, "\(beside.value) of \(ctx.producerCount * 500) actions started while an earlier action was still running")
             try ctx.expect(meter.maximum == 1, "\(meter.maximum) actions ran at the same time")
+            // Last, the hand-off between producers and the worker, where overlaps are short
+            // and need long actions to be seen (a scheduler that can be held runs on threads
+            // of its own; the others run actions only on the caller's thread).
+            if ctx.canHold { try exclusiveWithCloseProducers(ctx) }
         },
         Rule(
             .ordering, 3, "per-producer FIFO and exactly-once with many producer threads",

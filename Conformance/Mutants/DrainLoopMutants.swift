@@ -1,0 +1,247 @@
+import Dispatch
+import SchedulerConformance
+import Schedulers
+import Synchronization
+
+/// A serial scheduler written the way many are by hand: a locked FIFO of entries and one
+/// drain at a time, started on a concurrent target queue when the first entry arrives.
+/// Correct without a fault; each fault is a realistic slip in the hand-off between the
+/// producers and the drain, which shows only when work arrives while the drain is busy.
+///
+/// Timers and repeating ticks are queued as plain entries when they fall due, so every
+/// action goes through the one drain.
+final class DrainLoopMutant: Scheduler, @unchecked Sendable {
+    enum Fault: String, Sendable {
+        /// On finding the queue empty the drain marks itself idle, then lingers 20 µs for more
+        /// work (to save a wake-up) and runs what comes without claiming the drain again: two
+        /// entries arriving close together just then run on two drains at once.
+        case lingersAfterRelease = "drain-lingers-after-release"
+        /// "Is a drain running?" is read before the entry is queued and set after, outside the
+        /// lock: two producers that find the scheduler idle at the same moment both start a
+        /// drain.
+        case racyDrainFlag = "racy-drain-flag"
+        /// The drain checks the whole batch for disposal when it takes it, then runs the
+        /// entries without checking again: a disposal that lands while earlier entries of
+        /// the batch run is ignored.
+        case staleBatchCheck = "stale-batch-check"
+    }
+
+    private struct Entry {
+        let action: SchedulerAction
+        let disposable: BooleanDisposable
+    }
+
+    private struct State {
+        var entries: [Entry] = []
+        var head = 0
+        var draining = false
+
+        mutating func takeFirst() -> Entry? {
+            guard head < entries.count else { return nil }
+            let entry = entries[head]
+            head += 1
+            if head == entries.count { entries.removeAll(keepingCapacity: true); head = 0 }
+            return entry
+        }
+
+        mutating func takeAll() -> ArraySlice<Entry> {
+            defer { entries.removeAll(keepingCapacity: true); head = 0 }
+            return entries[head...]
+        }
+    }
+
+    let name: String
+    let capabilities: SchedulerCapabilities = [.asynchronous, .serial, .cancellation, .timers, .repeating, .tracksCurrent]
+    private let fault: Fault?
+    private let state = Lock(State())
+    /// Read and written outside the lock by the racy fault (an atomic, so the race is the
+    /// design's, not undefined behaviour).
+    private let racyDraining = Atomic<Bool>(false)
+    private let target = DispatchQueue.global()
+
+    init(_ fault: Fault?) {
+        self.fault = fault
+        self.name = fault?.rawValue ?? "drain-loop"
+    }
+
+    var now: SchedulerTime { (try? SchedulerTime(nanoseconds: DispatchTime.now().uptimeNanoseconds)) ?? .distantFuture }
+
+    @discardableResult
+    func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let disposable = BooleanDisposable()
+        enqueue(Entry(action: action, disposable: disposable))
+        return disposable
+    }
+
+    @discardableResult
+    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+        let disposable = BooleanDisposable()
+        target.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1))) {
+            self.enqueue(Entry(action: action, disposable: disposable))
+        }
+        return disposable
+    }
+
+    func schedule(
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration, _ action: @escaping SchedulerAction
+    ) throws(SchedulerError) -> any Disposable {
+        let spec = try RepeatSpec(interval: interval, leeway: leeway)
+        nonisolated(unsafe) let timer = DispatchSource.makeTimerSource(queue: target)
+        timer.schedule(
+            deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1)),
+            repeating: .nanoseconds(Int(spec.intervalNanoseconds)),
+            leeway: .nanoseconds(Int(spec.leewayNanoseconds))
+        )
+        let ticks = BooleanDisposable()
+        let handle = ActionDisposable {
+            ticks.dispose()
+            timer.cancel()
+        }
+        // The handler keeps the handle (and so the timer) alive until disposal.
+        timer.setEventHandler { [self] in
+            blackHole(handle)
+            enqueue(Entry(action: action, disposable: ticks))
+        }
+        timer.resume()
+        return handle
+    }
+
+    @discardableResult
+    func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (any Disposable)? {
+        RecursiveScheduling.start(on: self, block)
+    }
+
+    private func enqueue(_ entry: Entry) {
+        if fault == .racyDrainFlag {
+            let wasIdle = !racyDraining.load(ordering: .acquiring)
+            state.withLock { $0.entries.append(entry) }
+            if wasIdle {
+                racyDraining.store(true, ordering: .releasing)
+            } else if racyDraining.exchange(true, ordering: .acquiringAndReleasing) {
+                return  // a drain is running and will find the entry
+            }
+            target.async { self.drainRacy() }
+            return
+        }
+        let start = state.withLock { state in
+            state.entries.append(entry)
+            defer { state.draining = true }
+            return !state.draining
+        }
+        if start { target.async { self.drain() } }
+    }
+
+    private func run(_ entry: Entry) {
+        guard !entry.disposable.isDisposed else { return }
+        CurrentScheduler.run(as: self, entry.action)
+    }
+
+    private func drain() {
+        if fault == .staleBatchCheck {
+            while true {
+                let batch: ArraySlice<Entry> = state.withLock { state in
+                    let batch = state.takeAll()
+                    if batch.isEmpty { state.draining = false }
+                    return batch
+                }
+                if batch.isEmpty { return }
+                let live = batch.filter { !$0.disposable.isDisposed }
+                for entry in live { CurrentScheduler.run(as: self, entry.action) }
+            }
+        }
+        while true {
+            let next: Entry? = state.withLock { state in
+                let next = state.takeFirst()
+                if next == nil { state.draining = false }
+                return next
+            }
+            if let next {
+                run(next)
+                continue
+            }
+            guard fault == .lingersAfterRelease, let lingered = linger() else { return }
+            run(lingered)
+        }
+    }
+
+    /// Polls for an entry for 20 µs, without owning the drain.
+    private func linger() -> Entry? {
+        let end = ContinuousClock.now + .microseconds(20)
+        while ContinuousClock.now < end {
+            if let entry = state.withLock({ $0.takeFirst() }) { return entry }
+        }
+        return nil
+    }
+
+    private func drainRacy() {
+        while true {
+            guard let next = state.withLock({ $0.takeFirst() }) else {
+                racyDraining.store(false, ordering: .releasing)
+                // Work queued between the empty check and the flag's reset would be stranded.
+                guard state.withLock({ $0.head < $0.entries.count }), !racyDraining.exchange(true, ordering: .acquiringAndReleasing) else { return }
+                continue
+            }
+            run(next)
+        }
+    }
+}
+
+/// Serial, except that when two threads' `schedule` calls overlap, the later one's action is
+/// started on a helper queue and the scheduler goes on as soon as it has *started*: the next
+/// action may run while it is still running. Order of starts is kept.
+final class ReleasesNextWhenContendedMutant: MutantBase, @unchecked Sendable {
+    private let inFlight = Atomic<Int>(0)
+    private let helper = DispatchQueue.global()
+
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let contended = inFlight.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue > 1
+        defer { inFlight.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
+        guard contended else { return super.schedule(action) }
+        let disposable = BooleanDisposable()
+        queue.async { [helper] in
+            guard !disposable.isDisposed else { return }
+            let started = DispatchSemaphore(value: 0)
+            helper.async {
+                CurrentScheduler.run(as: self) {
+                    started.signal()
+                    action()
+                }
+            }
+            started.wait()
+        }
+        return disposable
+    }
+}
+
+/// Checks disposal before running, as it should, but one action in 300 does a moment of
+/// bookkeeping between the check and the start: a rare check-then-run window.
+final class DisposeRaceRareMutant: MutantBase, @unchecked Sendable {
+    private let count = Atomic<Int>(0)
+
+    override func run(_ action: @escaping SchedulerAction, unless disposable: BooleanDisposable) {
+        guard !disposable.isDisposed else { return }
+        if count.wrappingAdd(1, ordering: .relaxed).newValue % 300 == 0 { spin(.microseconds(30)) }
+        CurrentScheduler.run(as: self, action)
+    }
+}
+
+/// Checks disposal on its queue, then for one action in 200 hands the run to a helper
+/// queue and waits for it (order and exclusivity kept): the check and the start are on
+/// different threads, with a thread wake-up between them.
+final class HopsAfterCheckMutant: MutantBase, @unchecked Sendable {
+    private let count = Atomic<Int>(0)
+    private let helper = DispatchQueue(label: "hops-after-check.helper")
+
+    override func run(_ action: @escaping SchedulerAction, unless disposable: BooleanDisposable) {
+        guard !disposable.isDisposed else { return }
+        guard count.wrappingAdd(1, ordering: .relaxed).newValue % 200 == 0 else {
+            return CurrentScheduler.run(as: self, action)
+        }
+        let done = DispatchSemaphore(value: 0)
+        helper.async {
+            CurrentScheduler.run(as: self, action)
+            done.signal()
+        }
+        done.wait()
+    }
+}
