@@ -21,8 +21,9 @@ import Schedulers
 /// inconclusive.
 struct RepeatingGrid {
     /// Room for the subject's path from its timer firing to the action, beyond the
-    /// reference's own path: a few wake-ups of a thread on a loaded 2-core machine.
-    static let pathAllowance = Duration.milliseconds(4)
+    /// reference's own path: with every core busy (and a compiler beside), one thread's
+    /// wake-up was seen up to 7.2 ms later than the reference's at the same grid point.
+    static let pathAllowance = Duration.milliseconds(8)
     /// A tick this much before its grid point still covers it: the mapping of the subject's
     /// clock onto the suite's is read in a bracket this narrow (early ticks are TIM-5's).
     static let mappingSlack = Duration.microseconds(500)

@@ -121,9 +121,10 @@ extension RuleCatalogue {
             rationale: "Leeway lets the system coalesce wake-ups, not stretch the period: tick k is due within the leeway after start + k × interval, and a timer that is late by a multiple of its leeway misses every deadline built on it.",
             hint: "the timer is armed with the leeway asked for, not a multiple of it; each deadline is start + k × interval, never the last tick plus interval plus leeway; the queue it fires on is not blocked. The suite's own zero-leeway timer runs on the same grid, and only lateness it did not also see counts."
         ) { ctx throws(RuleFailure) in
-            // A leeway of 8 ms is large against the noise the reference leaves unexplained, so
-            // a period stretched by one leeway leaves grid point 2 or 3 uncovered.
-            try RepeatingGrid(interval: .milliseconds(20), leeway: .milliseconds(8), points: 12, actionLength: .zero).judge(ctx)
+            // A period stretched by one 8 ms leeway leaves grid point 3 uncovered, and every
+            // tick of a timer firing four leeways late misses its point (32 ms: still short of
+            // the 40 ms interval, so no earlier tick lands in the window by accident).
+            try RepeatingGrid(interval: .milliseconds(40), leeway: .milliseconds(8), points: 11, actionLength: .zero).judge(ctx)
         },
         Rule(
             .timers, 7, "a zero or negative interval is refused, and the scheduler keeps working",
