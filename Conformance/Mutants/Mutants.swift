@@ -25,6 +25,10 @@ public enum Mutants {
         mutant("contended-overflow", "under contention an action waits on an overflow list behind later ones", "ORD-3") { ContendedOverflowMutant("contended-overflow") },
         mutant("reentrant", "runs nested actions inline", "ORD-4") { ReentrantMutant("reentrant") },
         mutant("inline-when-idle", "runs inline on the caller's thread when nothing is queued", "ORD-5") { InlineWhenIdleMutant("inline-when-idle") },
+        mutant("inline-due-deadline", "runs a `schedule(at:)` whose deadline has come inline", "ORD-5") { InlineDueDeadlineMutant("inline-due-deadline") },
+        mutant("repeating-first-tick-inline", "a repeating timer with a past start runs its first tick inside the call", "ORD-5") { RepeatingFirstTickInlineMutant("repeating-first-tick-inline") },
+        mutant("recursive-first-run-inline", "`scheduleRecursive` runs the first run inside the call", "ORD-5") { RecursiveFirstRunInlineMutant("recursive-first-run-inline") },
+        mutant("inline-on-own-queue", "a due `schedule(at:)` from its own action runs inline", "ORD-5") { InlineOnOwnQueueMutant("inline-on-own-queue") },
     ]
 
     private static let cancellation: [Mutant] = [
@@ -46,6 +50,10 @@ public enum Mutants {
         mutant("shared-deadline-timer", "timers due at the same time share one handle", "CAN-7") { SharedDeadlineTimerMutant("shared-deadline-timer") },
         mutant("repeating-dies-when-dropped", "repeating timers stop when the handle is dropped", "CAN-8") { RepeatingDiesWhenDroppedMutant("repeating-dies-when-dropped") },
         mutant("keeps-closures", "keeps every closure forever", "CAN-9") { KeepsClosuresMutant("keeps-closures") },
+        mutant("one-shot-handle-keeps-closure", "a plain action's handle keeps its closure after it ran", "CAN-9") { OneShotHandleKeepsClosureMutant("one-shot-handle-keeps-closure") },
+        mutant("delayed-handle-keeps-closure", "a delayed action's handle keeps its closure after it ran", "CAN-9") { DelayedHandleKeepsClosureMutant("delayed-handle-keeps-closure") },
+        mutant("disposed-timer-keeps-tick", "a disposed repeating timer's handle keeps the tick closure", "CAN-9") { DisposedTimerKeepsTickMutant("disposed-timer-keeps-tick") },
+        mutant("recursive-handle-keeps-block", "a recursion's handle keeps the block after the recursion ended", "CAN-9") { RecursiveHandleKeepsBlockMutant("recursive-handle-keeps-block") },
         mutant("keeps-disposed-closures", "disposed handles, each holding its closure, are kept forever", "CAN-10") { KeepsDisposedClosuresMutant("keeps-disposed-closures") },
     ]
 
@@ -86,6 +94,10 @@ public enum Mutants {
         mutant("distant-future-wraps", "a far deadline wraps into the past", "TIM-10") { DistantFutureWrapsMutant("distant-future-wraps") },
         faulty(RepairsRepeatingMutant.Repair.hugeInterval, "clamps intervals over a day to 1 ms", "TIM-11") { RepairsRepeatingMutant($0) },
         mutant("repeating-drifts", "re-arms each tick from its own time plus three leeways", "TIM-12") { RepeatingDriftsMutant("repeating-drifts") },
+        mutant("rearms-from-action-end", "re-arms each tick an interval after its action returned", "TIM-12") { RearmsFromActionEndMutant("rearms-from-action-end") },
+        mutant("period-stretched-by-leeway", "every period is the interval plus one leeway", "TIM-6") { PeriodStretchedByLeewayMutant("period-stretched-by-leeway") },
+        mutant("drifts-after-warmup", "keeps the grid for three ticks, then stretches each period by one leeway", "TIM-6") { DriftsAfterWarmupMutant("drifts-after-warmup") },
+        mutant("leeway-multiplied", "fires at the end of a window four leeways wide", "TIM-6") { LeewayMultipliedMutant("leeway-multiplied") },
         mutant("fast-clock", "its clock runs 25 % fast, timers agreeing with it", "TIM-13") { FastClockMutant("fast-clock") },
         Mutant(
             subject: ConformanceSubject(name: "mutant-wall-clock-deadlines", origin: .mutant, wallClockStep: { MutantWallClock.step($0) }) {
@@ -133,6 +145,8 @@ public enum Mutants {
         mutant("runs-pending-twice-on-release", "on release runs pending work that its queue runs too", "THR-2") { RunsPendingTwiceOnReleaseMutant() },
         mutant("keeps-some-closures", "keeps one closure in 500 forever", "THR-3") { KeepsSomeClosuresMutant("keeps-some-closures") },
         mutant("serial-claiming-concurrency", "claims concurrency, runs serially", "THR-4") { SerialClaimingConcurrencyMutant() },
+        mutant("serialised-by-lock", "a concurrent queue, every action under one lock", "THR-4") { SerialisedByLockMutant() },
+        mutant("lane-per-caller", "one serial lane per calling thread", "THR-4") { LanePerCallerMutant() },
     ]
 
     /// Hangs when asked to repeat: every rule using repeating must become a timeout.

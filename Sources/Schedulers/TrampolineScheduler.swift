@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The per-thread trampoline (RxSwift's `CurrentThreadScheduler`).
 ///
 /// When no trampoline runs on the calling thread, `schedule` runs the action at once, as
@@ -50,7 +48,7 @@ public final class TrampolineScheduler: Scheduler {
     ) -> (any Disposable)? {
         let recursion = TrampolineRecursion(block)
         recursion.scheduleRun()
-        return recursion
+        return recursion.handle
     }
 
     /// Runs `first` then every queued entry on this thread, as this scheduler, marking the
@@ -79,12 +77,16 @@ enum TrampolineEntry {
     case recursion(TrampolineRecursion)
 }
 
-/// A recursion on the trampoline: its block, whether it was disposed, and the function it
-/// hands the block. Which run is executing, and how many reschedules it made, is kept on
-/// the thread running it (``ThreadState``), so runs on different threads never share a count.
-final class TrampolineRecursion: Disposable, Sendable {
+/// A recursion on the trampoline: its block, its handle, and the function it hands the
+/// block. The handle is a separate flag, not the recursion: callers keep handles for a
+/// subscription's whole life, and a handle that held the block would keep everything the
+/// block captured alive after the recursion ended. Which run is executing, and how many
+/// reschedules it made, is kept on the thread running it (``ThreadState``), so runs on
+/// different threads never share a count.
+final class TrampolineRecursion: Sendable {
     private let block: @Sendable (_ reschedule: @escaping @Sendable () -> Void) -> Void
-    private let disposed = Atomic<Bool>(false)
+    /// The recursion's handle: disposing it prevents every further run.
+    let handle = BooleanDisposable()
 
     init(_ block: @escaping @Sendable (_ reschedule: @escaping @Sendable () -> Void) -> Void) {
         self.block = block
@@ -102,7 +104,7 @@ final class TrampolineRecursion: Disposable, Sendable {
 
     /// Runs the block once unless disposed, then queues one run per reschedule it made.
     func execute(on thread: ThreadState) {
-        guard !disposed.load(ordering: .acquiring) else { return }
+        guard !handle.isDisposed else { return }
         let outer = (thread.executingRecursion, thread.deferredReschedules)
         thread.executingRecursion = self
         thread.deferredReschedules = 0
@@ -124,8 +126,4 @@ final class TrampolineRecursion: Disposable, Sendable {
             }
         }
     }
-
-    func dispose() { disposed.store(true, ordering: .releasing) }
-
-    var isDisposed: Bool { disposed.load(ordering: .acquiring) }
 }

@@ -192,10 +192,10 @@ extension RuleCatalogue {
             try ctx.waitFor(third, on: scheduler, "three ticks after the handle was dropped")
         },
         Rule(
-            .cancellation, 9, "an action's closure is released after it ran",
+            .cancellation, 9, "an action's closure is released after it ran, even while its handle is held",
             anyOf: [.serial, .virtualTime, .synchronous, .trampoline],
-            rationale: "Whatever an action captured (a subscriber, a buffer) must be freed once it ran, or every scheduled action leaks.",
-            hint: "the scheduler drops its reference to the closure after calling it (no cache of past actions, no cycle through the handle)."
+            rationale: "Whatever an action captured (a subscriber, a buffer) must be freed once it ran, or every scheduled action leaks; users keep handles for a subscription's whole life, so a handle that keeps the closure leaks it just the same.",
+            hint: "the scheduler drops its reference to the closure after calling it (no cache of past actions, no cycle through the handle); the handle of a plain, delayed or recursive action does not keep the closure once it ran, nor a disposed repeating timer's handle its tick closure."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let live = LiveCounter()
@@ -208,6 +208,7 @@ extension RuleCatalogue {
             try ctx.quiesce(scheduler)
             try ctx.quiesce(scheduler)
             try ctx.expectReleased(live, "the closure is still alive after it ran")
+            try closuresReleasedWhileHandlesHeld(ctx)
         },
         Rule(
             .cancellation, 10, "a disposed action's closure is released once its handle is gone",

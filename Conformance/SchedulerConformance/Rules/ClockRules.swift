@@ -269,7 +269,7 @@ extension RuleCatalogue {
             .clock, 11, "a sleep wakes no later than the calibrated bound after its deadline",
             level: .stochastic,
             excludes: [.virtualTime, .synchronous],
-            rationale: "A sleep that oversleeps by far breaks timeouts and frame pacing; the bound is calibrated on this machine at start-up.",
+            rationale: "A sleep that oversleeps by far breaks timeouts and frame pacing; the bound is calibrated on this machine at start-up. Stochastic because no evidence can settle it: the bound is absolute, and when the clock's own timer thread woke the sleeper is invisible to the suite, so an oversleep on a loaded machine cannot be told from a slow clock.",
             hint: "the sleep is armed on the right clock with a small tolerance, and nothing serialises sleepers behind each other."
         ) { ctx throws(RuleFailure) in
             let session = ClockSession(ctx)

@@ -127,10 +127,10 @@ extension RuleCatalogue {
             try ctx.expect(!reentered.value, "the nested action ran inside the outer action's `schedule` call")
         },
         Rule(
-            .ordering, 5, "an asynchronous scheduler never runs the action inside the `schedule` call",
+            .ordering, 5, "an asynchronous scheduler never runs an action inside the call that scheduled it, at any entry point",
             requires: .asynchronous,
-            rationale: "Callers set up state after `schedule` returns (storing the handle, say) that the action relies on; an inline run sees it missing.",
-            hint: "`schedule` never calls the action directly, not even from the scheduler's own thread or when the queue is empty."
+            rationale: "Callers set up state after `schedule` returns (storing the handle, say) that the action relies on; an inline run sees it missing. A deadline that has come, a repeating timer whose start has passed and a recursion's first run are scheduled work too.",
+            hint: "no entry point calls the action directly: not `schedule`, not `schedule(at:)` with a past, present or near deadline, not a repeating timer's first tick, not `scheduleRecursive`'s first run; not from the scheduler's own thread, nor when the queue is empty."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let inline = Box(0)
@@ -154,6 +154,7 @@ extension RuleCatalogue {
             try ctx.waitFor(last, on: scheduler, "the last action ran")
             try ctx.settle(scheduler)
             try ctx.expect(inline.value == 0, "\(inline.value) actions ran inside their `schedule` call")
+            try everyEntryPointIsAsynchronous(ctx)
         },
         Rule(
             .ordering, 6, "an action scheduled after another on a different thread runs after it",

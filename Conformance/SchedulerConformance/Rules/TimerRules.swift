@@ -37,7 +37,7 @@ extension RuleCatalogue {
             .timers, 2, "a delayed action is late by no more than the calibrated bound",
             level: .stochastic,
             requires: .timers, excludes: .virtualTime,
-            rationale: "A timer that fires much later than asked breaks timeouts and animations; the bound is calibrated on this machine at start-up.",
+            rationale: "A timer that fires much later than asked breaks timeouts and animations; the bound is calibrated on this machine at start-up. Stochastic because no evidence can settle it: the bound is absolute, and when the subject's own timer thread was woken is invisible to the suite, so a late firing on a loaded machine cannot be told from a late timer (TIM-6 judges lateness against the suite's own timer instead).",
             hint: "the timer is armed with a small leeway and on the right clock; nothing else blocks the queue it fires on."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
@@ -116,31 +116,15 @@ extension RuleCatalogue {
             }
         },
         Rule(
-            .timers, 6, "repeating lateness stays within interval + leeway + tolerance",
-            level: .stochastic,
+            .timers, 6, "every point of a repeating timer's grid gets a tick within its leeway",
             requires: .repeating, excludes: .virtualTime,
-            rationale: "Leeway lets the system coalesce wake-ups, but not skip whole intervals.",
-            hint: "the timer is armed with the leeway asked for, not a larger default; the queue is not blocked."
+            rationale: "Leeway lets the system coalesce wake-ups, not stretch the period: tick k is due within the leeway after start + k × interval, and a timer that is late by a multiple of its leeway misses every deadline built on it.",
+            hint: "the timer is armed with the leeway asked for, not a multiple of it; each deadline is start + k × interval, never the last tick plus interval plus leeway; the queue it fires on is not blocked. The suite's own zero-leeway timer runs on the same grid, and only lateness it did not also see counts."
         ) { ctx throws(RuleFailure) in
-            let scheduler = ctx.makeScheduler()
-            let start = try ctx.deadline(.milliseconds(5), on: scheduler)
-            let interval = Duration.milliseconds(10)
-            let leeway = Duration.milliseconds(2)
-            let times = Recorder<SchedulerTime>()
-            let fifth = Signal()
-            let handle = try ctx.attempt("repeating") { () throws(SchedulerError) in
-                try scheduler.schedule(at: start, repeatingEvery: interval, leeway: leeway) {
-                    times.record(scheduler.now)
-                    if times.count == 5 { fifth.fire() }
-                }
-            }
-            try ctx.waitFor(fifth, on: scheduler, "five ticks")
-            handle.dispose()
-            let bound = interval + leeway + ctx.timing.lateness
-            for (k, time) in times.all.prefix(5).enumerated() {
-                let due = try ctx.attempt("due time") { () throws(SchedulerError) in try start.advanced(by: interval * k) }
-                try ctx.expect(due.duration(to: time) <= bound, "tick \(k) was \(due.duration(to: time)) late, bound \(bound)")
-            }
+            // A period stretched by one 8 ms leeway leaves grid point 3 uncovered, and every
+            // tick of a timer firing four leeways late misses its point (32 ms: still short of
+            // the 40 ms interval, so no earlier tick lands in the window by accident).
+            try RepeatingGrid(interval: .milliseconds(40), leeway: .milliseconds(8), points: 11, actionLength: .zero).judge(ctx)
         },
         Rule(
             .timers, 7, "a zero or negative interval is refused, and the scheduler keeps working",
@@ -235,32 +219,14 @@ extension RuleCatalogue {
             try ctx.expect(ticks.value == 1, "ticked \(ticks.value) times within 20 ms")
         },
         Rule(
-            .timers, 12, "repeating ticks do not drift: the schedule is anchored at the start",
-            level: .stochastic,
+            .timers, 12, "repeating ticks do not drift: the schedule is anchored at the start, however long each action runs",
             requires: .repeating, excludes: .virtualTime,
-            rationale: "Tick k is due at start + k × interval; a timer re-armed from each tick's own time (plus its leeway) drifts further behind every tick, and heartbeats miss their window.",
-            hint: "arm the timer once with a repeating interval (or compute each deadline from the start), not `now + interval` in the handler; leeway is a bound on lateness, not something added to every period. Merged ticks under heavy load also look like drift: rerun before concluding."
+            rationale: "Tick k is due at start + k × interval; a timer re-armed from each tick's own time, or from the end of its action, drifts further behind every tick, and heartbeats miss their window.",
+            hint: "arm the timer once with a repeating interval (or compute each deadline from the start), not `now + interval` in the handler or after the action returned; leeway is a bound on lateness, not something added to every period. The suite's own zero-leeway timer runs on the same grid, and only lateness it did not also see counts."
         ) { ctx throws(RuleFailure) in
-            let scheduler = ctx.makeScheduler()
-            let interval = Duration.milliseconds(10)
-            let leeway = Duration.milliseconds(2)
-            let count = 32
-            let times = Recorder<SchedulerTime>(expecting: count)
-            let start = try ctx.deadline(interval, on: scheduler)
-            let handle = try ctx.attempt("repeating") { () throws(SchedulerError) in
-                try scheduler.schedule(at: start, repeatingEvery: interval, leeway: leeway) { times.record(scheduler.now) }
-            }
-            try ctx.waitFor(times.complete, on: scheduler, "\(count) ticks")
-            handle.dispose()
-            // Lateness of tick k against its due time; the least of the first and of the last
-            // few, so one late wake-up does not count as drift but a growing lag does.
-            let lateness = try times.all.prefix(count).enumerated().map { (k, time) throws(RuleFailure) in
-                let due = try ctx.attempt("due time") { () throws(SchedulerError) in try start.advanced(by: interval * k) }
-                return due.duration(to: time)
-            }
-            let drift = lateness.suffix(4).min()! - lateness.prefix(4).min()!
-            let bound = leeway + ctx.timing.lateness
-            try ctx.expect(drift <= bound, "ticks drifted \(drift) behind their schedule over \(count) ticks of \(interval) (leeway \(leeway), bound \(bound))")
+            // Each action runs 8 ms of a 20 ms period: a re-arm from the action's end drifts
+            // by that much every tick.
+            try RepeatingGrid(interval: .milliseconds(20), leeway: .milliseconds(2), points: 12, actionLength: .milliseconds(8)).judge(ctx)
         },
         Rule(
             .timers, 13, "a real-time scheduler's `now` keeps pace with a monotonic clock",

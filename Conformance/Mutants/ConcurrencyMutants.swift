@@ -1,0 +1,44 @@
+import Dispatch
+import SchedulerConformance
+import Schedulers
+import Synchronization
+
+/// What a concurrent mutant claims: everything a concurrent Dispatch scheduler does.
+private let concurrentClaims: SchedulerCapabilities = [.asynchronous, .concurrent, .cancellation, .timers, .repeating, .tracksCurrent]
+
+/// A concurrent queue, but every action runs under one lock ("to keep user code safe"):
+/// workers overlap, actions never do.
+final class SerialisedByLockMutant: MutantBase, @unchecked Sendable {
+    private let exclusive = Lock<Void>(())
+
+    init() {
+        super.init("serialised-by-lock", claims: concurrentClaims, queue: DispatchQueue(label: "serialised-by-lock", attributes: .concurrent))
+    }
+
+    override func run(_ action: @escaping SchedulerAction, unless disposable: BooleanDisposable) {
+        exclusive.withLock { _ in super.run(action, unless: disposable) }
+    }
+}
+
+/// One serial lane per calling thread: work from different producers runs in parallel, but
+/// one producer's actions never overlap each other.
+final class LanePerCallerMutant: MutantBase, @unchecked Sendable {
+    private let lanes = Lock<[UInt: DispatchQueue]>([:])
+
+    init() {
+        super.init("lane-per-caller", claims: concurrentClaims, queue: DispatchQueue(label: "lane-per-caller", attributes: .concurrent))
+    }
+
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let caller = ThreadProbe.id
+        let lane = lanes.withLock { lanes in
+            if let lane = lanes[caller] { return lane }
+            let lane = DispatchQueue(label: "lane \(caller)", target: queue)
+            lanes[caller] = lane
+            return lane
+        }
+        let disposable = BooleanDisposable()
+        lane.async { self.run(action, unless: disposable) }
+        return disposable
+    }
+}

@@ -1,0 +1,66 @@
+import Dispatch
+import Schedulers
+
+/// A handle that is also the work item: it keeps the action after it ran, for as long as the
+/// caller keeps the handle (a subscription's whole life, in a composite).
+private final class WorkItemHandle: Disposable {
+    let flag = BooleanDisposable()
+    let action: SchedulerAction
+    init(_ action: @escaping SchedulerAction) { self.action = action }
+    func dispose() { flag.dispose() }
+    var isDisposed: Bool { flag.isDisposed }
+}
+
+/// Plain `schedule` returns a work-item handle that keeps the closure after it ran; dropping
+/// the handle frees it, as a rule that drops the handle first will see.
+final class OneShotHandleKeepsClosureMutant: MutantBase, @unchecked Sendable {
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let handle = WorkItemHandle(action)
+        queue.async { self.run(handle.action, unless: handle.flag) }
+        return handle
+    }
+}
+
+/// Delayed actions' handles are work items that keep the closure after it ran; plain
+/// `schedule` releases as it should.
+final class DelayedHandleKeepsClosureMutant: MutantBase, @unchecked Sendable {
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+        let handle = WorkItemHandle(action)
+        queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1))) {
+            self.run(handle.action, unless: handle.flag)
+        }
+        return handle
+    }
+}
+
+/// A repeating timer's handle keeps the tick closure for later "resume": disposing stops the
+/// ticks, but the closure lives as long as the handle.
+final class DisposedTimerKeepsTickMutant: MutantBase, @unchecked Sendable {
+    private final class TimerHandle: Disposable {
+        let timer: any Disposable
+        let tick: SchedulerAction
+        init(_ timer: any Disposable, _ tick: @escaping SchedulerAction) { self.timer = timer; self.tick = tick }
+        func dispose() { timer.dispose() }
+        var isDisposed: Bool { timer.isDisposed }
+    }
+
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
+        TimerHandle(super.makeTimer(deadline: deadline, spec: spec, tick), tick)
+    }
+}
+
+/// A recursion's handle keeps the block (to "restart" it), so everything the block captured
+/// lives as long as the handle, after the recursion ended or was disposed.
+final class RecursiveHandleKeepsBlockMutant: MutantBase, @unchecked Sendable {
+    private final class RecursionHandle: Disposable {
+        let inner: any Disposable
+        let block: @Sendable (@escaping @Sendable () -> Void) -> Void
+        init(_ inner: any Disposable, _ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) { self.inner = inner; self.block = block }
+        func dispose() { inner.dispose() }
+        var isDisposed: Bool { inner.isDisposed }
+    }
+
+    override func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (any Disposable)? {
+        RecursionHandle(RecursiveScheduling.start(on: self, block), block)
+    }
+}

@@ -1,0 +1,61 @@
+import Dispatch
+import Schedulers
+
+/// Repeats every interval plus one leeway, from one Dispatch timer: each period is exactly
+/// one leeway too long, which a rule allowing "interval + leeway" per period never sees.
+final class PeriodStretchedByLeewayMutant: MutantBase, @unchecked Sendable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
+        let stretched = (try? RepeatSpec(interval: .nanoseconds(spec.intervalNanoseconds + spec.leewayNanoseconds), leeway: .nanoseconds(spec.leewayNanoseconds))) ?? spec
+        return super.makeTimer(deadline: deadline, spec: stretched, tick)
+    }
+}
+
+/// Keeps the grid for the first three ticks, then stretches every later period by one
+/// leeway (a "catch-up" scheme that re-arms from the last deadline plus the leeway): a rule
+/// that looks only at the first ticks, or at the least lateness of the first and last few,
+/// sees a punctual timer.
+final class DriftsAfterWarmupMutant: MutantBase, @unchecked Sendable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
+        let handle = BooleanDisposable()
+        let interval = UInt64(spec.intervalNanoseconds)
+        let leeway = UInt64(spec.leewayNanoseconds)
+        @Sendable func arm(_ k: UInt64, at due: SchedulerTime) {
+            queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(due.nanoseconds, 1))) {
+                guard !handle.isDisposed else { return }
+                tick()
+                arm(k + 1, at: due.advancedSaturating(by: interval + (k >= 2 ? leeway : 0)))
+            }
+        }
+        arm(0, at: deadline)
+        return handle
+    }
+}
+
+/// Re-arms a one-shot timer `interval` after each action returned: with instant actions it
+/// keeps the grid to within microseconds, but every period is stretched by the action's
+/// length.
+final class RearmsFromActionEndMutant: MutantBase, @unchecked Sendable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
+        let handle = BooleanDisposable()
+        let interval = UInt64(spec.intervalNanoseconds)
+        @Sendable func arm(_ at: SchedulerTime) {
+            queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(at.nanoseconds, 1))) {
+                guard !handle.isDisposed else { return }
+                tick()
+                arm(self.now.advancedSaturating(by: interval))
+            }
+        }
+        arm(deadline)
+        return handle
+    }
+}
+
+/// "Honours" the leeway by firing at the end of the window, as a platform that coalesces
+/// may, but computes the window with four times the leeway asked: on the grid, no drift,
+/// every tick three leeways later than allowed.
+final class LeewayMultipliedMutant: MutantBase, @unchecked Sendable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
+        let exact = (try? RepeatSpec(interval: .nanoseconds(spec.intervalNanoseconds), leeway: .zero)) ?? spec
+        return super.makeTimer(deadline: deadline.advancedSaturating(by: 4 * UInt64(spec.leewayNanoseconds)), spec: exact, tick)
+    }
+}

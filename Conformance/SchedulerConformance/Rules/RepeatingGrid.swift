@@ -1,0 +1,139 @@
+import Dispatch
+import Schedulers
+
+/// TIM-6 and TIM-12: every point of a repeating timer's grid, `start + k × interval`, must
+/// get a tick no later than `leeway` + ``pathAllowance`` + what the machine did to the suite's
+/// own timer at that same point.
+///
+/// The machine's noise is measured, not tolerated: a reference timer of the suite (a strict
+/// Dispatch timer with zero leeway, on a queue of its own) runs on the same grid at the same
+/// time, and its lateness at grid point k widens the window for point k, and only for it. A
+/// stall that delays the subject's tick also delays the reference, so it is excused; a tick
+/// that is late while the reference was on time is the subject's own doing. The leeway asked
+/// for is large against that noise, so a period stretched by a leeway (or an action's length)
+/// leaves some grid point uncovered within two or three ticks, far outside it.
+///
+/// Judging points rather than ticks is what keeps merged ticks (a stall longer than the
+/// interval, which Dispatch coalesces into one run) from reading as drift: the merged tick
+/// covers the later point, and the earlier one is excused by the reference's evidence of
+/// the stall, or failed when there was none. A point whose reference came later than a whole
+/// leeway was too noisy to judge; a run where fewer than half the points could be judged is
+/// inconclusive.
+struct RepeatingGrid {
+    /// Room for the subject's path from its timer firing to the action, beyond the
+    /// reference's own path: with every core busy (and a compiler beside), one thread's
+    /// wake-up was seen up to 7.2 ms later than the reference's at the same grid point.
+    static let pathAllowance = Duration.milliseconds(8)
+    /// A tick this much before its grid point still covers it: the mapping of the subject's
+    /// clock onto the suite's is read in a bracket this narrow (early ticks are TIM-5's).
+    static let mappingSlack = Duration.microseconds(500)
+
+    let interval: Duration
+    let leeway: Duration
+    let points: Int
+    /// How long each tick's action runs: a timer re-armed from the action's end drifts by it.
+    let actionLength: Duration
+
+    /// Runs the timer and the reference over `points` grid points and judges each.
+    func judge(_ ctx: RuleContext) throws(RuleFailure) {
+        let scheduler = ctx.makeScheduler()
+        let lead = Duration.milliseconds(5)
+        let (subjectNow, anchor) = Self.anchor(scheduler)
+        let start = try ctx.attempt("start") { () throws(SchedulerError) in try subjectNow.advanced(by: lead) }
+        let step = UInt64(interval.nanoseconds)
+        let first = anchor + UInt64(lead.nanoseconds)
+        let last = first + step * UInt64(points - 1)
+        let slack = UInt64(Self.mappingSlack.nanoseconds)
+
+        let reference = ReferenceTimer(first: first, interval: interval, until: last)
+        defer { reference.cancel() }
+        let ticks = Recorder<UInt64>()
+        let done = Signal()
+        let actionLength = UInt64(self.actionLength.nanoseconds)
+        let handle = try ctx.attempt("repeating every \(interval), leeway \(leeway)") { () throws(SchedulerError) in
+            try scheduler.schedule(at: start, repeatingEvery: interval, leeway: leeway) {
+                let at = uptime()
+                ticks.record(at)
+                if at + slack >= last, !done.hasFired { done.fire() }
+                while uptime() < at + actionLength {}
+            }
+        }
+        try ctx.waitFor(done, on: scheduler, "a tick at or after grid point \(points - 1)")
+        handle.dispose()
+        try ctx.expect(reference.done.wait(ctx.timing.mustHappen), "the suite's reference timer did not reach the last grid point", kind: .error)
+
+        let times = ticks.all
+        let referenceTimes = reference.times
+        let allowance = UInt64((leeway + Self.pathAllowance).nanoseconds)
+        var judged = 0
+        var report: [String] = []
+        for k in 0..<points {
+            let point = first + step * UInt64(k)
+            guard let referenceAt = referenceTimes.first(where: { $0 >= point }) else { continue }
+            let noise = referenceAt - point
+            if noise <= UInt64(leeway.nanoseconds) { judged += 1 }
+            let covered = times.contains { $0 + slack >= point && $0 <= point + allowance + noise }
+            if covered { continue }
+            let next = times.first { $0 + slack >= point }.map { "came \(ms($0 &- point)) after it" } ?? "never came"
+            report.append("point \(k): the tick \(next), the reference \(ms(noise))")
+        }
+        try ctx.expect(
+            report.isEmpty,
+            "\(report.count) of \(points) grid points of a timer every \(ms(step)) with leeway \(ms(UInt64(leeway.nanoseconds))) got no tick within leeway + \(ms(UInt64(Self.pathAllowance.nanoseconds))) + the suite's own timer's lateness there (\(report.prefix(4).joined(separator: "; ")))")
+        try ctx.requireExercised(
+            judged * 2 >= points,
+            "the suite's reference timer was later than the leeway at \(points - judged) of \(points) grid points: the machine was too noisy to judge the timer")
+    }
+
+    /// The subject's `now`, and the suite's uptime at that moment (bracketed; retried until
+    /// the bracket is narrow, so preemption between the readings does not skew the grid).
+    private static func anchor(_ scheduler: any Scheduler) -> (SchedulerTime, UInt64) {
+        var best: (SchedulerTime, UInt64, UInt64)?
+        for _ in 0..<20 {
+            let before = uptime()
+            let now = scheduler.now
+            let after = uptime()
+            if best.map({ after - before < $0.2 }) ?? true { best = (now, after, after - before) }
+            if after - before < 100_000 { break }
+        }
+        return (best!.0, best!.1)
+    }
+}
+
+/// The suite's own repeating timer on the grid: a strict Dispatch timer with zero leeway on
+/// a queue of its own, recording when each of its ticks ran.
+private final class ReferenceTimer: Sendable {
+    // nonisolated(unsafe): Dispatch sources are thread-safe, but not marked Sendable.
+    nonisolated(unsafe) private let source: any DispatchSourceTimer
+    private let recorded = Box<[UInt64]>([])
+    /// Fires once a tick ran at or after the last grid point.
+    let done = Signal()
+
+    init(first: UInt64, interval: Duration, until last: UInt64) {
+        source = DispatchSource.makeTimerSource(flags: .strict, queue: DispatchQueue(label: "repeating-grid reference"))
+        source.schedule(deadline: DispatchTime(uptimeNanoseconds: first), repeating: .nanoseconds(Int(interval.nanoseconds)), leeway: .nanoseconds(0))
+        source.setEventHandler { [recorded, done] in
+            let at = uptime()
+            recorded.update { $0.append(at) }
+            if at >= last, !done.hasFired { done.fire() }
+        }
+        source.resume()
+    }
+
+    var times: [UInt64] { recorded.value }
+
+    func cancel() { source.cancel() }
+}
+
+/// The suite's uptime clock, the one Dispatch timers are armed on.
+private func uptime() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+/// Nanoseconds as milliseconds with one decimal, for messages.
+private func ms(_ nanoseconds: UInt64) -> String {
+    "\(Double(nanoseconds / 100_000) / 10) ms"
+}
+
+extension Duration {
+    /// Whole nanoseconds (saturating), for the suite's own timer arithmetic.
+    fileprivate var nanoseconds: Int64 { (try? checkedNanoseconds()) ?? .max }
+}
