@@ -202,14 +202,15 @@ extension Mutants {
         ),
     ]
 
-    /// The clock and executor mutants without their fault: each must pass every rule of its
-    /// kind, which proves a mutant is wrong in its fault and nothing else.
+    /// The clock, executor and hand-written drain-loop mutants without their fault: each must
+    /// pass every rule of its kind, which proves a mutant is wrong in its fault and nothing else.
     public static let controls: [ConformanceSubject] = [
         ConformanceSubject(name: "control-real-clock", origin: .mutant, clock: { FaultyRealClock(nil).underTest }),
         ConformanceSubject(name: "control-manual-clock", origin: .mutant, clock: { FaultyManualClock(nil).underTest }),
         ConformanceSubject(name: "control-immediate-clock", origin: .mutant, clock: { FaultyImmediateClock(nil).underTest }),
         ConformanceSubject(name: "control-executor", origin: .mutant, executor: { FaultyExecutor(nil).underTest }),
         ConformanceSubject(name: "control-virtual-executor", origin: .mutant, executor: { FaultyExecutor(nil, virtual: true).underTest }),
+        ConformanceSubject(name: "control-drain-loop", origin: .mutant) { DrainLoopMutant(nil) },
     ]
 
     /// `make tsan`'s canary: a test scheduler whose queue is not guarded at all. Scheduling on
