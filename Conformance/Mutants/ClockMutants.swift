@@ -101,6 +101,8 @@ final class FaultyManualClock: Clock {
         case tiesLIFO = "manual-clock-ties-lifo"
         case keepsCancelled = "manual-clock-keeps-cancelled"
         case runSnapshot = "manual-clock-run-snapshot"
+        case deregistersByDeadline = "manual-clock-deregisters-by-deadline"
+        case cancelSwapRemoves = "manual-clock-cancel-swap-removes"
     }
 
     typealias Instant = VirtualClock.Instant
@@ -144,7 +146,20 @@ final class FaultyManualClock: Clock {
             }
         } onCancel: {
             guard fault != .ignoresCancellation else { return }
-            if fault != .keepsCancelled { state.withLock { $0.sleepers.removeAll { $0.id == id } } }
+            state.withLock { state in
+                switch fault {
+                case .keepsCancelled: break
+                // Finds the sleeper by its deadline: with ties, the first one registered goes.
+                case .deregistersByDeadline: state.sleepers.firstIndex { $0.deadline == deadline }.map { _ = state.sleepers.remove(at: $0) }
+                // O(1) removal: the last sleeper fills the hole, so the list leaves registration order.
+                case .cancelSwapRemoves:
+                    if let index = state.sleepers.firstIndex(where: { $0.id == id }) {
+                        state.sleepers.swapAt(index, state.sleepers.count - 1)
+                        state.sleepers.removeLast()
+                    }
+                default: state.sleepers.removeAll { $0.id == id }
+                }
+            }
             wake.finish(CancellationError())
         }
     }
@@ -173,6 +188,8 @@ final class FaultyManualClock: Clock {
             let chosen: Int? = switch fault {
             case .registrationOrder: due.min { state.sleepers[$0].id < state.sleepers[$1].id }
             case .tiesLIFO: due.min { (state.sleepers[$0].deadline, -state.sleepers[$0].id) < (state.sleepers[$1].deadline, -state.sleepers[$1].id) }
+            // Trusts the list to be in registration order: the first of the earliest deadlines.
+            case .cancelSwapRemoves: due.min { state.sleepers[$0].deadline < state.sleepers[$1].deadline }
             default: due.min { (state.sleepers[$0].deadline, state.sleepers[$0].id) < (state.sleepers[$1].deadline, state.sleepers[$1].id) }
             }
             guard let chosen else { return nil }

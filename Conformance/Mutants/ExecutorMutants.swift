@@ -18,12 +18,25 @@ final class FaultyExecutor: SerialExecutor, TaskExecutor {
         case checkIsolatedNeverTraps = "executor-check-isolated-never-traps"
         case taskRoleElsewhere = "executor-task-role-elsewhere"
         case runsEagerlyWhenIdle = "virtual-executor-runs-eagerly-when-idle"
+        case nestedRunsNext = "executor-nested-runs-next"
+        case nestedAfterBacklog = "executor-nested-after-backlog"
+        case sameContextForEveryInstance = "executor-same-context-for-every-instance"
+        case sameContextByRunningThread = "executor-same-context-by-running-thread"
+        case isolatedInAnyInstancesJob = "executor-isolated-in-any-instances-job"
+        case isolatedOnAnyPoolThread = "executor-isolated-on-any-pool-thread"
+
+        /// The faults whose instances all drain on one pool of threads.
+        var sharesPool: Bool { self == .isolatedInAnyInstancesJob || self == .isolatedOnAnyPoolThread }
     }
 
     private struct State {
         var pending: [UnownedJob] = []
         var draining = false
         var enqueued = 0
+        /// How many jobs the running job has enqueued (the nestedRunsNext fault puts them first).
+        var nestedByRunning = 0
+        /// Jobs enqueued from inside a job, held back by the nestedAfterBacklog fault.
+        var deferred: [UnownedJob] = []
     }
 
     let fault: Fault?
@@ -46,8 +59,20 @@ final class FaultyExecutor: SerialExecutor, TaskExecutor {
         if fault == .runsInlineOnItsThread, runningOn.load(ordering: .acquiring) == ThreadProbe.id {
             return run(job, marked: true)
         }
+        let fromOwnJob = runningOn.load(ordering: .acquiring) == ThreadProbe.id
         let (startWorker, drop, beside, inline) = state.withLock { state -> (Bool, Bool, Bool, Bool) in
             state.enqueued += 1
+            if fromOwnJob, fault == .nestedRunsNext {
+                // A same-thread fast path: work a job spawns runs next, ahead of the backlog.
+                state.pending.insert(job, at: state.nestedByRunning)
+                state.nestedByRunning += 1
+                return (false, false, false, false)
+            }
+            if fromOwnJob, fault == .nestedAfterBacklog {
+                // Fairness, as its author saw it: spawned work waits until the backlog is gone.
+                state.deferred.append(job)
+                return (false, false, false, false)
+            }
             if fault == .dropsJobs, state.enqueued % 150 == 0 { return (false, true, false, false) }
             if fault == .overlapsWhenBusy, state.draining { return (false, false, true, false) }
             if fault == .runsEagerlyWhenIdle, !state.draining, state.pending.isEmpty { return (false, false, false, true) }
@@ -59,7 +84,9 @@ final class FaultyExecutor: SerialExecutor, TaskExecutor {
         if drop { return }
         if beside { return DispatchQueue.global().async { self.run(job, marked: true) } }
         if inline { return run(job, marked: true) }
-        if startWorker { worker.async { self.drain() } }
+        if startWorker {
+            if fault?.sharesPool == true { SharedWorkerPool.shared.submit { self.drain() } } else { worker.async { self.drain() } }
+        }
     }
 
     /// Runs every pending job on this thread, including jobs enqueued meanwhile.
@@ -73,18 +100,22 @@ final class FaultyExecutor: SerialExecutor, TaskExecutor {
 
     private func next() -> UnownedJob? {
         state.withLock { state in
+            if state.pending.isEmpty, !state.deferred.isEmpty { swap(&state.pending, &state.deferred) }
             guard !state.pending.isEmpty else {
                 state.draining = false
                 return nil
             }
             state.draining = true
+            state.nestedByRunning = 0
             return fault == .lifoBacklog ? state.pending.removeLast() : state.pending.removeFirst()
         }
     }
 
     private func run(_ job: UnownedJob, marked: Bool) {
         let previous = runningOn.exchange(marked ? ThreadProbe.id : 0, ordering: .acquiringAndReleasing)
+        if fault?.sharesPool == true { SharedWorkerPool.shared.jobStarted() }
         job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+        if fault?.sharesPool == true { SharedWorkerPool.shared.jobEnded() }
         runningOn.store(previous, ordering: .releasing)
     }
 
@@ -95,13 +126,24 @@ final class FaultyExecutor: SerialExecutor, TaskExecutor {
     }
 
     func isSameExclusiveExecutionContext(other: FaultyExecutor) -> Bool {
-        fault == .notReflexive ? other !== self : other === self
+        switch fault {
+        case .notReflexive: other !== self
+        // "Executors of one type share one worker design", so they are one context.
+        case .sameContextForEveryInstance: true
+        // "One context is one thread": two idle executors both run on no thread.
+        case .sameContextByRunningThread: other.runningOn.load(ordering: .acquiring) == runningOn.load(ordering: .acquiring)
+        default: other === self
+        }
     }
 
     func isIsolatingCurrentContext() -> Bool? {
         let thread = runningOn.load(ordering: .acquiring)
         switch fault {
         case .isolatedWhenBusy: return thread != 0
+        // A marker kept per pool thread, not per executor: any instance's job counts.
+        case .isolatedInAnyInstancesJob: return SharedWorkerPool.shared.isRunningJob
+        // Any thread of the pool it shares with its other instances counts.
+        case .isolatedOnAnyPoolThread: return SharedWorkerPool.shared.isPoolThread
         // Cannot tell, says nil: only its checkIsolated() can be judged, by trapping.
         case .checkIsolatedNeverTraps: return thread == ThreadProbe.id ? true : nil
         default: return thread == ThreadProbe.id

@@ -114,6 +114,7 @@ public enum Mutants {
         faulty(FaultyImmediateMutant.Fault.defersNested, "defers nested actions until the outer one returns", "IMM-3") { FaultyImmediateMutant($0) },
         faulty(FaultyImmediateMutant.Fault.wakesEarly, "sleeps for the delay rounded down to 10 ms", "IMM-4") { FaultyImmediateMutant($0) },
         faulty(FaultyImmediateMutant.Fault.acceptsRepeating, "accepts repeating and runs it once", "IMM-5") { FaultyImmediateMutant($0) },
+        faulty(FaultyImmediateMutant.Fault.synchronousUnclaimed, "runs synchronously but claims cancellation instead of synchronous", "CAN-5") { FaultyImmediateMutant($0) },
         faulty(FaultyTrampolineMutant.Fault.eager, "runs nested actions re-entrantly", "TRM-1") { FaultyTrampolineMutant($0) },
         faulty(FaultyTrampolineMutant.Fault.lifo, "drains its queue last-in first-out", "TRM-1") { FaultyTrampolineMutant($0) },
         faulty(FaultyTrampolineMutant.Fault.ignoresDisposal, "nested handles are not checked", "TRM-2") { FaultyTrampolineMutant($0) },
@@ -137,6 +138,7 @@ public enum Mutants {
         faulty(FaultyVirtualMutant.Fault.insertionsAfterBatch, "work added during an advance waits for the due batch", "VT-11") { FaultyVirtualMutant($0) },
         faulty(FaultyVirtualMutant.Fault.clampsToTarget, "work for the present during an advance is stamped with its target", "VT-12") { FaultyVirtualMutant($0) },
         faulty(FaultyVirtualMutant.Fault.instantStepOverruns, "steps by instants, but a step runs two", "VT-13") { FaultyVirtualMutant($0) },
+        faulty(FaultyVirtualMutant.Fault.singleStepUnclaimed, "steps one action at a time but does not claim singleStep", "VT-13") { FaultyVirtualMutant($0) },
     ]
 
     private static let threadSafety: [Mutant] = [
@@ -196,6 +198,8 @@ extension Mutants {
         manualClock(.tiesLIFO, "equal deadlines resume last-in first", "CLK-8"),
         manualClock(.keepsCancelled, "cancelled sleepers stay registered", "CLK-9"),
         manualClock(.runSnapshot, "run() wakes only the sleepers present when it began", "CLK-10"),
+        manualClock(.deregistersByDeadline, "a cancelled sleeper is deregistered by its deadline: with ties, a live one goes instead", "CLK-8"),
+        manualClock(.cancelSwapRemoves, "cancelling swaps the last sleeper into the hole, and ties resume in list order", "CLK-8"),
         Mutant(
             subject: ConformanceSubject(name: "mutant-\(FaultyImmediateClock.Fault.movesBack.rawValue)", origin: .mutant, clock: { FaultyImmediateClock(.movesBack).underTest }),
             fault: "a sleep until a past deadline sets the time back to it", killer: "CLK-4"
@@ -233,6 +237,12 @@ extension Mutants {
         executor(.checkIsolatedNeverTraps, "cannot tell outside its jobs, and its checkIsolated() never traps", "EXE-7"),
         executor(.taskRoleElsewhere, "its task-executor role runs jobs on the global queue", "EXE-8"),
         executor(.runsEagerlyWhenIdle, "runs a job at once when nothing is pending", "EXE-9", virtual: true),
+        executor(.nestedRunsNext, "a job enqueued by one of its own jobs runs next, ahead of jobs already queued", "EXE-3"),
+        executor(.nestedAfterBacklog, "jobs enqueued by its own jobs wait until nothing else is queued", "EXE-3"),
+        executor(.sameContextForEveryInstance, "says every instance of its type is the same exclusive context", "EXE-5"),
+        executor(.sameContextByRunningThread, "compares the threads two executors are running on, so idle ones are one context", "EXE-5"),
+        executor(.isolatedInAnyInstancesJob, "on a pool shared by its instances, says it isolates any thread running a job of any of them", "EXE-7"),
+        executor(.isolatedOnAnyPoolThread, "says it isolates any thread of the pool it shares with its other instances", "EXE-7"),
     ]
 
     private static func clock(_ fault: FaultyRealClock.Fault, _ description: String, _ killer: String) -> Mutant {

@@ -37,11 +37,14 @@ final class FaultyImmediateMutant: Scheduler {
         case wakesEarly = "immediate-wakes-early"
         /// Accepts a repeating request, runs it once and returns a handle.
         case acceptsRepeating = "immediate-accepts-repeating"
+        /// A correct immediate scheduler that forgot to claim `synchronous`, claiming
+        /// cancellation instead (its handles come back after the action ran).
+        case synchronousUnclaimed = "immediate-synchronous-unclaimed"
     }
 
     let fault: Fault
     var name: String { fault.rawValue }
-    var capabilities: SchedulerCapabilities { [.synchronous, .timers] }
+    var capabilities: SchedulerCapabilities { fault == .synchronousUnclaimed ? [.cancellation, .timers] : [.synchronous, .timers] }
     private let count = Atomic<Int>(0)
 
     init(_ fault: Fault) { self.fault = fault }
@@ -66,6 +69,9 @@ final class FaultyImmediateMutant: Scheduler {
             return nil
         case .wakesEarly, .acceptsRepeating:
             break
+        case .synchronousUnclaimed:
+            action()
+            return BooleanDisposable()
         }
         action()
         return nil

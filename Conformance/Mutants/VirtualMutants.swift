@@ -34,6 +34,8 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
         case unstableWhenLarge = "virtual-unstable-when-large"
         /// A repeating action's next tick is computed from the advance target.
         case repeatingFromTarget = "virtual-repeating-from-target"
+        /// Correct, and steps one action at a time, but does not claim `singleStep`.
+        case singleStepUnclaimed = "virtual-single-step-unclaimed"
     }
 
     private struct Entry: Comparable {
@@ -61,7 +63,7 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
     var name: String { fault.rawValue }
     var capabilities: SchedulerCapabilities {
         var claims: SchedulerCapabilities = [.asynchronous, .serial, .cancellation, .timers, .repeating, .virtualTime, .tracksCurrent]
-        if fault != .instantStepOverruns { claims.insert(.singleStep) }
+        if fault != .instantStepOverruns && fault != .singleStepUnclaimed { claims.insert(.singleStep) }
         return claims
     }
 

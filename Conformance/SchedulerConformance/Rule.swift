@@ -128,7 +128,46 @@ public struct Rule: Sendable, Identifiable {
     }
 }
 
+extension Rule {
+    /// For a rule that applies only because `capabilities` leave out some of what it excludes:
+    /// a note naming what was not claimed, for its failure message. A subject that really does
+    /// that (steps one action at a time, runs before `schedule` returns) fails a rule written
+    /// for the opposite, and the fix is a claim, not a change of behaviour; nil when the rule
+    /// excludes nothing.
+    public func exclusionNote(for capabilities: SchedulerCapabilities) -> String? {
+        let unclaimed = SchedulerCapabilities.named.filter { excludes.contains($0.capability) && !capabilities.contains($0.capability) }
+        guard !unclaimed.isEmpty else { return nil }
+        let names = unclaimed.map { "`\($0.name)`" }
+        let doing = unclaimed.map { SchedulerCapabilities.behaviour[$0.name] ?? "is \($0.name)" }
+        if unclaimed.count == 1 {
+            return "(this rule applies because the subject does not claim \(names[0]); if it \(doing[0]), claim it)"
+        }
+        return "(this rule applies because the subject claims none of \(names.joined(separator: ", ")); if it \(doing.joined(separator: ", or ")), claim that)"
+    }
+}
+
 extension SchedulerCapabilities {
+    /// What a subject does that claims each capability, by name, worded to follow "if it".
+    static let behaviour: [String: String] = [
+        "asynchronous": "never runs an action inside `schedule`",
+        "synchronous": "runs each action before `schedule` returns",
+        "serial": "runs actions one at a time, in order",
+        "concurrent": "runs actions at the same time",
+        "cancellation": "returns handles whose disposal stops pending work",
+        "timers": "runs work at a deadline",
+        "repeating": "repeats work at an interval",
+        "virtualTime": "moves its time only when advanced",
+        "tracksCurrent": "sets the current scheduler around its actions",
+        "trampoline": "defers nested work to a per-thread queue",
+        "mainThread": "runs its actions on the main thread",
+        "subscription": "runs inline when a current scheduler exists",
+        "cancelsWhenReleased": "cancels work when the last reference to its handle goes",
+        "threadConfined": "must only be called from the thread that made it",
+        "singleStep": "runs exactly one action per step (single-steps)",
+        "taskExecutor": "is a task executor",
+        "checksIsolation": "answers isolation checks",
+    ]
+
     /// Why a check needing all of `requires`, one of `anyOf` (when not empty) and none of
     /// `excludes` does not apply to these capabilities, or `nil` when it does. Rules and
     /// stress scenarios select their subjects with it.

@@ -167,7 +167,12 @@ public enum ConformanceRunner {
                 case .inconclusive: .inconclusive
                 case .hung: .timeout
                 }
-                result = RuleResult(rule: rule.id, level: rule.level, status: status, durationSeconds: 0, message: error.message, threadDump: error.threadDump)
+                var message = error.message
+                // A failure of a rule that applies only for want of a claim may be a missing claim.
+                if status == .failed || status == .timeout, let note = rule.exclusionNote(for: context.subject.capabilities) {
+                    message += " " + note
+                }
+                result = RuleResult(rule: rule.id, level: rule.level, status: status, durationSeconds: 0, message: message, threadDump: error.threadDump)
             }
             result.durationSeconds = (ContinuousClock.now - started).timeInterval
             outcome.value = result

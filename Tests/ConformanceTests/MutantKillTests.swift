@@ -34,6 +34,18 @@ import Testing
         #expect(misses.isEmpty, "\(name) (\(mutant.fault)) escaped \(rule.id) in \(misses.count) of \(Self.runs) runs: \(misses.prefix(3).joined(separator: "; "))")
     }
 
+    /// A rule that applies only because a capability is not claimed names that capability
+    /// when it fails: a subject doing what the capability says forgot a claim, not a behaviour.
+    @Test(arguments: zip(["mutant-virtual-single-step-unclaimed", "mutant-immediate-synchronous-unclaimed"], ["singleStep", "synchronous"]))
+    func failureOfAnExcludingRuleNamesTheCapabilityToClaim(_ name: String, _ capability: String) throws {
+        let mutant = try #require(Mutants.named(name))
+        let rule = try #require(RuleCatalogue.rule(mutant.killer))
+        #expect(rule.excludes.contains(try #require(SchedulerCapabilities.named.first { $0.name == capability }).capability))
+        let result = ConformanceRunner.run(mutant.subject, rules: [rule], timing: Self.timing)[0]
+        #expect(result.status == .failed)
+        #expect(result.message?.contains("does not claim `\(capability)`; if it") == true, "\(rule.id) on \(name): \(result.message ?? "no message")")
+    }
+
     @Test func everyRequiredRuleThatCanFailHasAMutant() {
         let killers = Set(Mutants.all.map(\.killer))
         // Guaranteed rules cannot fail on this package's API; CUR-8 and THR-5 are left to

@@ -44,6 +44,46 @@ struct ClockSession {
         return task
     }
 
+    /// `count` tasks sleeping until `deadline`, each proven parked before the next goes to
+    /// sleep, so the order they registered in is known; each records its index in `woke`
+    /// once its sleep returned.
+    func parkedTies(_ count: Int, until deadline: Duration, woke: Recorder<Int>, _ what: String) throws(RuleFailure) -> [ProbeTask] {
+        var sleepers: [ProbeTask] = []
+        for index in 0..<count {
+            sleepers.append(start { clock in
+                try await clock.sleepUntil(deadline, nil)
+                woke.record(index)
+            })
+            try settle()
+            if let outcome = sleepers[index].outcome {
+                throw RuleFailure("\(what) \(index): sleep(until: \(deadline)) ended before its deadline, at \(now), with \(outcome)")
+            }
+        }
+        return sleepers
+    }
+
+    /// Cancels `sleepers[index]` for each of `indices`, in that order, and fails unless
+    /// each ends with `CancellationError` without the clock moving.
+    func cancel(_ indices: [Int], of sleepers: [ProbeTask], _ what: String) throws(RuleFailure) {
+        for index in indices { sleepers[index].cancel() }
+        try settle()
+        for index in indices {
+            let outcome = try outcome(of: sleepers[index], "\(what) \(index), cancelled,")
+            guard case .cancelled = outcome else { throw RuleFailure("\(what) \(index) was cancelled but ended with \(outcome)") }
+        }
+    }
+
+    /// Fails unless every one of `live` (indices into `sleepers`) returned at `deadline` and
+    /// `woke` recorded them exactly once each, in that order: ties resume FIFO, none is lost
+    /// to a neighbour's cancellation and none comes back twice.
+    func expectResumed(_ live: [Int], of sleepers: [ProbeTask], at deadline: Duration, woke: Recorder<Int>, after step: String) throws(RuleFailure) {
+        for index in live {
+            let outcome = try outcome(of: sleepers[index], "live sleeper \(index) of \(sleepers.count) sharing a deadline, \(step),")
+            try ctx.expect(outcome == .returned(at: deadline), "live sleeper \(index) ended with \(outcome), expected to return at \(deadline)")
+        }
+        try ctx.expect(woke.all == live, "\(step), the live sleepers sharing a deadline resumed as \(woke.all), expected \(live) (FIFO, each once)")
+    }
+
     /// Lets every task started here run until it finishes or suspends, without moving the
     /// clock's time.
     func settle() throws(RuleFailure) {

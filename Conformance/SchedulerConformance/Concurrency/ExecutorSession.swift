@@ -15,9 +15,25 @@ struct ExecutorSession {
     private let actor: ExecutorBoundActor?
 
     init(_ ctx: RuleContext) {
+        self.init(ctx, executor: ctx.subject.makeExecutor())
+    }
+
+    private init(_ ctx: RuleContext, executor: ExecutorUnderTest) {
         self.ctx = ctx
-        self.executor = ctx.subject.makeExecutor()
+        self.executor = executor
         self.actor = executor.serial.map(ExecutorBoundActor.init)
+    }
+
+    /// A session on a second executor from the subject's own factory whose exclusive context
+    /// differs from this one's (its own queue, thread or scheduler), or nil when a few tries
+    /// make none (a factory handing out one shared executor, say). What "another executor"
+    /// means to a rule: the suite's probe executor never shares the subject's threads.
+    func sibling() -> ExecutorSession? {
+        for _ in 0..<4 {
+            let other = ctx.subject.makeExecutor()
+            if other.exclusiveContext != executor.exclusiveContext { return ExecutorSession(ctx, executor: other) }
+        }
+        return nil
     }
 
     /// Enqueues one job that runs `body`.
@@ -27,6 +43,14 @@ struct ExecutorSession {
         } else if let task = executor.task {
             Task(executorPreference: task, priority: .medium) { body() }
         }
+    }
+
+    /// Enqueues one job that runs `body`, handing it a way to enqueue further jobs from inside
+    /// itself, on its own thread, before it returns: ``submit(_:)`` called there, whose
+    /// `Task.immediate` (nonisolated, so it never counts as already on the executor) or task
+    /// preference enqueues before it returns, as from any other thread.
+    func submit(nesting body: @escaping @Sendable (_ enqueue: (@escaping @Sendable () -> Void) -> Void) -> Void) {
+        submit { body { job in self.submit(job) } }
     }
 
     /// Waits for `signal`: drives a virtual executor until it fires (or nothing is left to

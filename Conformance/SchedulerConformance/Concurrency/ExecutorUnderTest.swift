@@ -17,13 +17,19 @@ public struct ExecutorUnderTest: Sendable {
     /// Runs every ready job, for an executor that runs nothing until driven.
     public let drive: (@Sendable () -> Void)?
 
+    /// What makes the executor's context exclusive, as the adapter knows it: the identity of
+    /// the executor itself unless the adapter named something else (the scheduler under a
+    /// ``SchedulerExecutor``, an event loop). Two executors with different ones must not
+    /// call themselves one exclusive context; with the same one they are one.
+    public let exclusiveContext: ObjectIdentifier
+
     /// Whether `isSameExclusiveExecutionContext(other:)` says `other` is this executor's
     /// context; nil when either is not serial or they are of different types.
     let sameContext: @Sendable (ExecutorUnderTest) -> Bool?
 
     private init(
         capabilities: SchedulerCapabilities, serial: (any SerialExecutor)?, task: (any TaskExecutor)?,
-        drive: (@Sendable () -> Void)?, sameContext: @escaping @Sendable (ExecutorUnderTest) -> Bool?
+        drive: (@Sendable () -> Void)?, context: ObjectIdentifier, sameContext: @escaping @Sendable (ExecutorUnderTest) -> Bool?
     ) {
         var capabilities = capabilities.union(.asynchronous)
         if serial != nil { capabilities.insert(.serial) }
@@ -33,6 +39,7 @@ public struct ExecutorUnderTest: Sendable {
         self.serial = serial
         self.task = task
         self.drive = drive
+        self.exclusiveContext = context
         self.sameContext = sameContext
     }
 
@@ -42,36 +49,41 @@ public struct ExecutorUnderTest: Sendable {
     ///   - checksIsolation: whether its `checkIsolated()` and `isIsolatingCurrentContext()`
     ///     really answer (claims ``SchedulerCapabilities/checksIsolation``).
     ///   - drive: for an executor that runs jobs only when driven.
-    public init<E: SerialExecutor & TaskExecutor>(_ executor: E, checksIsolation: Bool, drive: (@Sendable () -> Void)? = nil) {
+    ///   - context: what makes its context exclusive, when that is not the executor itself
+    ///     (several executor objects on one queue, thread or scheduler are one context).
+    public init<E: SerialExecutor & TaskExecutor>(
+        _ executor: E, checksIsolation: Bool, drive: (@Sendable () -> Void)? = nil, context: AnyObject? = nil
+    ) {
         self.init(
             capabilities: checksIsolation ? [.checksIsolation] : [], serial: executor, task: executor, drive: drive,
-            sameContext: Self.comparer(executor)
+            context: ObjectIdentifier(context ?? executor), sameContext: Self.comparer(executor)
         )
     }
 
-    /// A serial executor only, reached through an actor.
-    public init<E: SerialExecutor>(serial executor: E, checksIsolation: Bool, drive: (@Sendable () -> Void)? = nil) {
+    /// A serial executor only, reached through an actor; `context` as for ``init(_:checksIsolation:drive:context:)``.
+    public init<E: SerialExecutor>(serial executor: E, checksIsolation: Bool, drive: (@Sendable () -> Void)? = nil, context: AnyObject? = nil) {
         self.init(
             capabilities: checksIsolation ? [.checksIsolation] : [], serial: executor, task: nil, drive: drive,
-            sameContext: Self.comparer(executor)
+            context: ObjectIdentifier(context ?? executor), sameContext: Self.comparer(executor)
         )
     }
 
     /// A task executor only, reached through task preference.
     public init<E: TaskExecutor>(task executor: E, drive: (@Sendable () -> Void)? = nil) {
-        self.init(capabilities: [], serial: nil, task: executor, drive: drive, sameContext: { _ in nil })
+        self.init(capabilities: [], serial: nil, task: executor, drive: drive, context: ObjectIdentifier(executor), sameContext: { _ in nil })
     }
 
     private static func comparer<E: SerialExecutor>(_ executor: E) -> @Sendable (ExecutorUnderTest) -> Bool? {
         { other in (other.serial as? E).map { executor.isSameExclusiveExecutionContext(other: $0) } }
     }
 
-    /// A ``SchedulerExecutor`` on `scheduler`, driven by advancing it when it is virtual.
+    /// A ``SchedulerExecutor`` on `scheduler`, driven by advancing it when it is virtual; its
+    /// exclusive context is its scheduler, which every executor on it shares.
     public init(_ executor: SchedulerExecutor) {
         var drive: (@Sendable () -> Void)?
         if let virtual = executor.scheduler as? any VirtualTimeScheduler {
             drive = { virtual.advance(to: virtual.now) }
         }
-        self.init(executor, checksIsolation: true, drive: drive)
+        self.init(executor, checksIsolation: true, drive: drive, context: executor.scheduler)
     }
 }

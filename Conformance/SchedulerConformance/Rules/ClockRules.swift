@@ -202,32 +202,30 @@ extension RuleCatalogue {
             try ctx.expect(wrong.isEmpty, "the sleeper for \(wrong.first.map { "\($0.0) s saw now = \($0.1)" } ?? "")")
         },
         Rule(
-            .clock, 8, "sleepers with the same deadline resume in the order they went to sleep",
+            .clock, 8, "sleepers with the same deadline resume in the order they went to sleep, each once, whichever of them were cancelled",
             requires: .virtualTime,
-            rationale: "Simultaneous timers firing in registration order is what makes virtual-time tests repeatable (the field has shipped test clocks that do not).",
-            hint: "sort sleepers by (deadline, sequence number), with a stable sort or a sequence tie-break; resume ties FIFO."
+            rationale: "Simultaneous timers firing in registration order is what makes virtual-time tests repeatable (the field has shipped test clocks that do not); cancelling one of them must take out that one, and leave its neighbours in their order.",
+            hint: "sort sleepers by (deadline, sequence number), with a stable sort or a sequence tie-break; resume ties FIFO; cancellation removes the sleeper by its identity (not the first entry with its deadline) and keeps the others' order (no swap-with-last removal)."
         ) { ctx throws(RuleFailure) in
             let session = ClockSession(ctx)
             let deadline = session.now + .seconds(2)
-            let count = 6
-            let woke = Recorder<Int>(expecting: count)
-            for index in 0..<count {
-                _ = session.start { clock in
-                    try await clock.sleepUntil(deadline, nil)
-                    woke.record(index)
-                }
-                // Each is parked before the next goes to sleep, so the registration order is known.
-                try session.settle()
-            }
+            let count = 8
+            let woke = Recorder<Int>()
+            let sleepers = try session.parkedTies(count, until: deadline, woke: woke, "tied sleeper")
+            // Out of order and never the first: a clock that removes the first sleeper with the
+            // cancelled one's deadline, or fills the hole with its last sleeper, shows.
+            let cancelled = [5, 2, 6]
+            try session.cancel(cancelled, of: sleepers, "tied sleeper")
+            try ctx.expect(woke.count == 0, "cancelling tied sleepers resumed \(woke.all) before the clock moved")
             try session.advance(by: .seconds(2))
-            guard woke.complete.wait(ctx.timing.mustHappen) else { throw RuleFailure("\(woke.count) of \(count) sleepers resumed at their deadline") }
-            try ctx.expect(woke.all == Array(0..<count), "ties resumed in the order \(woke.all), expected \(Array(0..<count))")
+            let live = (0..<count).filter { !cancelled.contains($0) }
+            try session.expectResumed(live, of: sleepers, at: deadline, woke: woke, after: "advancing to the deadline after cancelling \(cancelled)")
         },
         Rule(
-            .clock, 9, "a cancelled sleeper is deregistered: `run()` neither waits for it nor moves time to its deadline",
+            .clock, 9, "a cancelled sleeper is deregistered: `run()` neither waits for it nor moves time to its deadline, nor loses a neighbour sharing it",
             requires: .virtualTime,
-            rationale: "A cancelled sleep left in a test clock's list makes the next advance or run jump time to a deadline nobody waits for, and resumes a finished sleep.",
-            hint: "the cancellation handler removes the sleeper from the clock's list at once, not when the cancelled task next runs."
+            rationale: "A cancelled sleep left in a test clock's list makes the next advance or run jump time to a deadline nobody waits for, and resumes a finished sleep; one deregistered by its deadline takes a live sleeper sharing it, which then never wakes.",
+            hint: "the cancellation handler removes the sleeper from the clock's list at once, by its identity (a sequence number, not its deadline), not when the cancelled task next runs."
         ) { ctx throws(RuleFailure) in
             let session = ClockSession(ctx)
             let start = session.now
@@ -236,11 +234,15 @@ extension RuleCatalogue {
             try session.settle()
             let cancelled = try session.outcome(of: abandoned, "the cancelled sleeper")
             guard case .cancelled = cancelled else { throw RuleFailure("the cancelled sleeper ended with \(cancelled)") }
-            let kept = try session.parkedSleeper(until: start + .seconds(1), "a sleeper a second ahead")
+            // Ties a second ahead, two of them cancelled (the last one too, so a clock that
+            // removes its newest sleeper with that deadline is right only once).
+            let deadline = start + .seconds(1)
+            let woke = Recorder<Int>()
+            let tied = try session.parkedTies(5, until: deadline, woke: woke, "a sleeper a second ahead")
+            try session.cancel([3, 1, 4], of: tied, "a sleeper a second ahead")
             try session.run()
-            let outcome = try session.outcome(of: kept, "the remaining sleeper, after run()")
-            try ctx.expect(outcome == .returned(at: start + .seconds(1)), "the remaining sleeper ended with \(outcome), expected to return at \(start + .seconds(1))")
-            try ctx.expect(session.now == start + .seconds(1), "run() moved time to \(session.now - start) after the start: the cancelled sleeper's deadline was still registered")
+            try session.expectResumed([0, 2], of: tied, at: deadline, woke: woke, after: "after run()")
+            try ctx.expect(session.now == deadline, "run() moved time to \(session.now - start) after the start: the cancelled sleeper's deadline was still registered")
         },
         Rule(
             .clock, 10, "`run()` resumes every sleeper, those that sleep again included, and returns when none is left",

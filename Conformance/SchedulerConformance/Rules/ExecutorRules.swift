@@ -62,10 +62,10 @@ extension RuleCatalogue {
             try ctx.expect(meter.maximum <= 1, "up to \(meter.maximum) jobs ran at once")
         },
         Rule(
-            .executor, 3, "a serial executor runs jobs in the order they were enqueued, queued together or one by one",
+            .executor, 3, "a serial executor runs jobs in the order they were enqueued, queued together, one by one, or from inside a job",
             requires: .serial,
-            rationale: "Calls into an actor from one place arrive in order only if its executor is FIFO; SE-0392 executors are queues.",
-            hint: "the queue is FIFO (not a stack, nor a priority heap without a sequence tie-break); no job is run inline by `enqueue` or set aside for later."
+            rationale: "Calls into an actor from one place arrive in order only if its executor is FIFO; SE-0392 executors are queues. A job an actor's job enqueues (a task it starts, a call back into it) queues behind the work already waiting: a same-thread fast path that runs it first starves that work and reorders the calls.",
+            hint: "the queue is FIFO (not a stack, nor a priority heap without a sequence tie-break); no job is run inline by `enqueue` or set aside for later; a job enqueued from the executor's own thread joins the back of the same queue (no 'run next' slot, no side list drained later)."
         ) { ctx throws(RuleFailure) in
             let session = ExecutorSession(ctx)
             let count = 600
@@ -76,6 +76,29 @@ extension RuleCatalogue {
             for index in count / 2..<count { session.submit { order.record(index) } }
             try session.waitFor(order.complete, "\(count) jobs ran")
             try ctx.expectSequence(order.all, Array(0..<count))
+            // A backlog, the first of which enqueues two jobs from inside itself and then has
+            // another thread enqueue one while it still runs: the nested jobs go behind the
+            // backlog and ahead of the later one.
+            let backlog = ["b0", "b1", "b2", "b3"]
+            let expected = backlog + ["nested 1", "nested 2", "from outside"]
+            let log = Recorder<String>(expecting: expected.count)
+            let bound = ctx.timing.mustHappen
+            let held = try session.hold()
+            session.submit(nesting: { enqueue in
+                log.record("b0")
+                enqueue { log.record("nested 1") }
+                enqueue { log.record("nested 2") }
+                let outside = Signal()
+                Thread {
+                    session.submit { log.record("from outside") }
+                    outside.fire()
+                }.start()
+                _ = outside.wait(bound)
+            })
+            for name in backlog.dropFirst() { session.submit { log.record(name) } }
+            held.fire()
+            try session.waitFor(log.complete, "\(expected.count) jobs, two of them enqueued from inside a job, ran")
+            try ctx.expect(log.all == expected, "ran \(log.all), expected \(expected): jobs enqueued from inside a job must queue behind those already waiting")
         },
         Rule(
             .executor, 4, "a job enqueued from inside a job starts only after that job returns",
@@ -104,20 +127,36 @@ extension RuleCatalogue {
             }
         },
         Rule(
-            .executor, 5, "`isSameExclusiveExecutionContext` is reflexive and symmetric",
+            .executor, 5, "`isSameExclusiveExecutionContext` is reflexive, symmetric and transitive, and false for distinct executors",
             requires: .serial,
-            rationale: "The runtime asks it to decide whether a hop between actors is needed (SE-0392); a wrong answer either runs code without its isolation or deadlocks a hop that was not needed.",
-            hint: "compare what really makes the context exclusive (the queue, the thread, the underlying scheduler), the same way from both sides."
+            rationale: "The runtime asks it to decide whether a hop between actors is needed (SE-0392); a wrong answer either runs code without its isolation or deadlocks a hop that was not needed. Two distinct executors called one context let two actors' jobs run at once.",
+            hint: "compare what really makes the context exclusive (the queue, the thread, the underlying scheduler), the same way from both sides; never the type, a label, or a state two idle executors share (the thread each is running on, say)."
         ) { ctx throws(RuleFailure) in
-            let one = ctx.subject.makeExecutor()
-            let other = ctx.subject.makeExecutor()
-            guard let reflexive = one.sameContext(one) else {
-                throw RuleFailure("the executor could not be compared with itself", kind: .error)
+            // Three from the factory: distinct ones unless the adapter says they share a
+            // context (executors on one scheduler, one event loop handed out twice).
+            let executors = (0..<3).map { _ in ctx.subject.makeExecutor() }
+            var same: [[Bool]] = []
+            for (i, one) in executors.enumerated() {
+                var row: [Bool] = []
+                for (j, other) in executors.enumerated() {
+                    guard let answer = one.sameContext(other) else {
+                        throw RuleFailure("executor \(i) could not be compared with executor \(j) (not serial, or of another type)", kind: .error)
+                    }
+                    row.append(answer)
+                }
+                same.append(row)
             }
-            try ctx.expect(reflexive, "an executor says it is not its own execution context")
-            let forwards = other.sameContext(one)
-            let backwards = one.sameContext(other)
-            try ctx.expect(forwards == backwards, "a says \(forwards.map(String.init) ?? "nothing") of b, b says \(backwards.map(String.init) ?? "nothing") of a")
+            for i in executors.indices {
+                try ctx.expect(same[i][i], "executor \(i) says it is not its own execution context")
+                for j in executors.indices where j != i {
+                    try ctx.expect(same[i][j] == same[j][i], "executor \(i) says \(same[i][j]) of \(j), \(j) says \(same[j][i]) of \(i)")
+                    let distinct = executors[i].exclusiveContext != executors[j].exclusiveContext
+                    try ctx.expect(!(distinct && same[i][j]), "two executors the factory made on distinct contexts (\(i) and \(j)) say they are one exclusive context: actors on them would run at once")
+                    for k in executors.indices where k != i && k != j && same[i][j] && same[j][k] {
+                        try ctx.expect(same[i][k], "executor \(i) is one context with \(j), \(j) with \(k), but \(i) not with \(k)")
+                    }
+                }
+            }
         },
         Rule(
             .executor, 6, "inside every job the executor says it is isolating, and `checkIsolated()` returns",
@@ -158,11 +197,25 @@ extension RuleCatalogue {
             gate.fire()
             try ctx.expect(plain != true, "on a plain thread it answers true")
             try ctx.expect(elsewhere != true, "in another executor's job it answers true")
+            // Another executor of its own kind, from the subject's factory: on a pool they share,
+            // its job runs on one of this executor's threads, which the probe's never does.
+            var siblingDenies = true
+            if let sibling = session.sibling() {
+                let answer = Box<Bool?>(nil)
+                let asked = Signal()
+                sibling.submit {
+                    answer.value = serial.isIsolatingCurrentContext()
+                    asked.fire()
+                }
+                try sibling.waitFor(asked, "a job of a second executor from the subject's factory")
+                siblingDenies = answer.value == false
+                try ctx.expect(answer.value != true, "in a job of a second executor the subject made (another exclusive context) it answers true")
+            }
             // nil is allowed ("cannot tell"): `checkIsolated()` must then trap, which ends a
             // process, so it is judged in a process of its own where the harness has one.
             let trapped = try ctx.expectTrap(TrapProbes.checkIsolatedOutside, "checkIsolated() returned on a thread none of its jobs runs on")
             try ctx.requireExercised(
-                (plain == false && elsewhere == false) || trapped == true,
+                (plain == false && elsewhere == false && siblingDenies) || trapped == true,
                 "the executor answers nil (cannot tell) outside its jobs, and checkIsolated() trapping can be judged only in a process of its own (run the conformance tool)")
         },
         Rule(
