@@ -7,10 +7,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-long core_affinity_involuntary_switches(void) {
+long core_affinity_context_switches(void) {
     struct rusage usage;
     if (getrusage(RUSAGE_THREAD, &usage) != 0) return -1;
-    return usage.ru_nivcsw;
+    return usage.ru_nivcsw + usage.ru_nvcsw;
 }
 
 long core_affinity_thread_id(void) {
@@ -34,7 +34,7 @@ int core_affinity_pin_current_thread(int index) {
     return -1;
 }
 #else
-long core_affinity_involuntary_switches(void) { return -1; }
+long core_affinity_context_switches(void) { return -1; }
 
 long core_affinity_thread_id(void) { return -1; }
 

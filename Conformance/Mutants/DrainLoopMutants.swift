@@ -224,24 +224,3 @@ final class DisposeRaceRareMutant: MutantBase, @unchecked Sendable {
         CurrentScheduler.run(as: self, action)
     }
 }
-
-/// Checks disposal on its queue, then for one action in 200 hands the run to a helper
-/// queue and waits for it (order and exclusivity kept): the check and the start are on
-/// different threads, with a thread wake-up between them.
-final class HopsAfterCheckMutant: MutantBase, @unchecked Sendable {
-    private let count = Atomic<Int>(0)
-    private let helper = DispatchQueue(label: "hops-after-check.helper")
-
-    override func run(_ action: @escaping SchedulerAction, unless disposable: BooleanDisposable) {
-        guard !disposable.isDisposed else { return }
-        guard count.wrappingAdd(1, ordering: .relaxed).newValue % 200 == 0 else {
-            return CurrentScheduler.run(as: self, action)
-        }
-        let done = DispatchSemaphore(value: 0)
-        helper.async {
-            CurrentScheduler.run(as: self, action)
-            done.signal()
-        }
-        done.wait()
-    }
-}

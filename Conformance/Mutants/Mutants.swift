@@ -41,7 +41,6 @@ public enum Mutants {
         mutant("dispose-race-window", "checks disposal, then waits 100 µs before running", "CAN-3") { DisposeRaceWindowMutant("dispose-race-window") },
         mutant("dispose-race-rare", "one action in 300 pauses 30 µs between its disposal check and its start", "CAN-3") { DisposeRaceRareMutant("dispose-race-rare") },
         faulty(DrainLoopMutant.Fault.staleBatchCheck, "checks a whole batch for disposal when it takes it, not each entry before it runs", "CAN-3") { DrainLoopMutant($0) },
-        mutant("hops-after-check", "one action in 200 is checked on one thread and started on another", "CAN-3") { HopsAfterCheckMutant("hops-after-check") },
         mutant("self-dispose-skips-next", "disposing the running action's own handle skips the next action", "CAN-4") { SelfDisposeSkipsNextMutant("self-dispose-skips-next") },
         mutant("timer-disposal-ignored", "delayed actions' handles are not connected", "CAN-5") { TimerDisposalIgnoredMutant("timer-disposal-ignored") },
         mutant("repeating-ignores-disposal", "repeating timers never stop", "CAN-6") { RepeatingIgnoresDisposalMutant("repeating-ignores-disposal") },

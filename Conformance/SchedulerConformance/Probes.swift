@@ -119,8 +119,8 @@ public func spin(_ duration: Duration) {
 public func blackHole<T>(_ value: T) {}
 
 
-/// Evidence of preemption: whether a thread was switched out by the kernel (not by waiting)
-/// since it last marked the ledger. Rules that judge a race by time excuse a late event only
+/// Evidence of preemption: whether a thread lost its core (preempted, or blocked on a lock or
+/// a page fault) since it last marked the ledger. Rules that judge a race by time excuse a late event only
 /// with this evidence, never by a tolerated rate: a thread that kept its core cannot have
 /// been slow by more than a few microseconds.
 public final class PreemptionLedger: Sendable {
@@ -128,9 +128,9 @@ public final class PreemptionLedger: Sendable {
     public enum Evidence: Sendable, Equatable {
         /// It has not marked the ledger, or the platform does not count preemptions.
         case unknown
-        /// It kept its core the whole time (it may have waited, which is not preemption).
+        /// It kept its core the whole time.
         case notPreempted
-        /// The kernel took its core away at least once.
+        /// It lost its core at least once.
         case preempted
     }
 
@@ -140,22 +140,25 @@ public final class PreemptionLedger: Sendable {
     /// An empty ledger.
     public init() {}
 
-    /// The calling thread's count of involuntary context switches, or nil where unknown.
-    public static var involuntarySwitches: Int? {
-        let count = core_affinity_involuntary_switches()
+    /// The calling thread's count of context switches, voluntary and involuntary, or nil where
+    /// unknown. Voluntary ones count too: a thread that blocked (a page fault, a contended lock)
+    /// between two points of its run was as absent as one preempted (a correct concurrent
+    /// scheduler once showed a 45 µs gap with no involuntary switch).
+    public static var contextSwitches: Int? {
+        let count = core_affinity_context_switches()
         return count >= 0 ? count : nil
     }
 
     /// Records the calling thread's preemption count now.
     public func mark() {
-        guard let switches = Self.involuntarySwitches else { return }
+        guard let switches = Self.contextSwitches else { return }
         let thread = core_affinity_thread_id()
         marks.withLock { $0[thread] = Mark(switches: switches) }
     }
 
     /// Whether the calling thread was preempted since its last ``mark()``.
     public func sinceMark() -> Evidence {
-        guard let switches = Self.involuntarySwitches else { return .unknown }
+        guard let switches = Self.contextSwitches else { return .unknown }
         let thread = core_affinity_thread_id()
         guard let mark = marks.withLock({ $0[thread] }) else { return .unknown }
         return switches == mark.switches ? .notPreempted : .preempted

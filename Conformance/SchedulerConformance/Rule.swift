@@ -82,6 +82,10 @@ public struct Rule: Sendable, Identifiable {
     public var kind: ConformanceSubject.Kind { category.kind }
     /// The rule needs the subject's ``ConformanceSubject/wallClockStep`` hook.
     public let needsWallClockStep: Bool
+    /// The rule makes threads race on the machine's cores (a pacer and a disposer, pinned
+    /// producers): two such rules at once starve each other's races, so the runner and the
+    /// kill counter run them one at a time.
+    public let needsIdleCores: Bool
     /// The check itself; throws a ``RuleFailure`` naming the step that went wrong.
     let check: @Sendable (RuleContext) throws(RuleFailure) -> Void
 
@@ -95,6 +99,7 @@ public struct Rule: Sendable, Identifiable {
         hint: String,
         guarantee: String? = nil,
         needsWallClockStep: Bool = false,
+        needsIdleCores: Bool = false,
         check: @escaping @Sendable (RuleContext) throws(RuleFailure) -> Void
     ) {
         self.id = "\(category.rawValue)-\(number)"
@@ -108,6 +113,7 @@ public struct Rule: Sendable, Identifiable {
         self.hint = hint
         self.guarantee = guarantee
         self.needsWallClockStep = needsWallClockStep
+        self.needsIdleCores = needsIdleCores
         self.check = check
     }
 

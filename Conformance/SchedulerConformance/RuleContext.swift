@@ -322,11 +322,13 @@ public final class OverlapMeter: Sendable {
     private let overlapping = Atomic<Int>(0)
     /// A meter at zero.
     public init() {}
-    /// Marks an action as running.
-    public func enter() {
+    /// Marks an action as running; returns whether another was running already.
+    @discardableResult
+    public func enter() -> Bool {
         let now = running.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
         _ = peak.max(now, ordering: .relaxed)
         if now > 1 { overlapping.wrappingAdd(1, ordering: .relaxed) }
+        return now > 1
     }
     /// Marks an action as finished.
     public func leave() { running.wrappingSubtract(1, ordering: .acquiringAndReleasing) }

@@ -144,11 +144,21 @@ public enum ConformanceRunner {
         return ran.wait(.seconds(1))
     }
 
+    /// Held while a rule that ``Rule/needsIdleCores`` runs, so rules run side by side in one
+    /// process (parallel tests, the kill counter's threads) never race for the cores.
+    private static let racingRule = Lock(())
+
     /// Runs one rule under the watchdog.
     static func run(_ rule: Rule, in context: RuleContext) -> RuleResult {
         if let reason = rule.skipReason(for: context.subject) {
             return RuleResult(rule: rule.id, level: rule.level, status: .skipped, durationSeconds: 0, message: reason)
         }
+        if rule.needsIdleCores { return racingRule.withLock { _ in watch(rule, in: context) } }
+        return watch(rule, in: context)
+    }
+
+    /// Runs one rule on a thread of its own, and gives up on it after the rule timeout.
+    private static func watch(_ rule: Rule, in context: RuleContext) -> RuleResult {
         let outcome = Box<RuleResult?>(nil)
         let finished = Signal()
         let started = ContinuousClock.now

@@ -8,9 +8,10 @@
 /// may run on. Returns 0 on success, -1 where that cannot be done (not Linux, or refused).
 int core_affinity_pin_current_thread(int index);
 
-/// The calling thread's count of involuntary context switches (the kernel took its core away
-/// while it could still run), or -1 where the platform does not count them per thread.
-long core_affinity_involuntary_switches(void);
+/// The calling thread's count of context switches, involuntary (the kernel took its core away
+/// while it could still run) and voluntary (it blocked: a lock, a page fault), or -1 where the
+/// platform does not count them per thread.
+long core_affinity_context_switches(void);
 
 /// The calling thread's kernel thread ID (never shared by two live threads, and reused far
 /// less readily than a pthread_t), or -1 where there is none.

@@ -96,6 +96,22 @@ struct KillCount: Sendable {
     /// `inProcess`), four mutants at a time: most of a mutant's time is spent waiting for
     /// something that never happens.
     static func run(_ mutants: [Mutant], runs: Int, timing: Timing, inProcess: Bool) -> [KillCount] {
+        // Mutants whose rule races threads on the cores are measured alone, after the rest: four
+        // at once would starve each other's races and come out inconclusive.
+        let racing = mutants.map { RuleCatalogue.rule($0.killer)?.needsIdleCores ?? false }
+        let alone = mutants.indices.filter { racing[$0] }
+        let together = mutants.indices.filter { !racing[$0] }
+        var counts = Dictionary(uniqueKeysWithValues: zip(together, inParallel(together.map { mutants[$0] }, runs: runs, timing: timing, inProcess: inProcess)))
+        for index in alone {
+            let count = measure(mutants[index], runs: runs, timing: timing, inProcess: inProcess)
+            printError("\(count.mutant.subject.name): \(count.kills)/\(runs) by \(count.mutant.killer)")
+            counts[index] = count
+        }
+        return mutants.indices.map { counts[$0]! }
+    }
+
+    /// Measures `mutants` four at a time.
+    private static func inParallel(_ mutants: [Mutant], runs: Int, timing: Timing, inProcess: Bool) -> [KillCount] {
         let counts = Box<[Int: KillCount]>([:])
         let next = Box(0)
         let group = DispatchGroup()

@@ -15,14 +15,15 @@ import Synchronization
 /// short burst with gaps of 0 to 40 µs (so work also arrives just as the worker runs out); actions last from nothing to 250 µs (most are short, so the scheduler goes
 /// idle between rounds); the suite's own enter/leave counters see every overlap.
 ///
-/// The phase is exercised when producers' `schedule` calls overlapped each other, found the
-/// scheduler idle and found it busy, each at least `wanted` times. It always makes five runs,
+/// The phase is exercised when producers' `schedule` calls overlapped each other while both
+/// kept their cores (a producer preempted inside its call overlaps everything and proves
+/// nothing), found the scheduler idle and found it busy, each at least `wanted` times. It always makes five runs,
 /// since a fault at the idle edge needs two arrivals just as the worker runs dry (with three
-/// runs a mutant of that shape escaped one run in twenty), and up to eight until exercised;
+/// runs a mutant of that shape escaped one run in twenty), and up to twenty until exercised (a loaded machine takes more);
 /// then it calls itself inconclusive.
 func exclusiveWithCloseProducers(_ ctx: RuleContext) throws(RuleFailure) {
     var seen = CloseProducerRun()
-    for run in 0..<8 where run < 5 || !seen.exercised {
+    for run in 0..<20 where run < 5 || !seen.exercised {
         seen.add(try closeProducersRun(ctx, seed: UInt64(run)))
         try ctx.expect(
             seen.overlaps == 0,
@@ -37,7 +38,7 @@ func exclusiveWithCloseProducers(_ ctx: RuleContext) throws(RuleFailure) {
 
 /// What one or more runs of the phase saw.
 private struct CloseProducerRun {
-    static let wanted = 50
+    static let wanted = 100
     var actions = 0
     var overlaps = 0
     var contended = 0
@@ -66,6 +67,7 @@ private func closeProducersRun(_ ctx: RuleContext, seed: UInt64) throws(RuleFail
     let calls = OverlapMeter()
     let pending = Atomic<Int>(0)
     let idle = Atomic<Int>(0)
+    let contended = Atomic<Int>(0)
     let busy = Atomic<Int>(0)
     let arrived = Atomic<Int>(0)
     let finished = Atomic<Int>(0)
@@ -84,7 +86,8 @@ private func closeProducersRun(_ ctx: RuleContext, seed: UInt64) throws(RuleFail
                 } else if actions.current > 0 {
                     busy.wrappingAdd(1, ordering: .relaxed)
                 }
-                calls.enter()
+                let switches = PreemptionLedger.contextSwitches
+                let overlapped = calls.enter()
                 scheduler.schedule {
                     actions.enter()
                     spin(length)
@@ -93,6 +96,12 @@ private func closeProducersRun(_ ctx: RuleContext, seed: UInt64) throws(RuleFail
                     if finished.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == total { done.fire() }
                 }
                 calls.leave()
+                // An overlap counts as contention only if this producer kept its core through
+                // the call: one preempted inside `schedule` overlaps everything, and proves
+                // nothing about two calls really made at once.
+                if overlapped, let switches, PreemptionLedger.contextSwitches == switches {
+                    contended.wrappingAdd(1, ordering: .relaxed)
+                }
                 // Gaps of nothing to 40 µs inside the burst, so work also arrives just as the
                 // worker runs out of it, not only while a backlog is queued.
                 spin(gapLength(random.next()))
@@ -104,7 +113,7 @@ private func closeProducersRun(_ ctx: RuleContext, seed: UInt64) throws(RuleFail
     }
     try ctx.waitFor(done, on: scheduler, "the \(total) actions of the close producers ran")
     return CloseProducerRun(
-        actions: total, overlaps: actions.overlaps, contended: calls.overlaps,
+        actions: total, overlaps: actions.overlaps, contended: contended.load(ordering: .relaxed),
         idle: idle.load(ordering: .relaxed), busy: busy.load(ordering: .relaxed)
     )
 }

@@ -29,7 +29,8 @@ extension RuleCatalogue {
             requires: .serial,
             excludes: .threadConfined,
             rationale: "Code on a serial scheduler needs no locks of its own; one overlap is a data race in every user.",
-            hint: "the private queue is serial even when its target is concurrent; `schedule` from several threads does not start workers in parallel, nor hand work to another queue while the current action is slow."
+            hint: "the private queue is serial even when its target is concurrent; `schedule` from several threads does not start workers in parallel, nor hand work to another queue while the current action is slow.",
+            needsIdleCores: true
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             // First a rendezvous: the first action waits for the second to start, which only
@@ -90,7 +91,8 @@ extension RuleCatalogue {
             requires: .serial,
             excludes: .threadConfined,
             rationale: "With several producers, each one's actions must keep their order and none may be lost or doubled.",
-            hint: "the enqueue path is thread-safe (a lock or an atomic queue), and no action is dropped when two threads enqueue at once."
+            hint: "the enqueue path is thread-safe (a lock or an atomic queue), and no action is dropped when two threads enqueue at once.",
+            needsIdleCores: true
         ) { ctx throws(RuleFailure) in
             // The fault shows only when calls collide, and a loaded machine can have producers
             // take turns, their few overlaps being preemptions at a wake-up outside any lock (a
