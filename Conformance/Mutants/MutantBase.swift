@@ -78,6 +78,21 @@ class MutantBase: Scheduler, @unchecked Sendable {
         timer.resume()
         return handle
     }
+
+    /// A repeat made by hand of one-shot timers, each armed `period` after the tick before it
+    /// returned: the fixed-delay shape whose periods all run long.
+    func rearmingTimer(deadline: SchedulerTime, period: UInt64, _ tick: @escaping SchedulerAction) -> any Disposable {
+        let handle = BooleanDisposable()
+        @Sendable func arm(_ at: SchedulerTime) {
+            queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(at.nanoseconds, 1))) {
+                guard !handle.isDisposed else { return }
+                tick()
+                arm(self.now.advancedSaturating(by: period))
+            }
+        }
+        arm(deadline)
+        return handle
+    }
 }
 
 @inline(never)

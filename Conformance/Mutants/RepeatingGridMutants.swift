@@ -36,17 +36,7 @@ final class DriftsAfterWarmupMutant: MutantBase, @unchecked Sendable {
 /// length.
 final class RearmsFromActionEndMutant: MutantBase, @unchecked Sendable {
     override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
-        let handle = BooleanDisposable()
-        let interval = UInt64(spec.intervalNanoseconds)
-        @Sendable func arm(_ at: SchedulerTime) {
-            queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(at.nanoseconds, 1))) {
-                guard !handle.isDisposed else { return }
-                tick()
-                arm(self.now.advancedSaturating(by: interval))
-            }
-        }
-        arm(deadline)
-        return handle
+        rearmingTimer(deadline: deadline, period: UInt64(spec.intervalNanoseconds), tick)
     }
 }
 

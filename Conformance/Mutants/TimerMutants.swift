@@ -147,17 +147,7 @@ final class RepeatingFirstTickLateMutant: MutantBase, @unchecked Sendable {
 /// three leeways: every period is too long, and the lag grows tick by tick.
 final class RepeatingDriftsMutant: MutantBase, @unchecked Sendable {
     override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
-        let handle = BooleanDisposable()
-        let period = UInt64(spec.intervalNanoseconds + 3 * spec.leewayNanoseconds)
-        @Sendable func arm(_ at: SchedulerTime) {
-            queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(at.nanoseconds, 1))) {
-                guard !handle.isDisposed else { return }
-                tick()
-                arm(self.now.advancedSaturating(by: period))
-            }
-        }
-        arm(deadline)
-        return handle
+        rearmingTimer(deadline: deadline, period: UInt64(spec.intervalNanoseconds + 3 * spec.leewayNanoseconds), tick)
     }
 }
 
