@@ -33,7 +33,33 @@ int core_affinity_pin_current_thread(int index) {
     }
     return -1;
 }
+int core_affinity_current_core(void) {
+    return sched_getcpu();
+}
+
+int core_affinity_move_current_thread_off(int core) {
+    cpu_set_t allowed;
+    if (core < 0 || sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -1;
+    if (!CPU_ISSET(core, &allowed) || CPU_COUNT(&allowed) < 2) return -1;
+    CPU_CLR(core, &allowed);
+    return sched_setaffinity(0, sizeof allowed, &allowed);
+}
+
+int core_affinity_unpin_current_thread(void) {
+    cpu_set_t process;
+    if (sched_getaffinity(getpid(), sizeof process, &process) != 0) return -1;
+    return sched_setaffinity(0, sizeof process, &process);
+}
 #else
+int core_affinity_current_core(void) { return -1; }
+
+int core_affinity_move_current_thread_off(int core) {
+    (void)core;
+    return -1;
+}
+
+int core_affinity_unpin_current_thread(void) { return -1; }
+
 long core_affinity_context_switches(void) { return -1; }
 
 long core_affinity_thread_id(void) { return -1; }

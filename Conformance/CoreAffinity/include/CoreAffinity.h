@@ -8,6 +8,17 @@
 /// may run on. Returns 0 on success, -1 where that cannot be done (not Linux, or refused).
 int core_affinity_pin_current_thread(int index);
 
+/// The core the calling thread runs on now, or -1 where unknown.
+int core_affinity_current_core(void);
+
+/// Lets the calling thread run on every core it may run on now but `core` (so two threads
+/// that must run at once are not left sharing one). Returns 0 on success, -1 where that cannot
+/// be done (not Linux, `core` not allowed, or the only one).
+int core_affinity_move_current_thread_off(int core);
+
+/// Lets the calling thread run on every core the process may run on. Returns 0 or -1.
+int core_affinity_unpin_current_thread(void);
+
 /// The calling thread's count of context switches, involuntary (the kernel took its core away
 /// while it could still run) and voluntary (it blocked: a lock, a page fault), or -1 where the
 /// platform does not count them per thread.
