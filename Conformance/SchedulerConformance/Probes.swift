@@ -137,18 +137,20 @@ public struct PauseWatch: Sendable {
 
     /// Watches the clock until `done()` holds or `bound` passed.
     public static func watch(upTo bound: Duration, until done: () -> Bool) -> PauseWatch {
-        let switches = PreemptionLedger.contextSwitches
+        let mark = ThreadMark.now()
         let from = ContinuousClock.now
         var last = from
         var longest = Duration.zero
-        while !done() {
+        // The clock is read after each look at `done()`, so the watch ends after what it
+        // waited for had happened, and covers it.
+        while true {
+            let finished = done()
             let now = ContinuousClock.now
             longest = max(longest, last.duration(to: now))
             last = now
-            if from.duration(to: now) >= bound { break }
+            if finished || from.duration(to: now) >= bound { break }
         }
-        let after = PreemptionLedger.contextSwitches
-        return PauseWatch(from: from, until: last, longestGap: longest, switchedOut: switches == nil || switches != after)
+        return PauseWatch(from: from, until: last, longestGap: longest, switchedOut: ThreadMark.now()?.evidence(since: mark) != .notPreempted)
     }
 
     /// Whether the watch covered `instant` with evidence: it ran unswitched up to then.
@@ -157,50 +159,40 @@ public struct PauseWatch: Sendable {
     }
 }
 
-/// Evidence of preemption: whether a thread lost its core (preempted, or blocked on a lock or
-/// a page fault) since it last marked the ledger. Rules that judge a race by time excuse a late
-/// event only with evidence, never by a tolerated rate: a thread that kept its core, on a
-/// machine that was not paused (see ``PauseWatch``), cannot have been slow by more than a few
-/// microseconds.
-public final class PreemptionLedger: Sendable {
-    /// What is known about the calling thread since its last mark.
+/// A point in one thread's run: which kernel thread it was, and how many context switches
+/// (involuntary, and voluntary: a lock, a page fault) it had made. Two marks of the same
+/// thread with the same count bracket a stretch in which the thread kept its core; rules
+/// that judge a race by time excuse a late event only with such evidence, never by a
+/// tolerated rate. The marks must bracket exactly the stretch judged, on the thread that ran
+/// it: a thread of a shared pool may run other work between two of the suite's actions.
+public struct ThreadMark: Sendable, Equatable {
+    /// What two marks say about the stretch between them.
     public enum Evidence: Sendable, Equatable {
-        /// It has not marked the ledger, or the platform does not count preemptions.
+        /// Different threads, or a platform that does not count switches per thread.
         case unknown
-        /// It kept its core the whole time.
+        /// The thread kept its core the whole time.
         case notPreempted
-        /// It lost its core at least once.
+        /// The thread lost its core at least once.
         case preempted
     }
 
-    private struct Mark { let switches: Int }
-    private let marks = Lock<[Int: Mark]>([:])
+    /// The kernel's ID of the thread.
+    public let thread: Int
+    /// The thread's context switches so far.
+    public let switches: Int
 
-    /// An empty ledger.
-    public init() {}
-
-    /// The calling thread's count of context switches, voluntary and involuntary, or nil where
-    /// unknown. Voluntary ones count too: a thread that blocked (a page fault, a contended lock)
-    /// between two points of its run was as absent as one preempted (a correct concurrent
-    /// scheduler once showed a 45 µs gap with no involuntary switch).
-    public static var contextSwitches: Int? {
-        let count = core_affinity_context_switches()
-        return count >= 0 ? count : nil
+    /// The calling thread's mark, or nil where the platform does not count switches per thread.
+    public static func now() -> ThreadMark? {
+        let switches = core_affinity_context_switches()
+        let thread = core_affinity_thread_id()
+        guard switches >= 0, thread >= 0 else { return nil }
+        return ThreadMark(thread: thread, switches: switches)
     }
 
-    /// Records the calling thread's preemption count now.
-    public func mark() {
-        guard let switches = Self.contextSwitches else { return }
-        let thread = core_affinity_thread_id()
-        marks.withLock { $0[thread] = Mark(switches: switches) }
-    }
-
-    /// Whether the calling thread was preempted since its last ``mark()``.
-    public func sinceMark() -> Evidence {
-        guard let switches = Self.contextSwitches else { return .unknown }
-        let thread = core_affinity_thread_id()
-        guard let mark = marks.withLock({ $0[thread] }) else { return .unknown }
-        return switches == mark.switches ? .notPreempted : .preempted
+    /// What this mark, taken later, says about the stretch since `earlier`.
+    public func evidence(since earlier: ThreadMark?) -> Evidence {
+        guard let earlier, earlier.thread == thread else { return .unknown }
+        return earlier.switches == switches ? .notPreempted : .preempted
     }
 }
 

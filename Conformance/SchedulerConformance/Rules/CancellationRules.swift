@@ -240,14 +240,17 @@ extension RuleCatalogue {
 /// one atomic step and calls it at once, so its start trails its claim by well under a
 /// microsecond unless the thread is stopped there. Two kinds of evidence are read, and no
 /// share of late starts is put down to luck:
-/// - the worker's own context switches since the suite's previous action on it ended
-///   (`PreemptionLedger`), read at the action's first instruction;
+/// - the worker's own context switches since the pacer ahead of the action returned
+///   (`ThreadMark`s taken by the pacer as it ends and by the action as it starts: on another
+///   thread than its pacer's, a start has no evidence);
 /// - pauses of the whole machine, which a virtual machine's host makes without the guest
 ///   counting them: the disposing thread watches the clock from its core until the action
 ///   starts (`PauseWatch`), and a gap in its reads means both cores stood still.
 /// A late start with neither, on a worker that kept its core and a machine that kept
-/// running, is a violation. One that no watch covered, or on a thread the suite never saw,
-/// is unjudged and does not count as exercised.
+/// running, is a suspect (see `DisposalTally`). One that no watch covered, or with no pacer
+/// on its thread to bracket it (any start on a scheduler that cannot be paced, whose pool
+/// threads run other work between the suite's actions), is unjudged and does not count as
+/// exercised.
 ///
 /// A serial scheduler is paced: each action follows a pacer that spins until the disposing
 /// thread tells it to return. Three trials in four dispose 0 to 40 µs after that word (the
@@ -257,12 +260,11 @@ extension RuleCatalogue {
 /// counts as exercised when the pacer returned within 10 µs of the word (both threads were
 /// running) and the disposal came after it. Other schedulers are disposed 0 to 60 µs after
 /// scheduling, and a race is exercised when the start came within 50 µs of the return. The
-/// rule runs until 5,000 races were exercised with evidence (up to 30,000 trials, else
-/// inconclusive) and stops at the first violation.
+/// rule runs until 5,000 races were exercised with evidence (up to 30,000 trials or 20 s,
+/// else inconclusive) and stops at the first violation.
 private func disposeRacingTheStart(_ ctx: RuleContext) throws(RuleFailure) {
     let scheduler = ctx.makeScheduler()
     let paced = ctx.canHold
-    let ledger = PreemptionLedger()
     let pacerBound = min(ctx.timing.mustHappen, .milliseconds(100))
     let wanted = 5_000
     let round = 1_000
@@ -272,7 +274,11 @@ private func disposeRacingTheStart(_ ctx: RuleContext) throws(RuleFailure) {
     // keep the worker from running until each disposal had won, and nothing would race.
     var moved = false
     defer { if moved { CorePinning.unpinCurrentThread() } }
-    while tally.exercised < wanted && tally.trials < 30 * round {
+    // Bounded in time too: on a machine so loaded that the two threads rarely run at once,
+    // every trial costs a watch and a pacer spin, and the rule gives up (inconclusive) well
+    // inside its timeout.
+    let budget = ContinuousClock.now + .seconds(20)
+    while tally.exercised < wanted && tally.trials < 30 * round && ContinuousClock.now < budget {
         var trials: [DisposalTrial] = []
         trials.reserveCapacity(round)
         for _ in 0..<round {
@@ -286,16 +292,15 @@ private func disposeRacingTheStart(_ ctx: RuleContext) throws(RuleFailure) {
                     // Bounded well below the must-happen wait: a pacer left spinning (its rule
                     // gave up on a stuck subject) must not take a core from the rules after it.
                     trial.pacerSawGo.value = spinWait(upTo: pacerBound) { trial.go.hasFired }
-                    ledger.mark()
+                    trial.pacerMark.value = ThreadMark.now()
                     trial.pacerEnd.value = ContinuousClock.now
                 }
             }
             let handle = scheduler.schedule {
                 let start = ContinuousClock.now
-                trial.evidence.value = ledger.sinceMark()
+                trial.evidence.value = ThreadMark.now()?.evidence(since: trial.pacerMark.value) ?? .unknown
                 trial.start.value = start
                 trial.started.fire()
-                ledger.mark()
             }
             guard let handle else { throw RuleFailure("`schedule` returned no handle") }
             if paced {
@@ -419,7 +424,7 @@ private struct DisposalTally {
             let when = paced ? "disposed \(micro(trial.offset)) µs after the action ahead of it was told to return" : "disposed \(micro(trial.offset)) µs after it was scheduled"
             return "action #\(index) started \(micro(trial.lateness ?? .zero)) µs after dispose() returned (\(when); watched \(micro(watched)) µs)"
         }
-        return "\(starts.joined(separator: ", and ")), each on a thread that kept its core since the suite's previous action on it, while the disposing thread watched the clock and saw the machine run without a pause; \(suspects.count) such starts \(tail)"
+        return "\(starts.joined(separator: ", and ")), each on the thread its pacer returned on, which kept its core since, while the disposing thread watched the clock and saw the machine run without a pause; \(suspects.count) such starts \(tail)"
     }
 }
 
@@ -437,7 +442,8 @@ private final class DisposalTrial: Sendable {
     let pacerSawGo = Box(false)
     let pacerEnd = Box<ContinuousClock.Instant?>(nil)
     let start = Box<ContinuousClock.Instant?>(nil)
-    let evidence = Box<PreemptionLedger.Evidence?>(nil)
+    let pacerMark = Box<ThreadMark?>(nil)
+    let evidence = Box<ThreadMark.Evidence?>(nil)
     let returned = Box<ContinuousClock.Instant?>(nil)
     let watch = Box<PauseWatch?>(nil)
 

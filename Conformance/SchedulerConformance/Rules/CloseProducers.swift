@@ -86,7 +86,7 @@ private func closeProducersRun(_ ctx: RuleContext, seed: UInt64) throws(RuleFail
                 } else if actions.current > 0 {
                     busy.wrappingAdd(1, ordering: .relaxed)
                 }
-                let switches = PreemptionLedger.contextSwitches
+                let mark = ThreadMark.now()
                 let overlapped = calls.enter()
                 scheduler.schedule {
                     actions.enter()
@@ -99,7 +99,7 @@ private func closeProducersRun(_ ctx: RuleContext, seed: UInt64) throws(RuleFail
                 // An overlap counts as contention only if this producer kept its core through
                 // the call: one preempted inside `schedule` overlaps everything, and proves
                 // nothing about two calls really made at once.
-                if overlapped, let switches, PreemptionLedger.contextSwitches == switches {
+                if overlapped, ThreadMark.now()?.evidence(since: mark) == .notPreempted {
                     contended.wrappingAdd(1, ordering: .relaxed)
                 }
                 // Gaps of nothing to 40 µs inside the burst, so work also arrives just as the
