@@ -263,72 +263,105 @@ extension RuleCatalogue {
 /// run other work between the suite's actions, so nothing could bracket its pick-up.
 private func disposeRacingTheStart(_ ctx: RuleContext) throws(RuleFailure) {
     let scheduler = ctx.makeScheduler()
-    let pacerBound = min(ctx.timing.mustHappen, .milliseconds(100))
     let wanted = 5_000
     let round = 1_000
     var random = SystemRandomNumberGenerator()
     var tally = DisposalTally()
-    // The disposing thread watches for the start flat out: sharing the worker's core, it would
-    // keep the worker from running until each disposal had won, and nothing would race.
-    var moved = false
-    defer { if moved { CorePinning.unpinCurrentThread() } }
+    // The control: the reference queue's atomic claim, put through the same trials at the
+    // same moments (one control trial after each of the subject's). Its late starts with no
+    // evidence are the machine's invisible stops; while it has none, the subject's are its own.
+    let control = QueueScheduler(name: "CAN-3 control")
+    var controlTally = DisposalTally()
+    var racer = DisposalRacer(pacerBound: min(ctx.timing.mustHappen, .milliseconds(100)))
+    defer { racer.finish() }
     // Bounded in time too: on a machine so loaded that the two threads rarely run at once,
     // every trial costs a watch and a pacer spin, and the rule gives up (inconclusive) well
     // inside its timeout.
     let budget = ContinuousClock.now + .seconds(20)
     while tally.exercised < wanted && tally.trials < 30 * round && ContinuousClock.now < budget {
-        var trials: [DisposalTrial] = []
+        var trials: [DisposalTrial] = [], controls: [DisposalTrial] = []
         trials.reserveCapacity(round)
+        controls.reserveCapacity(round)
         for _ in 0..<round {
-            let early = Int.random(in: 0..<4, using: &random) == 0
-            let offset = Duration.nanoseconds(early ? -Int64.random(in: 20_000...60_000, using: &random) : Int64.random(in: 0...40_000, using: &random))
-            let trial = DisposalTrial(offset: offset)
-            scheduler.schedule {
-                trial.pacerCore.value = CorePinning.currentCore
-                trial.pacerStarted.fire()
-                // Bounded well below the must-happen wait: a pacer left spinning (its rule
-                // gave up on a stuck subject) must not take a core from the rules after it.
-                trial.pacerSawGo.value = spinWait(upTo: pacerBound) { trial.go.hasFired }
-                trial.pacerMark.value = ThreadMark.now()
-                trial.pacerEnd.value = ContinuousClock.now
-            }
-            let handle = scheduler.schedule {
-                let start = ContinuousClock.now
-                trial.evidence.value = ThreadMark.now()?.evidence(since: trial.pacerMark.value) ?? .unknown
-                trial.start.value = start
-                trial.started.fire()
-            }
-            guard let handle else { throw RuleFailure("`schedule` returned no handle") }
-            try ctx.spinUntil(trial.pacerStarted, on: scheduler, "pacer \(tally.trials + trials.count) started")
-            if let core = trial.pacerCore.value, core == CorePinning.currentCore {
-                if moved { CorePinning.unpinCurrentThread() }
-                moved = CorePinning.moveCurrentThread(offCore: core)
-            }
-            if offset < .zero {
-                handle.dispose()
-                trial.returned.value = ContinuousClock.now
-                spin(.zero - offset)
-                trial.goAt.value = ContinuousClock.now
-                trial.go.fire()
-            } else {
-                trial.goAt.value = ContinuousClock.now
-                trial.go.fire()
-                spin(offset)
-                handle.dispose()
-                trial.returned.value = ContinuousClock.now
-                trial.watch.value = PauseWatch.watch(upTo: DisposalTally.watched) { trial.started.hasFired }
-            }
-            trials.append(trial)
+            trials.append(try racer.trial(on: scheduler, ctx, index: tally.trials + trials.count, using: &random))
+            controls.append(try racer.trial(on: control, ctx, index: controlTally.trials + controls.count, using: &random))
         }
         try ctx.settle(scheduler)
         try ctx.settle(scheduler)
+        try ctx.settle(control)
         for trial in trials { tally.add(trial) }
-        if let failure = tally.failure { throw RuleFailure(failure) }
+        for trial in controls { controlTally.add(trial) }
+        if let failure = tally.failure(control: controlTally) { throw RuleFailure(failure) }
     }
+    try ctx.requireExercised(
+        tally.suspects.count < 2,
+        "\(tally.suspects.count) late starts with no evidence of a hold-up, but the suite's own atomic-claim control, run through the same trials at the same moments, had \(controlTally.suspects.count): this machine stops a running thread without any counter showing it, so these late starts cannot be told from that"
+    )
     try ctx.requireExercised(
         tally.exercised >= wanted,
         "only \(tally.exercised) of \(tally.trials) disposals raced the start of their action with evidence of who ran (\(tally.unjudged) late starts on threads with no evidence): the worker and the disposing thread rarely ran at once"
     )
+}
+
+/// Runs CAN-3's trials: a pacer and an action on a serial scheduler, the action disposed
+/// before or after the pacer is told to return, the disposing thread watching for its start.
+private struct DisposalRacer {
+    let pacerBound: Duration
+    /// Whether the disposing thread was moved off a core (and must be let back on it).
+    private var moved = false
+
+    init(pacerBound: Duration) { self.pacerBound = pacerBound }
+
+    /// One trial on `scheduler`; the caller settles the scheduler before reading it.
+    mutating func trial(on scheduler: any Scheduler, _ ctx: RuleContext, index: Int, using random: inout SystemRandomNumberGenerator) throws(RuleFailure) -> DisposalTrial {
+        let early = Int.random(in: 0..<4, using: &random) == 0
+        let offset = Duration.nanoseconds(early ? -Int64.random(in: 20_000...60_000, using: &random) : Int64.random(in: 0...40_000, using: &random))
+        let trial = DisposalTrial(offset: offset)
+        let pacerBound = self.pacerBound
+        scheduler.schedule {
+            trial.pacerCore.value = CorePinning.currentCore
+            trial.pacerStarted.fire()
+            // Bounded well below the must-happen wait: a pacer left spinning (its rule gave
+            // up on a stuck subject) must not take a core from the rules after it.
+            trial.pacerSawGo.value = spinWait(upTo: pacerBound) { trial.go.hasFired }
+            trial.pacerMark.value = ThreadMark.now()
+            trial.pacerEnd.value = ContinuousClock.now
+        }
+        let handle = scheduler.schedule {
+            let start = ContinuousClock.now
+            trial.evidence.value = ThreadMark.now()?.evidence(since: trial.pacerMark.value) ?? .unknown
+            trial.start.value = start
+            trial.started.fire()
+        }
+        guard let handle else { throw RuleFailure("`schedule` returned no handle") }
+        try ctx.spinUntil(trial.pacerStarted, on: scheduler, "pacer \(index) started")
+        // The disposing thread watches for the start flat out: sharing the worker's core, it
+        // would keep the worker from running until each disposal had won, and nothing would race.
+        if let core = trial.pacerCore.value, core == CorePinning.currentCore {
+            if moved { CorePinning.unpinCurrentThread() }
+            moved = CorePinning.moveCurrentThread(offCore: core)
+        }
+        if offset < .zero {
+            handle.dispose()
+            trial.returned.value = ContinuousClock.now
+            spin(.zero - offset)
+            trial.goAt.value = ContinuousClock.now
+            trial.go.fire()
+        } else {
+            trial.goAt.value = ContinuousClock.now
+            trial.go.fire()
+            spin(offset)
+            handle.dispose()
+            trial.returned.value = ContinuousClock.now
+            trial.watch.value = PauseWatch.watch(upTo: DisposalTally.watched) { trial.started.hasFired }
+        }
+        return trial
+    }
+
+    /// Lets the disposing thread run on every core again.
+    func finish() {
+        if moved { CorePinning.unpinCurrentThread() }
+    }
 }
 
 /// CAN-3's verdict over the trials so far: violations, suspects, excused and unjudged late
@@ -339,10 +372,11 @@ private func disposeRacingTheStart(_ ctx: RuleContext) throws(RuleFailure) {
 /// raced the pick-up, with no evidence that the worker or the machine was held up, is a
 /// *suspect*: the host of a virtual machine also stops one core alone, now and then (about
 /// one pause in twenty on the CI machine, 5 to 60 µs), and nothing in the guest counts it,
-/// so one such start may be that. The second suspect in a run is a violation: a lone pause
-/// landing in the sub-microsecond pick-up of a correct scheduler, at the moment a disposal
-/// comes, was measured at about one run in forty under full load, and twice in a run has not
-/// been seen; a check-then-run window of a few microseconds gives tens of suspects per run.
+/// so one such start may be that. The second suspect in a run is a violation, provided the
+/// suite's own atomic-claim control, put through a trial after each of the subject's, had
+/// none: a machine that stops running threads unseen (a test process full of parallel work
+/// did, 10 to 76 µs, twice in 8,000 trials) gives the control suspects too, and the rule is
+/// then inconclusive. A check-then-run window of a few microseconds gives tens per run.
 private struct DisposalTally {
     /// How late a start may come on a worker that was not held up: a correct pick-up takes
     /// well under a microsecond.
@@ -404,18 +438,19 @@ private struct DisposalTally {
         if trial.raced { exercised += 1 }
     }
 
-    /// Why the rule fails, once the trials so far prove a violation.
-    var failure: String? {
+    /// Why the rule fails, once the trials so far prove a violation: a start after an early
+    /// disposal, or a second late start with no evidence while the control had none.
+    func failure(control: DisposalTally) -> String? {
         let micro = { (duration: Duration) in Int((duration.timeInterval * 1e6).rounded()) }
         let tail = "in \(trials) trials (\(excused) late starts came while the worker or the machine was held up and were excused)"
         if let (index, trial) = earlyStarts.first {
             return "action #\(index) started although dispose() returned \(micro(.zero - trial.offset)) µs before the action ahead of it was told to return, so before the scheduler could pick it up; \(earlyStarts.count) such starts \(tail)"
         }
-        guard suspects.count >= 2 else { return nil }
+        guard suspects.count >= 2, control.suspects.isEmpty else { return nil }
         let starts = suspects.prefix(2).map { index, trial, watched in
             "action #\(index) started \(micro(trial.lateness ?? .zero)) µs after dispose() returned (disposed \(micro(trial.offset)) µs after the action ahead of it was told to return; watched \(micro(watched)) µs)"
         }
-        return "\(starts.joined(separator: ", and ")), each on the thread its pacer returned on, which kept its core since, while the disposing thread watched the clock and saw the machine run without a pause; \(suspects.count) such starts \(tail)"
+        return "\(starts.joined(separator: ", and ")), each on the thread its pacer returned on, which kept its core since, while the disposing thread watched the clock and saw the machine run without a pause; \(suspects.count) such starts \(tail), and none in as many trials of the suite's own atomic-claim control"
     }
 }
 
