@@ -25,7 +25,10 @@ import Testing
         let subject = try #require(Self.correct.first { $0.name == name })
         let rules = RuleCatalogue.all.filter { $0.kind == subject.kind }
         let results = ConformanceRunner.run(subject, rules: rules, timing: Self.timing)
-        let bad = results.filter { $0.status != .passed && $0.status != .skipped }
+        // Inconclusive is not a failure: in a test process full of parallel tests a rule that
+        // races threads (CAN-3 on the drain-loop control) may not get its race; the command
+        // runs it alone.
+        let bad = results.filter { ![.passed, .skipped, .inconclusive].contains($0.status) }
         #expect(bad.isEmpty, "\(name): \(bad.map { "\($0.rule) \($0.status.rawValue): \($0.message ?? "")" })")
         #expect(results.contains { $0.status == .passed })
     }

@@ -57,15 +57,19 @@ import Testing
     }
 
     @Test func twoShardsMergedEqualTheUnshardedRun() async throws {
-        let selection = ["--subject", "queue,test,trampoline", "--category", "ORD,CAN,VT", "--quiet"]
+        // Rules whose verdict cannot turn inconclusive under load (no race of threads), so two runs agree.
+        let selection = ["--subject", "queue,test,trampoline", "--category", "CUR,REC,VT", "--quiet"]
         let whole = Self.temporaryFolder(), first = Self.temporaryFolder(), second = Self.temporaryFolder(), merged = Self.temporaryFolder()
-        #expect(try await Self.conformance(["run"] + selection + ["--report-dir", whole.path]).status == .exited(0))
+        let unsharded = try await Self.conformance(["run"] + selection + ["--report-dir", whole.path])
+        #expect(unsharded.status == .exited(0), "\(unsharded.output)\n\(unsharded.error)")
         let status = Self.temporaryFolder().appendingPathComponent("shard-status")
         try FileManager.default.createDirectory(at: status.deletingLastPathComponent(), withIntermediateDirectories: true)
         let bazel: Environment = .inherit.updating(["TEST_TOTAL_SHARDS": "2", "TEST_SHARD_INDEX": "1", "TEST_SHARD_STATUS_FILE": status.path])
-        #expect(try await Self.conformance(["run"] + selection + ["--report-dir", second.path], environment: bazel).status == .exited(0))
+        let bazelShard = try await Self.conformance(["run"] + selection + ["--report-dir", second.path], environment: bazel)
+        #expect(bazelShard.status == .exited(0), "\(bazelShard.output)\n\(bazelShard.error)")
         #expect(FileManager.default.fileExists(atPath: status.path), "TEST_SHARD_STATUS_FILE was not touched")
-        #expect(try await Self.conformance(["run"] + selection + ["--total-shards", "2", "--shard-index", "0", "--report-dir", first.path]).status == .exited(0))
+        let flagShard = try await Self.conformance(["run"] + selection + ["--total-shards", "2", "--shard-index", "0", "--report-dir", first.path])
+        #expect(flagShard.status == .exited(0), "\(flagShard.output)\n\(flagShard.error)")
         let parts = [second, first].map { $0.appendingPathComponent("conformance.json").path }
         let merge = try await Self.conformance(["merge"] + parts + ["--report-dir", merged.path])
         #expect(merge.status == .exited(0), "\(merge.error)")

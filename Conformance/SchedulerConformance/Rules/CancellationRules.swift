@@ -378,14 +378,24 @@ private struct DisposalRacer {
 /// did, 10 to 76 µs, twice in 8,000 trials) gives the control suspects too, and the rule is
 /// then inconclusive. A check-then-run window of a few microseconds gives tens per run.
 private struct DisposalTally {
+    /// How much longer than an optimised build's the same steps take: unoptimised code (no
+    /// inlining, every retain made) is several times slower over a pick-up, so a machine's
+    /// unseen stops land in it more often; the sanitizer's slowdown comes on top.
+    static let slowdown: Double = {
+        #if DEBUG
+        4 * ThreadSanitizerBuild.slowdown
+        #else
+        ThreadSanitizerBuild.slowdown
+        #endif
+    }()
     /// How late a start may come on a worker that was not held up: a correct pick-up takes
-    /// well under a microsecond.
-    static let grace = Duration.microseconds(5) * ThreadSanitizerBuild.slowdown
+    /// well under a microsecond, optimised.
+    static let grace = Duration.microseconds(5) * slowdown
     /// The shortest gap in the disposing thread's reads of the clock that is a pause of the
     /// machine (its loop takes well under a microsecond).
-    static let pause = Duration.microseconds(2) * ThreadSanitizerBuild.slowdown
+    static let pause = Duration.microseconds(2) * slowdown
     /// How long the disposing thread watches for the start: later starts are unjudged.
-    static let watched = Duration.microseconds(200) * ThreadSanitizerBuild.slowdown
+    static let watched = Duration.microseconds(200) * slowdown
 
     private(set) var trials = 0
     private(set) var exercised = 0
