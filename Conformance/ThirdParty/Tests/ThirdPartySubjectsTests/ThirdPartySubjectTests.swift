@@ -18,7 +18,7 @@ import Testing
         let expected: [String: Set<String>] = [
             "nio-embedded": ["VT-10"],
             "nio-asynctesting": ["VT-10", "CAN-1"],
-            "dispatch-serial": [],
+            "dispatch-serial": ["CAN-9"],
             "swift-serial-executor": [],
             "stdlib-continuous-clock": [],
             "swift-clocks-testclock": ["CLK-4"],
