@@ -256,14 +256,14 @@ extension RuleCatalogue {
 /// runs, and then any start at all is a violation, whatever the timing (a check made early,
 /// for a whole batch or ahead of time, must not decide). A pick-up race counts as exercised
 /// when the pacer returned within 10 µs of the word (both threads were running) and the
-/// disposal came after it. The rule runs until 5,000 races were exercised with evidence (up
+/// disposal came after it. The rule runs until 4,000 races were exercised with evidence (up
 /// to 30,000 trials or 20 s, else inconclusive) and stops at the first violation.
 ///
 /// Only serial schedulers are judged: a concurrent one cannot be paced, and its pool threads
 /// run other work between the suite's actions, so nothing could bracket its pick-up.
 private func disposeRacingTheStart(_ ctx: RuleContext) throws(RuleFailure) {
     let scheduler = ctx.makeScheduler()
-    let wanted = 5_000
+    let wanted = 4_000
     let round = 1_000
     var random = SystemRandomNumberGenerator()
     var tally = DisposalTally()
