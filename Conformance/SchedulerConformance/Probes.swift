@@ -127,8 +127,9 @@ public func blackHole<T>(_ value: T) {}
 /// pause as a gap in its reads. Measured on the 2-core CI machine, 19 of 20 pauses of one
 /// core were also seen from the other.
 public struct PauseWatch: Sendable {
-    /// When the watch began and ended.
+    /// When the watch began.
     public let from: ContinuousClock.Instant
+    /// The watch's last read of the clock, taken after it saw what it waited for.
     public let until: ContinuousClock.Instant
     /// The longest gap between two consecutive reads of the clock.
     public let longestGap: Duration

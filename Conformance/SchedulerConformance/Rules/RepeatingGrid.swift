@@ -96,7 +96,7 @@ struct RepeatingGrid {
             "\(report.count) of \(points) grid points of a timer every \(ms(step)) with leeway \(ms(UInt64(leeway.nanoseconds))) got no tick within leeway + \(ms(UInt64(Self.pathAllowance.nanoseconds))) + the later of the suite's own timer and a plain action it handed the subject there (\(report.prefix(4).joined(separator: "; ")))")
         try ctx.requireExercised(
             judged * 2 >= points,
-            "the suite's reference timer was later than the leeway at \(points - judged) of \(points) grid points: the machine was too noisy to judge the timer")
+            "the suite's reference timer, or a plain action it handed the subject, was later than the leeway at \(points - judged) of \(points) grid points: the machine was too noisy to judge the timer")
     }
 
     /// The subject's `now`, and the suite's uptime at that moment (bracketed; retried until
