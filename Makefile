@@ -1,4 +1,5 @@
 # The project's entry point: `make help` lists the targets.
+SHELL       := /bin/bash
 SWIFT       ?= swift
 REPORTS     ?= Reports
 # Extra arguments for the conformance and stress commands, e.g. ARGS="--subject queue".
@@ -18,6 +19,10 @@ THIRD_PARTY := Conformance/ThirdParty
 MATRIX_CONFORMANCE := $(THIRD_PARTY)/.build/release/matrix-conformance
 MATRIX_STRESS      := $(THIRD_PARTY)/.build/release/matrix-stress
 # Prefix for a recipe line: a busy loop on every core until the line's shell exits.
+# A test command ($(1)) whose output is kept in $(2); when it fails, its failing tests are
+# printed again at the end, where a CI log cut to its tail still shows them.
+RUN_TESTS = set -o pipefail; mkdir -p $(dir $(2)); $(1) 2>&1 | tee $(2); status=$$?; \
+	if [ $$status -ne 0 ]; then echo "── failing tests ($(2)) ──"; grep -E -A3 '✘ .*(recorded an issue|failed)' $(2) | grep -v 'known issue' | tail -60; fi; exit $$status
 BUSY_CORES := pids=""; for i in $$(seq $$(nproc)); do (while :; do :; done) & pids="$$pids $$!"; done; trap 'kill $$pids' EXIT;
 
 .PHONY: tsan help build test test-package test-third-party test-example python-deps release conformance conformance-mutants conformance-mutants-loaded conformance-kill-matrix conformance-loaded matrix stress stress-nightly stress-trend dashboard rules clean
@@ -32,13 +37,15 @@ test: python-deps test-package test-third-party test-example ## Build and run ev
 
 test-package:
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@$(call RUN_TESTS,$(SWIFT) test --skip-build,.build/test.log)
 
 test-third-party: ## Run the third-party adapters' tests (their own package)
-	cd $(THIRD_PARTY) && $(SWIFT) build --build-tests && $(SWIFT) test --skip-build
+	cd $(THIRD_PARTY) && $(SWIFT) build --build-tests
+	@cd $(THIRD_PARTY) && $(call RUN_TESTS,$(SWIFT) test --skip-build,.build/test.log)
 
 test-example: ## Run the example package's tests, then its own conformance and stress tools
-	cd Examples/ThirdPartyScheduler && $(SWIFT) build --build-tests && $(SWIFT) test --skip-build
+	cd Examples/ThirdPartyScheduler && $(SWIFT) build --build-tests
+	@cd Examples/ThirdPartyScheduler && $(call RUN_TESTS,$(SWIFT) test --skip-build,.build/test.log)
 	Examples/ThirdPartyScheduler/.build/debug/worker-thread-conformance run --quiet --report-dir $(REPORTS)/example
 	Examples/ThirdPartyScheduler/.build/debug/worker-thread-stress run --duration 0.2 --report-dir $(REPORTS)/example/stress
 	python3 Reports/schema/validate.py Reports/schema/conformance.schema.json $(REPORTS)/example/conformance.json
