@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
-"""Validates reports against a JSON Schema: validate.py SCHEMA REPORT... Exit 0 all valid, 1 one invalid, 2 usage."""
+"""Validates reports against a JSON Schema: validate.py SCHEMA REPORT... Exit 0 all valid, 1 one invalid, 2 usage.
+
+The schemas beside SCHEMA are known by their $id, so its references to their shared parts
+(common.schema.json) resolve offline."""
 import json
+import pathlib
 import sys
 
 try:
     import jsonschema
+    import referencing
 except ImportError:
     sys.exit("validate.py: the Python package 'jsonschema' is missing (pip install jsonschema)")
 
@@ -13,7 +18,12 @@ if len(sys.argv) < 3:
     sys.exit(2)
 with open(sys.argv[1]) as schema_file:
     schema = json.load(schema_file)
-validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
+registry = referencing.Registry()
+for sibling in pathlib.Path(sys.argv[1]).resolve().parent.glob("*.schema.json"):
+    with open(sibling) as sibling_file:
+        contents = json.load(sibling_file)
+    registry = registry.with_resource(contents["$id"], referencing.Resource.from_contents(contents))
+validator = jsonschema.Draft202012Validator(schema, registry=registry, format_checker=jsonschema.FormatChecker())
 invalid = False
 for path in sys.argv[2:]:
     with open(path) as report_file:
