@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "Schedulers", targets: ["Schedulers"]),
         .library(name: "SchedulerConformance", targets: ["SchedulerConformance"]),
         .library(name: "SchedulerConformanceTesting", targets: ["SchedulerConformanceTesting"]),
+        .library(name: "SchedulerProbes", targets: ["SchedulerProbes"]),
+        .library(name: "SchedulerReporting", targets: ["SchedulerReporting"]),
         .library(name: "SchedulerStress", targets: ["SchedulerStress"]),
         .library(name: "SchedulerHarness", targets: ["SchedulerHarness"]),
         .executable(name: "conformance", targets: ["conformance"]),
@@ -25,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
+        // Layer 1: the reference schedulers.
         .target(
             name: "Schedulers",
             dependencies: [
@@ -34,14 +37,29 @@ let package = Package(
             path: "Sources/Schedulers",
             swiftSettings: strict
         ),
+        // Layer 2, what both tools stand on: the concurrency probes that rules, scenarios and
+        // tests share, and the report model (provenance, statuses, summaries, shards, gate).
         .target(
-            name: "SchedulerConformance",
-            dependencies: ["Schedulers", "CoreAffinity", .product(name: "Subprocess", package: "swift-subprocess")],
-            path: "Conformance/SchedulerConformance",
+            name: "SchedulerProbes",
+            dependencies: ["Schedulers", "CoreAffinity"],
+            path: "Sources/SchedulerProbes",
             swiftSettings: strict
         ),
         // The GNU thread-affinity calls, which Swift's Glibc module does not export.
-        .target(name: "CoreAffinity", path: "Conformance/CoreAffinity"),
+        .target(name: "CoreAffinity", path: "Sources/CoreAffinity"),
+        .target(
+            name: "SchedulerReporting",
+            dependencies: ["Schedulers"],
+            path: "Sources/SchedulerReporting",
+            swiftSettings: strict
+        ),
+        // Layer 3: the conformance suite and the stress scenarios.
+        .target(
+            name: "SchedulerConformance",
+            dependencies: ["Schedulers", "SchedulerProbes", "SchedulerReporting", .product(name: "Subprocess", package: "swift-subprocess")],
+            path: "Conformance/SchedulerConformance",
+            swiftSettings: strict
+        ),
         .target(
             name: "SchedulerConformanceTesting",
             dependencies: ["SchedulerConformance", "Schedulers"],
@@ -50,29 +68,58 @@ let package = Package(
         ),
         .target(
             name: "SchedulerMutants",
-            dependencies: ["SchedulerConformance", "Schedulers", .product(name: "HeapModule", package: "swift-collections")],
+            dependencies: [
+                "SchedulerConformance", "SchedulerProbes", "Schedulers", .product(name: "HeapModule", package: "swift-collections"),
+            ],
             path: "Conformance/Mutants",
             swiftSettings: strict
         ),
         .target(
             name: "SchedulerStress",
             dependencies: [
-                "Schedulers", "SchedulerConformance",
+                "Schedulers", "SchedulerProbes", "SchedulerReporting", "SchedulerConformance",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             path: "Stress/SchedulerStress",
             swiftSettings: strict
         ),
+        // Layer 4: the two commands, on what they share (process isolation, report files,
+        // sharding, the dashboard), and the one import an adopter's tools need.
         .target(
-            name: "SchedulerHarness",
+            name: "CommandSupport",
             dependencies: [
-                "SchedulerConformance", "SchedulerStress", "Schedulers",
+                "SchedulerConformance", "SchedulerStress", "SchedulerReporting", "Schedulers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
-            path: "Conformance/Harness",
+            path: "Sources/CommandSupport",
             // Chart.js, inlined into the dashboard; MIT, its licence beside it.
-            resources: [.copy("Reports/Assets/chart.min.js"), .copy("Reports/Assets/chart.js-LICENSE.txt")],
+            resources: [.copy("Assets/chart.min.js"), .copy("Assets/chart.js-LICENSE.txt")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "ConformanceCommands",
+            dependencies: [
+                "CommandSupport", "SchedulerConformance", "SchedulerReporting", "SchedulerStress", "Schedulers",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Conformance/Commands",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "StressCommands",
+            dependencies: [
+                "CommandSupport", "SchedulerStress", "SchedulerConformance", "SchedulerReporting", "Schedulers",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+            ],
+            path: "Stress/Commands",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SchedulerHarness",
+            dependencies: ["ConformanceCommands", "StressCommands", "CommandSupport"],
+            path: "Sources/SchedulerHarness",
             swiftSettings: strict
         ),
         .executableTarget(
@@ -90,7 +137,8 @@ let package = Package(
         .testTarget(
             name: "ConformanceTests",
             dependencies: [
-                "SchedulerConformance", "SchedulerConformanceTesting", "SchedulerMutants", "Schedulers", "SchedulerHarness", "conformance",
+                "SchedulerConformance", "SchedulerConformanceTesting", "SchedulerMutants", "SchedulerProbes", "SchedulerReporting",
+                "Schedulers", "SchedulerHarness", "CommandSupport", "ConformanceCommands", "conformance",
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             path: "Tests/ConformanceTests",
@@ -99,15 +147,15 @@ let package = Package(
         .testTarget(
             name: "StressTests",
             dependencies: [
-                "SchedulerStress", "SchedulerMutants", "SchedulerConformance", "Schedulers", "stress",
-                .product(name: "Subprocess", package: "swift-subprocess"),
+                "SchedulerStress", "SchedulerMutants", "SchedulerConformance", "SchedulerProbes", "SchedulerReporting", "Schedulers",
+                "stress", .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             path: "Tests/StressTests",
             swiftSettings: strict
         ),
         .testTarget(
             name: "SchedulersTests",
-            dependencies: ["Schedulers"],
+            dependencies: ["Schedulers", "SchedulerProbes"],
             path: "Tests/SchedulersTests",
             swiftSettings: strict
         ),

@@ -1,5 +1,6 @@
 import Dispatch
 import SchedulerConformance
+import SchedulerProbes
 import Schedulers
 
 /// A real clock on Dispatch's uptime clock, correct unless given a fault: sleeps are

@@ -1,5 +1,6 @@
 import Foundation
 import SchedulerConformance
+import SchedulerProbes
 import Schedulers
 
 /// Two threads of its own that every pooled ``FaultyExecutor`` drains on, as executors on a

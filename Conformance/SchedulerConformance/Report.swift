@@ -1,4 +1,5 @@
 import Foundation
+import SchedulerReporting
 import Schedulers
 
 /// The conformance report: what `Reports/conformance.json` holds (see
@@ -7,32 +8,9 @@ public struct ConformanceReport: Codable, Sendable {
     /// Bumped on every incompatible change of this format.
     public static let currentSchemaVersion = 1
 
-    /// The machine, toolchain and code a report was made with: what a reader needs to trust
-    /// it, or to know two reports are not comparable.
-    public struct Environment: Codable, Sendable, Equatable {
-        public var os: String
-        public var cpuCount: Int
-        public var swiftVersion: String
-        /// The CPU architecture (`x86_64`, `arm64`); absent from older reports.
-        public var architecture: String?
-        /// The git commit of the code that was checked (see ``Provenance/commit``); absent
-        /// outside a git checkout and from older reports.
-        public var commit: String?
-        /// `thread` in `make tsan`'s build, whose timings are not comparable with others.
-        public var sanitizer: String?
+    /// The machine, toolchain and code the report was made with.
+    public typealias Environment = ReportEnvironment
 
-        /// This machine, toolchain and checkout.
-        public static var current: Environment {
-            Environment(
-                os: ProcessInfo.processInfo.operatingSystemVersionString,
-                cpuCount: ProcessInfo.processInfo.activeProcessorCount,
-                swiftVersion: compilerVersion,
-                architecture: Provenance.architecture,
-                commit: Provenance.commit,
-                sanitizer: ThreadSanitizerBuild.isEnabled ? "thread" : nil
-            )
-        }
-    }
 
     /// A rule as data.
     public struct RuleInfo: Codable, Sendable {
@@ -104,7 +82,7 @@ public struct ConformanceReport: Codable, Sendable {
     /// with `gate` deciding which failures fail the run.
     public init(
         rules: [Rule], subjects: [SubjectReport], timing: Timing, timingScale: Double = 1, shard: Shard? = nil,
-        gate: Gate = Gate(), environment: Environment = .current
+        gate: Gate = Gate(), environment: Environment = .current()
     ) {
         self.init(rules: rules.map(RuleInfo.init), subjects: subjects, timing: timing, timingScale: timingScale, shard: shard, gate: gate, environment: environment)
     }
@@ -162,76 +140,5 @@ extension Timing {
     }
 }
 
-/// The compiler this suite was built with.
-let compilerVersion: String = {
-    #if compiler(>=6.4)
-    "6.4 or later"
-    #elseif compiler(>=6.3)
-    "6.3"
-    #elseif compiler(>=6.2)
-    "6.2"
-    #else
-    "6.1 or earlier"
-    #endif
-}()
 
-/// Counts of results by status, shared by the conformance and stress reports.
-public struct StatusSummary: Codable, Sendable, Equatable {
-    public var passed = 0, failed = 0, skipped = 0, timeout = 0, error = 0, inconclusive = 0, guaranteed = 0
-    /// Failures, timeouts and errors of results that gate the run (see ``Gate``); the run
-    /// fails when this is not zero.
-    public var gatingFailures = 0
 
-    /// An empty summary.
-    public init() {}
-
-    /// Reads a summary; the `inconclusive` and `guaranteed` counts are absent from reports
-    /// written before they existed (a nightly baseline, say) and read as zero.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        func count(_ key: CodingKeys) throws -> Int { try container.decodeIfPresent(Int.self, forKey: key) ?? 0 }
-        passed = try count(.passed)
-        failed = try count(.failed)
-        skipped = try count(.skipped)
-        timeout = try count(.timeout)
-        error = try count(.error)
-        inconclusive = try count(.inconclusive)
-        guaranteed = try count(.guaranteed)
-        gatingFailures = try count(.gatingFailures)
-    }
-
-    /// Counts one result; `gates` says whether a failure of it fails the run.
-    public mutating func count(_ status: RuleResult.Status, gates: Bool) {
-        switch status {
-        case .passed: passed += 1
-        case .failed: failed += 1
-        case .skipped: skipped += 1
-        case .timeout: timeout += 1
-        case .error: error += 1
-        case .inconclusive: inconclusive += 1
-        case .guaranteed: guaranteed += 1
-        }
-        if gates, status.isFailure { gatingFailures += 1 }
-    }
-}
-
-/// When reports were made: ISO 8601 in UTC with milliseconds, so that runs made within one
-/// second (shards, a test's back-to-back runs) still sort in the order they were made.
-public enum ReportTime {
-    /// The current time as a report's `generatedAt`.
-    public static func now() -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date())
-    }
-
-    /// The time in a report's `generatedAt`, with or without fractional seconds (older
-    /// reports have none); nil when it is not such a time.
-    public static func date(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
-    }
-}

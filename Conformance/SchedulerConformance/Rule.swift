@@ -6,15 +6,7 @@ import Schedulers
 /// prints and exports, and a check second. Its ID never changes once published.
 public struct Rule: Sendable, Identifiable {
     /// How much a failure of the rule matters.
-    public enum Level: String, Codable, Sendable, CaseIterable {
-        /// What every scheduler claiming the capabilities must do; failures fail the run.
-        case required
-        /// Good behaviour that the field does not universally promise; reported only.
-        case optional
-        /// Depends on timing or scheduling luck (a lateness bound, a real overlap); its
-        /// failures are reported but do not fail the run.
-        case stochastic
-    }
+    public typealias Level = RuleLevel
 
     /// The rule's family; its raw value is the ID prefix.
     public enum Category: String, Codable, Sendable, CaseIterable {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SchedulerProbes
 import Schedulers
 import Synchronization
 
@@ -235,19 +236,7 @@ public final class RuleContext: Sendable {
     ///   (round robin; Linux only), so that on a loaded machine the kernel cannot keep all
     ///   of them on one core, where calls never overlap.
     public func onThreads(_ count: Int, spread: Bool = false, _ body: @escaping @Sendable (Int) -> Void) throws(RuleFailure) {
-        let group = DispatchGroup()
-        let start = Signal()
-        for index in 0..<count {
-            group.enter()
-            Thread {
-                if spread { CorePinning.pinCurrentThread(toCore: index) }
-                _ = start.wait(.seconds(60))
-                body(index)
-                group.leave()
-            }.start()
-        }
-        start.fire(times: count)
-        guard group.wait(timeout: .now() + timing.mustHappen.dispatchInterval) == .success else {
+        guard Threads.run(count, pinned: spread, within: timing.mustHappen, body) else {
             throw RuleFailure("\(count) producer threads did not finish within \(timing.mustHappen)")
         }
     }
@@ -272,96 +261,3 @@ public final class RuleContext: Sendable {
     public var producerCount: Int { max(4, ProcessInfo.processInfo.activeProcessorCount * 2) }
 }
 
-/// A one-shot signal that can be waited on with an upper bound, or polled.
-public final class Signal: Sendable {
-    private let semaphore = DispatchSemaphore(value: 0)
-    private let fired = Atomic<Int>(0)
-
-    /// A signal that has not fired.
-    public init() {}
-
-    /// Fires once (or `times` times, releasing that many waits).
-    public func fire(times: Int = 1) {
-        fired.wrappingAdd(times, ordering: .releasing)
-        for _ in 0..<times { semaphore.signal() }
-    }
-
-    /// Whether it has fired at least once.
-    public var hasFired: Bool { fired.load(ordering: .acquiring) > 0 }
-
-    /// How many times it fired.
-    public var count: Int { fired.load(ordering: .acquiring) }
-
-    /// Waits for one firing; false when `timeout` passed first.
-    public func wait(_ timeout: Duration) -> Bool {
-        semaphore.wait(timeout: .now() + timeout.dispatchInterval) == .success
-    }
-}
-
-/// A thread-safe log of values in the order they were recorded.
-public final class Recorder<Value: Sendable>: Sendable {
-    private let values = Lock<[Value]>([])
-    private let expected: Int
-    /// Fires when the log first holds the expected number of values.
-    public let complete = Signal()
-    /// An empty log; ``complete`` fires once it holds `expected` values.
-    public init(expecting expected: Int = .max) { self.expected = expected }
-    /// Appends `value`.
-    public func record(_ value: Value) {
-        if values.withLock({ $0.append(value); return $0.count }) == expected { complete.fire() }
-    }
-    public var all: [Value] { values.withLock { $0 } }
-    public var count: Int { values.withLock { $0.count } }
-}
-
-/// Counts actions (or calls) running at once: the peak, and how many began while another
-/// was running.
-public final class OverlapMeter: Sendable {
-    private let running = Atomic<Int>(0)
-    private let peak = Atomic<Int>(0)
-    private let overlapping = Atomic<Int>(0)
-    /// A meter at zero.
-    public init() {}
-    /// Marks an action as running; returns whether another was running already.
-    @discardableResult
-    public func enter() -> Bool {
-        let now = running.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
-        _ = peak.max(now, ordering: .relaxed)
-        if now > 1 { overlapping.wrappingAdd(1, ordering: .relaxed) }
-        return now > 1
-    }
-    /// Marks an action as finished.
-    public func leave() { running.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
-    /// How many are running now.
-    public var current: Int { running.load(ordering: .acquiring) }
-    /// The most that ran at once.
-    public var maximum: Int { peak.load(ordering: .relaxed) }
-    /// How many began while another was running.
-    public var overlaps: Int { overlapping.load(ordering: .relaxed) }
-}
-
-/// A weakly held disposable, readable from any thread.
-public final class WeakDisposable: Sendable {
-    private struct Weak { weak var object: (any Disposable)? }
-    private let storage = Lock(Weak())
-    /// An empty box.
-    public init() {}
-    /// The disposable, while something else keeps it alive.
-    public var object: (any Disposable)? {
-        get { storage.withLock { $0.object } }
-        set { storage.withLock { $0.object = newValue } }
-    }
-}
-
-/// A strongly held value, set and read from any thread.
-public final class Box<Value: Sendable>: Sendable {
-    private let storage: Lock<Value>
-    /// A box holding `value`.
-    public init(_ value: Value) { storage = Lock(value) }
-    public var value: Value {
-        get { storage.withLock { $0 } }
-        set { storage.withLock { $0 = newValue } }
-    }
-    /// Changes the value in place and returns what `body` returns.
-    public func update<R: Sendable>(_ body: (inout Value) -> R) -> R { storage.withLock { body(&$0) } }
-}

@@ -1,47 +1,12 @@
 import Dispatch
 import Foundation
+import SchedulerProbes
 import Schedulers
 
 /// The outcome of one rule on one subject.
 public struct RuleResult: Codable, Sendable, Equatable {
-    /// How a rule ended.
-    public enum Status: String, Codable, Sendable, CaseIterable {
-        /// The risky situation the rule judges occurred, and the scheduler behaved.
-        case passed
-        /// The scheduler misbehaved.
-        case failed
-        /// The rule does not apply (a capability is not claimed) or cannot run here.
-        case skipped
-        /// The rule did not finish within its watchdog.
-        case timeout
-        /// The harness or the subject broke a precondition; nothing was judged.
-        case error
-        /// The check ran but the situation it judges never occurred (two workers never
-        /// overlapped, say): neither a pass nor a failure.
-        case inconclusive
-        /// No scheduler built on this package's API can fail the rule (the library
-        /// guarantees it); it ran as a check of the library, not as a pass of the subject.
-        case guaranteed
-
-        /// One character for matrices.
-        public var symbol: String {
-            switch self {
-            case .passed: "✓"
-            case .failed: "✗"
-            case .skipped: "·"
-            case .timeout: "T"
-            case .error: "E"
-            case .inconclusive: "?"
-            case .guaranteed: "G"
-            }
-        }
-
-        /// Whether this is a failure of some kind: failed, timed out or errored.
-        public var isFailure: Bool { self == .failed || self == .timeout || self == .error }
-
-        /// The legend of ``symbol``, for under a matrix.
-        public static let legend = "✓ passed, ✗ failed, · not claimed (skipped), T timeout, E error, ? inconclusive (the risky situation did not occur), G guaranteed by the protocol."
-    }
+    /// How a rule ended: the status every report shares.
+    public typealias Status = ResultStatus
 
     /// The rule's ID.
     public var rule: String

@@ -9,14 +9,7 @@ import Schedulers
 /// conform to ``VirtualTimeScheduler``: that conformance is how the suite advances its time.
 public struct ConformanceSubject: Sendable {
     /// Where a subject comes from; reports keep them apart.
-    public enum Origin: String, Codable, Sendable {
-        /// One of this package's reference schedulers.
-        case reference
-        /// Somebody else's scheduler, behind an adapter.
-        case thirdParty = "third-party"
-        /// A deliberately broken scheduler that the suite must reject.
-        case mutant
-    }
+    public typealias Origin = SubjectOrigin
 
     /// What a subject is; each rule judges one kind (its category says which).
     public enum Kind: String, Codable, Sendable, CaseIterable {

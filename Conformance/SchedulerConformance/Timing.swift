@@ -64,13 +64,6 @@ public struct Timing: Sendable, Codable, Equatable {
 }
 
 extension Duration {
-    /// As a `DispatchTimeInterval`, for semaphore waits.
-    var dispatchInterval: DispatchTimeInterval {
-        .nanoseconds(Int((try? checkedNanoseconds()) ?? Int64(Int.max)))
-    }
-}
-
-extension Duration {
     /// In seconds, for Foundation and for reports.
     public var timeInterval: Double {
         Double(components.seconds) + Double(components.attoseconds) * 1e-18

@@ -1,4 +1,5 @@
 import Foundation
+import SchedulerProbes
 
 /// How code that must stop the process (a failed isolation check, say) ended, run in a
 /// process of its own.

@@ -59,6 +59,7 @@ let package = Package(
                 "ThirdPartySubjects", "matrix-conformance",
                 .product(name: "Schedulers", package: "SchedulerBehaviour"),
                 .product(name: "SchedulerConformance", package: "SchedulerBehaviour"),
+                .product(name: "SchedulerProbes", package: "SchedulerBehaviour"),
                 .product(name: "SchedulerStress", package: "SchedulerBehaviour"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],

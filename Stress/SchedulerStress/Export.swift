@@ -1,5 +1,6 @@
 import Foundation
 import SchedulerConformance
+import SchedulerReporting
 
 /// A stress report in the formats existing trend services read, so a team can feed its
 /// nightly numbers to the service it already runs.
@@ -92,7 +93,7 @@ extension StressReport {
                 benchmark: "scheduler-behaviour.\(run.scenario).\(run.subject)", threads: run.threads,
                 jdkVersion: environment.swiftVersion, vmVersion: environment.swiftVersion,
                 measurementTime: String(format: "%.3f s", run.durationSeconds),
-                params: ["seed": String(run.seed), "allocator": environment.allocator],
+                params: ["seed": String(run.seed), "allocator": environment.allocator ?? "system"],
                 primaryMetric: Metric([], score: run.throughputPerSecond, unit: "ops/s"),
                 secondaryMetrics: secondary
             )

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import SchedulerConformance
+import SchedulerProbes
 import Schedulers
 import Synchronization
 
@@ -78,22 +79,9 @@ public final class StressContext: Sendable {
 
     /// Runs `body(index)` on `count` new threads started together, and waits for all of them.
     public func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) throws(StressFailure) {
-        let group = DispatchGroup()
-        let go = DispatchSemaphore(value: 0)
-        for index in 0..<count {
-            group.enter()
-            let thread = Thread {
-                go.wait()
-                body(index)
-                group.leave()
-            }
-            thread.stackSize = 1 << 20
-            thread.start()
-        }
-        for _ in 0..<count { go.signal() }
         // Threads run until the budget is used, plus what they wait for.
         let bound = duration + mustHappen * 2
-        guard group.wait(timeout: .now() + .nanoseconds(Int((try? bound.checkedNanoseconds()) ?? Int64(Int.max)))) == .success else {
+        guard Threads.run(count, stackSize: 1 << 20, within: bound, body) else {
             throw StressFailure("worker threads did not finish within \(bound)")
         }
     }
@@ -103,54 +91,3 @@ public final class StressContext: Sendable {
     public static func nanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 }
 
-/// A countdown that opens a latch when it reaches zero, waited on with an upper bound by
-/// any number of threads.
-public final class Countdown: Sendable {
-    private let remaining: Atomic<Int>
-    private let zero = DispatchSemaphore(value: 0)
-
-    /// A countdown from `count` (already at zero when `count` is 0).
-    public init(_ count: Int) {
-        remaining = Atomic(count)
-        if count == 0 { zero.signal() }
-    }
-
-    /// Counts one down; the tick that reaches zero releases the waiter.
-    public func tick() {
-        if remaining.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 { zero.signal() }
-    }
-
-    /// How many ticks are still missing.
-    public var count: Int { remaining.load(ordering: .acquiring) }
-
-    /// Waits until zero; false when `bound` passed first.
-    public func wait(_ bound: Duration) -> Bool {
-        guard zero.wait(timeout: .now() + .nanoseconds(Int((try? bound.checkedNanoseconds()) ?? Int64(Int.max)))) == .success else { return false }
-        // Pass the wake-up on, so every waiter sees the latch open.
-        zero.signal()
-        return true
-    }
-}
-
-/// Fixed slots that distinct actions write without locks, read after a happens-before
-/// edge (a countdown): the harness stays off the measured path.
-///
-/// @unchecked Sendable: each slot has one writer, and readers wait on that writer first.
-public final class Slots<Value: BitwiseCopyable>: @unchecked Sendable {
-    private let buffer: UnsafeMutableBufferPointer<Value>
-
-    /// `count` slots, each set to `initial`.
-    public init(count: Int, initial: Value) {
-        buffer = .allocate(capacity: max(count, 1))
-        buffer.initialize(repeating: initial)
-    }
-
-    deinit { buffer.deallocate() }
-
-    public subscript(index: Int) -> Value {
-        get { buffer[index] }
-        set { buffer[index] = newValue }
-    }
-
-    public var count: Int { buffer.count }
-}

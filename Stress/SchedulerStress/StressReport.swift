@@ -1,5 +1,6 @@
 import Foundation
 import SchedulerConformance
+import SchedulerReporting
 
 /// One scenario × subject run, as the report holds it.
 public struct StressRun: Codable, Sendable {
@@ -132,29 +133,8 @@ public struct StressRun: Codable, Sendable {
 public struct StressReport: Codable, Sendable {
     public static let currentSchemaVersion = 1
 
-    /// The machine, toolchain, code and allocator a report was made with.
-    public struct Environment: Codable, Sendable, Equatable {
-        public var os: String
-        public var cpuCount: Int
-        public var swiftVersion: String
-        /// `jemalloc` or `system`: numbers from different allocators are not comparable.
-        public var allocator: String
-        /// The CPU architecture; absent from older reports.
-        public var architecture: String?
-        /// The git commit of the code that was stressed; absent outside a checkout.
-        public var commit: String?
-        /// `thread` in `make tsan`'s build, whose numbers are not comparable with others.
-        public var sanitizer: String?
-
-        /// This machine, toolchain and checkout, with `allocator`.
-        public static func current(allocator: String) -> Environment {
-            let machine = ConformanceReport.Environment.current
-            return Environment(
-                os: machine.os, cpuCount: machine.cpuCount, swiftVersion: machine.swiftVersion, allocator: allocator,
-                architecture: machine.architecture, commit: machine.commit, sanitizer: machine.sanitizer
-            )
-        }
-    }
+    /// The machine, toolchain, code and allocator the report was made with.
+    public typealias Environment = ReportEnvironment
 
     public typealias Summary = StatusSummary
 

@@ -2,6 +2,7 @@ import SchedulerConformance
 import SchedulerConformanceTesting
 import SchedulerMutants
 import Foundation
+import SchedulerProbes
 import Schedulers
 import Testing
 

@@ -1,3 +1,4 @@
+import CommandSupport
 import Foundation
 import SchedulerConformance
 import SchedulerHarness

@@ -1,5 +1,6 @@
 import Foundation
 @testable import SchedulerConformance
+@testable import SchedulerReporting
 import Testing
 
 /// Sharding partitions runs the same way on every machine, reads Bazel's environment, and

@@ -1,5 +1,6 @@
 import Foundation
 import Dispatch
+import SchedulerProbes
 import Schedulers
 import Synchronization
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import SchedulerProbes
 import Schedulers
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SchedulerProbes
 import Schedulers
 import Synchronization
 
@@ -8,34 +9,18 @@ import Synchronization
 /// broken.
 let mustHappen: DispatchTimeInterval = .seconds(20 * Int(ThreadSanitizerBuild.slowdown))
 
-/// A one-shot signal with an upper-bounded wait.
-final class Signal: Sendable {
-    private let semaphore = DispatchSemaphore(value: 0)
-    func fire() { semaphore.signal() }
-    /// Waits for one `fire()`; false if the upper bound passed first.
-    func wait(_ timeout: DispatchTimeInterval = mustHappen) -> Bool {
-        semaphore.wait(timeout: .now() + timeout) == .success
-    }
+/// ``mustHappen`` as a `Duration`, for the probes' waits.
+let mustHappenDuration: Duration = .seconds(20 * Int(ThreadSanitizerBuild.slowdown))
+
+extension Signal {
+    /// Waits for one firing, at most ``mustHappen``; false if the bound passed first.
+    func wait() -> Bool { wait(mustHappenDuration) }
 }
 
-/// A thread-safe log of values, in the order they were recorded.
-final class Recorder<Value: Sendable>: Sendable {
-    private let values = Lock<[Value]>([])
-    func record(_ value: Value) { values.withLock { $0.append(value) } }
-    var all: [Value] { values.withLock { $0 } }
-    var count: Int { values.withLock { $0.count } }
-}
-
-/// A counter of actions running at once, remembering the highest it saw.
-final class OverlapMeter: Sendable {
-    private let running = Atomic<Int>(0)
-    private let peak = Atomic<Int>(0)
-    func enter() {
-        let now = running.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue
-        _ = peak.max(now, ordering: .relaxed)
-    }
-    func leave() { running.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
-    var maximum: Int { peak.load(ordering: .relaxed) }
+/// Runs `body(index)` on `count` new threads released together and waits for all of them
+/// (at most ``mustHappen``).
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    _ = Threads.run(count, within: mustHappenDuration, body)
 }
 
 /// A weakly held reference, readable from any thread.
@@ -84,27 +69,4 @@ func drain(_ scheduler: any Scheduler) -> Bool {
     let sentinel = Signal()
     scheduler.schedule { sentinel.fire() }
     return sentinel.wait()
-}
-
-/// A weakly held disposable, readable from any thread.
-final class WeakDisposable: Sendable {
-    private struct Weak { weak var object: (any Disposable)? }
-    private let storage = Lock(Weak())
-    var object: (any Disposable)? {
-        get { storage.withLock { $0.object } }
-        set { storage.withLock { $0.object = newValue } }
-    }
-}
-
-/// Runs `body(index)` on `count` new threads at once and waits for all of them.
-func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-    let group = DispatchGroup()
-    for index in 0..<count {
-        group.enter()
-        Thread {
-            body(index)
-            group.leave()
-        }.start()
-    }
-    _ = group.wait(timeout: .now() + mustHappen)
 }

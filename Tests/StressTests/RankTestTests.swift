@@ -1,4 +1,5 @@
 import SchedulerConformance
+import SchedulerProbes
 @testable import SchedulerStress
 import Testing
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SchedulerProbes
 import Schedulers
 
 /// What a CLK rule works with: a fresh clock from the subject, and tasks sleeping on it

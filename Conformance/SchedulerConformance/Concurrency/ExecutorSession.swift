@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SchedulerProbes
 import Schedulers
 
 /// What an EXE rule works with: a fresh executor from the subject, and a way to give it

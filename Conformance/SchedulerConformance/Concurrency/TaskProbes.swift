@@ -1,4 +1,5 @@
 import Dispatch
+import SchedulerProbes
 import Schedulers
 
 /// The suite's own executor for the tasks a rule starts: serial, on a queue of its own, so

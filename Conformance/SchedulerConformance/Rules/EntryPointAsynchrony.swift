@@ -1,3 +1,4 @@
+import SchedulerProbes
 import Schedulers
 
 /// ORD-5 beyond plain `schedule`: no entry point of an asynchronous scheduler runs its action

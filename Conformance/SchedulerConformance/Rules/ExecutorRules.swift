@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SchedulerProbes
 import Schedulers
 
 extension RuleCatalogue {

@@ -1,3 +1,4 @@
+import SchedulerProbes
 import Schedulers
 
 /// CAN-9 with the handle still held: users keep a subscription's handles for its whole life

@@ -1,3 +1,4 @@
+import SchedulerProbes
 import Schedulers
 
 extension RuleCatalogue {

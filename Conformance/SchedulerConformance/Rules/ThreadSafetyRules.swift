@@ -1,3 +1,4 @@
+import SchedulerProbes
 import Synchronization
 import Schedulers
 

@@ -1,4 +1,5 @@
 import Dispatch
+import SchedulerProbes
 import Schedulers
 
 extension RuleCatalogue {

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import SchedulerConformance
+import SchedulerProbes
 import Schedulers
 import Synchronization
 

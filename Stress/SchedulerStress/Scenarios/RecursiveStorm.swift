@@ -1,5 +1,6 @@
 import Foundation
 import SchedulerConformance
+import SchedulerProbes
 import Schedulers
 import Synchronization
 

@@ -1,5 +1,6 @@
 import Dispatch
 import SchedulerConformance
+import SchedulerProbes
 import Schedulers
 import Synchronization
 

@@ -1,4 +1,5 @@
 import SchedulerConformance
+import SchedulerProbes
 import Schedulers
 import Synchronization
 

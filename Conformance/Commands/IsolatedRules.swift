@@ -1,0 +1,48 @@
+import CommandSupport
+import Foundation
+import SchedulerConformance
+
+/// A subject's rules run in worker processes: a rule that hangs becomes `timeout` (with
+/// every thread's stack when gdb is installed), one that crashes the process becomes
+/// `error` with its fatal line, and every other rule still gets its result.
+enum IsolatedRules {
+    /// The results of `rules` on `subject`, in worker processes, or in this process when
+    /// `inProcess` (no crash isolation).
+    static func run(subject: ConformanceSubject, rules: [Rule], timing: Timing, inProcess: Bool = false) -> [RuleResult] {
+        if inProcess { return ConformanceRunner.run(subject, rules: rules, timing: timing, trapProbe: TrapProbeProcess.runner()) }
+        var results: [String: RuleResult] = [:]
+        let applicable = rules.filter { rule in
+            guard let reason = rule.skipReason(for: subject) else { return true }
+            results[rule.id] = RuleResult(rule: rule.id, level: rule.level, status: .skipped, durationSeconds: 0, message: reason)
+            return false
+        }
+        let timingJSON = String(decoding: (try? JSONEncoder().encode(timing)) ?? Data(), as: UTF8.self)
+        let outcomes = Supervisor.run(items: applicable.map(\.id), allowance: timing.ruleTimeout) { remaining in
+            ["worker", "--subject", subject.name, "--timing-json", timingJSON, "--rule", remaining.joined(separator: ",")]
+        }
+        for rule in applicable {
+            results[rule.id] = result(of: rule, outcomes[rule.id], timing: timing)
+        }
+        return rules.map { results[$0.id]! }
+    }
+
+    private static func result(of rule: Rule, _ outcome: Supervisor.Outcome?, timing: Timing) -> RuleResult {
+        switch outcome {
+        case .finished(.rule(let result)):
+            return result
+        case .timedOut(let seconds, let stacks):
+            return RuleResult(
+                rule: rule.id, level: rule.level, status: .timeout, durationSeconds: seconds,
+                message: "did not finish within \(timing.ruleTimeout); the worker was killed" + (stacks == nil ? " (gdb unavailable: no stacks)" : ""),
+                threadDump: stacks)
+        case .crashed(let seconds, let reason, let standardError):
+            return RuleResult(
+                rule: rule.id, level: rule.level, status: .error, durationSeconds: seconds,
+                message: "the worker process died (\(reason))", threadDump: standardError)
+        case .notRun(let reason):
+            return RuleResult(rule: rule.id, level: rule.level, status: .error, durationSeconds: 0, message: "the worker failed before this rule: \(reason)")
+        case .finished, nil:
+            return RuleResult(rule: rule.id, level: rule.level, status: .error, durationSeconds: 0, message: "the worker sent no result for this rule")
+        }
+    }
+}

@@ -1,0 +1,19 @@
+import CommandSupport
+import Foundation
+import SchedulerConformance
+
+/// The child side of ``IsolatedRules``: runs one subject's rules in this process and
+/// sends `started` before each rule and its result after, so the supervisor knows which
+/// rule was running if this process dies or hangs.
+enum RuleWorker {
+    static func run(subject: ConformanceSubject, rules: [Rule], timing: Timing) {
+        var timing = timing
+        // The supervisor is the watchdog; this one only exists for hangs it cannot see.
+        timing.ruleTimeout = timing.ruleTimeout * 4
+        _ = ConformanceRunner.run(
+            subject, rules: rules, timing: timing, stacksOnHang: true, trapProbe: TrapProbeProcess.runner(),
+            willStart: { rule in WorkerMessage.started(item: rule.id).send() },
+            progress: { result in WorkerMessage.rule(result).send() }
+        )
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import SchedulerConformance
+import SchedulerProbes
+
+/// The parent side of isolation, for both commands: runs items (rules, or one stress run)
+/// in child worker processes under a watchdog, restarting a worker after a crash or a hang
+/// so that every item gets an outcome.
+///
+/// An item is 1. not started, 2. started (a `started` message arrived, which sets the
+/// watchdog's deadline to now + `allowance`), 3. finished (its result arrived). A worker
+/// that exits with an item in state 2 crashed in it; one still in state 2 at the deadline
+/// hung, and its threads' stacks are taken with gdb before it is killed.
+package enum Supervisor {
+    /// How one item ended.
+    package enum Outcome: Sendable {
+        /// It reported a result.
+        case finished(WorkerMessage)
+        /// It ran past the deadline; the worker was killed after its stacks were taken.
+        case timedOut(seconds: Double, stacks: String?)
+        /// The worker died while running it.
+        case crashed(seconds: Double, reason: String, standardError: String)
+        /// A worker failed before starting it (it could not be launched, say).
+        case notRun(reason: String)
+    }
+
+    /// Runs `items` in workers launched as `executable arguments(remaining items)` with
+    /// `environment`, each item allowed `allowance`, and returns every item's outcome.
+    package static func run(
+        items: [String], executable: String = CommandLine.arguments[0], environment: [String: String] = [:],
+        allowance: Duration, arguments: @escaping @Sendable ([String]) -> [String]
+    ) -> [String: Outcome] {
+        var outcomes: [String: Outcome] = [:]
+        var pending = items
+        while !pending.isEmpty {
+            let batch = pending
+            let attempt = runBlocking {
+                await runWorker(executable: executable, arguments: arguments(batch), environment: environment, allowance: allowance)
+            }
+            for (item, outcome) in attempt.outcomes where batch.contains(item) { outcomes[item] = outcome }
+            let unfinished = batch.filter { outcomes[$0] == nil }
+            if unfinished.count == batch.count {
+                // Nothing started: the same launch would fail again.
+                for item in unfinished { outcomes[item] = .notRun(reason: attempt.failure ?? "the worker exited without running anything") }
+            }
+            pending = unfinished.filter { outcomes[$0] == nil }
+        }
+        return outcomes
+    }
+
+    private struct Attempt: Sendable {
+        package var outcomes: [String: Outcome] = [:]
+        /// Why the worker ended when no item was running.
+        package var failure: String?
+    }
+
+    private struct Progress: Sendable {
+        package var running: (item: String, started: ContinuousClock.Instant)?
+        package var finished: [String: Outcome] = [:]
+        /// When the worker last said anything: between items, the watchdog times from here.
+        package var lastActivity = ContinuousClock.now
+        /// Set when the watchdog fired; later lines are ignored.
+        package var watchdogFired = false
+        package var timedOut: (item: String, started: ContinuousClock.Instant)?
+    }
+
+    private static func runWorker(executable: String, arguments: [String], environment: [String: String], allowance: Duration) async -> Attempt {
+        let progress = Box(Progress())
+        let exit = await WorkerProcess.run(
+            executable: executable, arguments: arguments, environment: environment,
+            onLine: { line in
+                guard let message = WorkerMessage.parse(line) else { return }
+                progress.update { state in
+                    guard !state.watchdogFired else { return }
+                    state.lastActivity = .now
+                    if case .started(let item) = message {
+                        state.running = (item, .now)
+                    } else if let item = message.finishedItem {
+                        state.finished[item] = .finished(message)
+                        if state.running?.item == item { state.running = nil }
+                    }
+                }
+            },
+            deadline: {
+                let state = progress.value
+                return (state.running?.started ?? state.lastActivity) + allowance
+            },
+            onTimeout: {
+                progress.update { state in
+                    state.watchdogFired = true
+                    state.timedOut = state.running
+                }
+            }
+        )
+        let state = progress.value
+        var attempt = Attempt(outcomes: state.finished)
+        if let running = state.timedOut ?? state.running {
+            let seconds = (ContinuousClock.now - running.started).timeInterval
+            attempt.outcomes[running.item] = exit.timedOut
+                ? .timedOut(seconds: seconds, stacks: exit.threadDump)
+                : .crashed(seconds: seconds, reason: exit.crashReason, standardError: String(exit.standardError.suffix(1 << 16)))
+        } else if state.watchdogFired {
+            attempt.failure = "the worker hung between items for \(allowance) and was killed"
+        } else if !exit.succeeded {
+            attempt.failure = exit.crashReason
+        }
+        return attempt
+    }
+}

@@ -1,0 +1,93 @@
+import SchedulerReporting
+import Schedulers
+import ArgumentParser
+import Foundation
+import SchedulerConformance
+
+/// What a tool built on the harness works with: its subjects, its mutants, the deviations
+/// it knows, and the gate that decides its exit status. ``ConformanceTool`` and
+/// ``StressTool`` are handed one in `main` and pass the same one to their worker processes
+/// (which are the same executable), so a subject is found by name on both sides.
+public struct Toolkit: Sendable {
+    /// Every subject the tool knows, mutants included.
+    public var subjects: [ConformanceSubject]
+    /// Mutants and the rules written to catch them, for `conformance mutants`.
+    public var mutants: [Mutant]
+    /// Why subjects fail what they fail; printed beside failures and, for the gate, excused.
+    public var explanations: Explanations
+    /// Which failures fail the run.
+    public var gate: Gate
+
+    /// A toolkit of `subjects` and `mutants`, whose subjects are added to the known ones.
+    /// Without a `gate`, required failures of every non-mutant subject fail the run unless
+    /// `explanations` explains them.
+    public init(subjects: [ConformanceSubject], mutants: [Mutant] = [], explanations: Explanations = [:], gate: Gate? = nil) {
+        var known = subjects
+        for mutant in mutants where !known.contains(where: { $0.name == mutant.subject.name }) { known.append(mutant.subject) }
+        self.subjects = known
+        self.mutants = mutants
+        self.explanations = explanations
+        self.gate = gate ?? Gate(excused: explanations)
+    }
+
+    /// The subject named `name`, if any.
+    public func subject(named name: String) -> ConformanceSubject? {
+        subjects.first { $0.name == name }
+    }
+
+    /// Names that stand for several subjects: each origin present (`reference`,
+    /// `third-party`, `mutant`), and `all`.
+    public var groups: [(name: String, subjects: [ConformanceSubject])] {
+        var groups: [(name: String, subjects: [ConformanceSubject])] = []
+        for origin in [ConformanceSubject.Origin.reference, .thirdParty, .mutant] {
+            let members = subjects.filter { $0.origin == origin }
+            if !members.isEmpty { groups.append((origin.rawValue, members)) }
+        }
+        return groups + [("all", subjects)]
+    }
+
+    /// What runs when no subject is named: every subject that is not a mutant.
+    public var defaultSubjects: [ConformanceSubject] {
+        subjects.filter { $0.origin != .mutant }
+    }
+
+    /// The subjects that `names` (subject or group names, comma-separated or not) stand for,
+    /// in order, each once; the default subjects when `names` is empty.
+    /// - Throws: `ValidationError` naming the first unknown name.
+    package func select(_ names: [String]) throws -> [ConformanceSubject] {
+        let names = splitList(names)
+        if names.isEmpty { return defaultSubjects }
+        var selected: [ConformanceSubject] = []
+        for name in names {
+            guard let members = groups.first(where: { $0.name == name })?.subjects ?? subject(named: name).map({ [$0] }) else {
+                throw ValidationError("unknown subject '\(name)'; `list-subjects` lists them")
+            }
+            selected += members.filter { member in !selected.contains { $0.name == member.name } }
+        }
+        return selected
+    }
+
+    /// The toolkit `main` was given; the commands read it.
+    package static var current: Toolkit {
+        guard let toolkit = installed.withLock({ $0 }) else { fatalError("a harness command ran without a toolkit: call ConformanceTool.main or StressTool.main") }
+        return toolkit
+    }
+
+    /// Makes `toolkit` the one the commands of this process use.
+    package static func install(_ toolkit: Toolkit) {
+        installed.withLock { $0 = toolkit }
+    }
+}
+
+/// Set once by `main`, before any command runs; read by the commands ArgumentParser makes.
+private let installed = Lock<Toolkit?>(nil)
+
+/// Values from repeatable, comma-separated options, trimmed, without empty ones.
+package func splitList(_ values: [String]) -> [String] {
+    values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+}
+
+/// Writes to standard error, for progress that must not mix with tables on standard output.
+package func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}

@@ -1,0 +1,225 @@
+import CoreAffinity
+import Dispatch
+import Foundation
+import Schedulers
+import Synchronization
+
+// Small measuring tools shared by the rules and the stress scenarios.
+
+/// Watches how far below its first sample, per thread, the stack has grown.
+public final class StackMeter: Sendable {
+    /// Growth that no loop-based implementation reaches and every recursive one does
+    /// long before it overflows a 512 KiB stack.
+    public static let limit: UInt = 256 * 1024
+
+    private let state = Box<(baselines: [UInt: UInt], growth: UInt)>(([:], 0))
+
+    /// A meter with no samples.
+    public init() {}
+
+    /// Records the stack position of the calling thread.
+    public func sample() {
+        let address = ThreadProbe.stackAddress()
+        let thread = ThreadProbe.id
+        state.update { state in
+            let baseline = state.baselines[thread] ?? address
+            state.baselines[thread] = max(baseline, address)
+            if baseline > address { state.growth = max(state.growth, baseline - address) }
+        }
+    }
+
+    /// The deepest growth seen on any thread, in bytes.
+    public var growth: UInt { state.value.growth }
+    /// Whether the growth reached ``limit``.
+    public var exceeded: Bool { growth >= Self.limit }
+}
+
+/// Counts live tokens: each token decrements the count when it is freed.
+public final class LiveCounter: Sendable {
+    private let live = Atomic<Int>(0)
+    /// Signalled whenever the count drops to zero, so a wait needs no polling.
+    private let reachedZero = DispatchSemaphore(value: 0)
+
+    private final class Token: Sendable {
+        let counter: LiveCounter
+        init(_ counter: LiveCounter) {
+            self.counter = counter
+            counter.live.wrappingAdd(1, ordering: .relaxed)
+        }
+        deinit {
+            if counter.live.wrappingSubtract(1, ordering: .releasing).newValue == 0 { counter.reachedZero.signal() }
+        }
+    }
+
+    /// A counter at zero.
+    public init() {}
+
+    /// A new live object; the count drops when it is freed.
+    public func token() -> any AnyObject & Sendable { Token(self) }
+    /// How many tokens are alive.
+    public var count: Int { live.load(ordering: .acquiring) }
+
+    /// Waits until no token is alive, up to `bound`; returns whether that happened. A
+    /// scheduler may free a finished action a moment after running it (a task's closure
+    /// goes when the task ends, after the action returned), so releases are awaited.
+    public func waitForNone(within bound: Duration) -> Bool {
+        let deadline = DispatchTime.now() + bound.dispatchInterval
+        while count > 0 {
+            if reachedZero.wait(timeout: deadline) == .timedOut { return count == 0 }
+        }
+        return true
+    }
+}
+
+/// A small, seedable generator so that random cases repeat exactly.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+    /// A generator whose sequence is fixed by `seed`.
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Busy-waits about `iterations` nanoseconds (clock-bound, so an optimiser cannot remove
+/// it), to widen race windows.
+public func spin(_ iterations: Int) {
+    spin(.nanoseconds(iterations))
+}
+
+/// Busy-waits until `condition` holds or `bound` passed, and says whether it holds. It spins
+/// flat out for the first 200 µs, so two threads on two cores meet within a microsecond or
+/// so, and then yields between polls, so a thread it waits for on the same core gets to run.
+package func spinWait(upTo bound: Duration, until condition: () -> Bool) -> Bool {
+    let start = ContinuousClock.now
+    let eager = start + .microseconds(200)
+    let deadline = start + bound
+    while !condition() {
+        let now = ContinuousClock.now
+        if now >= deadline { return false }
+        if now >= eager { sched_yield() }
+    }
+    return true
+}
+
+/// Busy-waits `duration` by the monotonic clock, without giving up the thread: for timing
+/// that a sleep's wake-up latency would blur.
+@inline(never)
+public func spin(_ duration: Duration) {
+    let end = ContinuousClock.now + duration
+    while ContinuousClock.now < end {}
+}
+
+/// Keeps `value` alive and observed, so the optimiser cannot drop it.
+@inline(never)
+public func blackHole<T>(_ value: T) {}
+
+
+/// What one thread saw of the machine while it watched the clock flat out from another core:
+/// the longest pause between two of its reads, and whether the kernel switched it out. On a
+/// virtual machine the host pauses every virtual core at once, thousands of times a second,
+/// for 5 to 60 µs, and the guest counts none of it (no context switch, no steal time, the
+/// paused thread's CPU time keeps running): a thread watching from the other core sees such a
+/// pause as a gap in its reads. Measured on the 2-core CI machine, 19 of 20 pauses of one
+/// core were also seen from the other.
+public struct PauseWatch: Sendable {
+    /// When the watch began.
+    public let from: ContinuousClock.Instant
+    /// The watch's last read of the clock, taken after it saw what it waited for.
+    public let until: ContinuousClock.Instant
+    /// The longest gap between two consecutive reads of the clock.
+    public let longestGap: Duration
+    /// The watching thread itself lost its core (so its gaps prove nothing about the machine).
+    public let switchedOut: Bool
+
+    /// Watches the clock until `done()` holds or `bound` passed.
+    public static func watch(upTo bound: Duration, until done: () -> Bool) -> PauseWatch {
+        let mark = ThreadMark.now()
+        let from = ContinuousClock.now
+        var last = from
+        var longest = Duration.zero
+        // The clock is read after each look at `done()`, so the watch ends after what it
+        // waited for had happened, and covers it.
+        while true {
+            let finished = done()
+            let now = ContinuousClock.now
+            longest = max(longest, last.duration(to: now))
+            last = now
+            if finished || from.duration(to: now) >= bound { break }
+        }
+        return PauseWatch(from: from, until: last, longestGap: longest, switchedOut: ThreadMark.now()?.evidence(since: mark) != .notPreempted)
+    }
+
+    /// Whether the watch covered `instant` with evidence: it ran unswitched up to then.
+    public func covers(_ instant: ContinuousClock.Instant) -> Bool {
+        !switchedOut && instant <= until
+    }
+}
+
+/// A point in one thread's run: which kernel thread it was, and how many context switches
+/// (involuntary, and voluntary: a lock, a page fault) it had made. Two marks of the same
+/// thread with the same count bracket a stretch in which the thread kept its core; rules
+/// that judge a race by time excuse a late event only with such evidence, never by a
+/// tolerated rate. The marks must bracket exactly the stretch judged, on the thread that ran
+/// it: a thread of a shared pool may run other work between two of the suite's actions.
+public struct ThreadMark: Sendable, Equatable {
+    /// What two marks say about the stretch between them.
+    public enum Evidence: Sendable, Equatable {
+        /// Different threads, or a platform that does not count switches per thread.
+        case unknown
+        /// The thread kept its core the whole time.
+        case notPreempted
+        /// The thread lost its core at least once.
+        case preempted
+    }
+
+    /// The kernel's ID of the thread.
+    public let thread: Int
+    /// The thread's context switches so far.
+    public let switches: Int
+
+    /// The calling thread's mark, or nil where the platform does not count switches per thread.
+    public static func now() -> ThreadMark? {
+        let switches = core_affinity_context_switches()
+        let thread = core_affinity_thread_id()
+        guard switches >= 0, thread >= 0 else { return nil }
+        return ThreadMark(thread: thread, switches: switches)
+    }
+
+    /// What this mark, taken later, says about the stretch since `earlier`.
+    public func evidence(since earlier: ThreadMark?) -> Evidence {
+        guard let earlier, earlier.thread == thread else { return .unknown }
+        return earlier.switches == switches ? .notPreempted : .preempted
+    }
+}
+
+/// Pins threads to cores, where the platform allows it.
+package enum CorePinning {
+    /// Pins the calling thread to the `index`-th (modulo their number) of the cores this
+    /// process may run on. Does nothing where affinity cannot be set (not Linux, or the call
+    /// is refused): the threads are then placed by the kernel as usual.
+    package static func pinCurrentThread(toCore index: Int) {
+        _ = core_affinity_pin_current_thread(Int32(clamping: index))
+    }
+
+    /// The core the calling thread runs on, or nil where unknown.
+    package static var currentCore: Int? {
+        let core = core_affinity_current_core()
+        return core >= 0 ? Int(core) : nil
+    }
+
+    /// Keeps the calling thread off `core` (another thread it must run beside is there), and
+    /// says whether it moved. Does nothing where that cannot be done.
+    package static func moveCurrentThread(offCore core: Int) -> Bool {
+        core_affinity_move_current_thread_off(Int32(clamping: core)) == 0
+    }
+
+    /// Lets the calling thread run on any of the process's cores again.
+    package static func unpinCurrentThread() {
+        _ = core_affinity_unpin_current_thread()
+    }
+}

@@ -1,0 +1,29 @@
+import CommandSupport
+import Foundation
+import SchedulerConformance
+import SchedulerProbes
+import SchedulerStress
+
+/// The child side of ``IsolatedRun``: runs one scenario against one subject and sends its
+/// result. The scenario runs on a thread of its own while the main thread drives the main
+/// run loop, so the main-thread scheduler works here too.
+enum StressWorker {
+    static func run(_ plan: RunPlan, scenario: StressScenario, subject: ConformanceSubject) {
+        WorkerMessage.started(item: plan.scenario).send()
+        let duration = Duration.nanoseconds(Int64(plan.durationSeconds * 1e9))
+        let context = StressContext(subject: subject, threads: plan.threads, duration: duration, seed: plan.seed)
+        let result = Box<StressRun?>(nil)
+        Thread {
+            let start = ContinuousClock.now
+            var failure: StressFailure?
+            do throws(StressFailure) { try scenario.run(context) } catch { failure = error }
+            var run = StressRun(scenario: scenario, context: context, duration: ContinuousClock.now - start, failure: failure)
+            if run.status != .passed { run.reproduce = plan.reproduce }
+            result.value = run
+        }.start()
+        while result.value == nil {
+            _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.05))
+        }
+        WorkerMessage.stress(result.value!).send()
+    }
+}
