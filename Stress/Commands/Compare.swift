@@ -103,7 +103,7 @@ enum Comparison {
         /// The run's values of this metric for a rank test: a benchmark's rounds when it
         /// kept them, else the one value.
         func samples(_ run: StressRun) -> [Double] {
-            if self == .ratio, let rounds = run.samples?["ratioToBaseline"], !rounds.isEmpty { return rounds }
+            if self == .ratio, let rounds = run.samples?[.ratioToBaseline], !rounds.isEmpty { return rounds }
             return value(run).map { [$0] } ?? []
         }
     }

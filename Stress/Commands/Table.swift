@@ -45,9 +45,9 @@ extension StressCommand {
                 let runs = report.runs.filter { $0.subject == subject.name }
                 let throughput = runs.first { $0.scenario == "throughput" && $0.status == .passed }
                 let cells = [
-                    throughput?.metrics["nanosecondsPerAction"].map { String(format: "%.0f", $0) },
-                    throughput?.metrics["ratioToBaseline"].map { String(format: "%.2f×", $0) },
-                    throughput?.metrics["extraAllocationsPerAction"].map { String(format: "%+.1f", $0) },
+                    throughput?.metrics[BenchmarkUnit.action.nanoseconds].map { String(format: "%.0f", $0) },
+                    throughput?.metrics[.ratioToBaseline].map { String(format: "%.2f×", $0) },
+                    throughput?.metrics[BenchmarkUnit.action.extraAllocations].map { String(format: "%+.1f", $0) },
                 ].map { $0 ?? "—" }
                 let statuses = others.map { scenario in (runs.first { $0.scenario == scenario }?.status ?? .skipped).symbol }
                 lines.append(row([subject.name, subject.origin.rawValue] + cells + statuses))

@@ -14,31 +14,32 @@ struct BenchmarkRound {
 
 extension StressContext {
     /// Runs `round` until the budget is used, at least three times, counting `operations`
-    /// completed operations each time, and reports the medians (a shared 2-core machine's
-    /// outliers are one-sided) as `nanosecondsPer<unit>`, `baselineNanosecondsPer<unit>`,
-    /// `ratioToBaseline`, and with jemalloc `allocationsPer<unit>`,
-    /// `baselineAllocationsPer<unit>`, `extraAllocationsPer<unit>` and `bytesPer<unit>`.
-    func benchmark(unit: String, operations: Int, _ round: () throws(StressFailure) -> BenchmarkRound) throws(StressFailure) {
+    /// completed operations each time (recorded as `completed`), and reports the medians (a
+    /// shared 2-core machine's outliers are one-sided) as the `unit`'s metrics and
+    /// ``StressMetric/ratioToBaseline``; the allocation metrics with jemalloc only.
+    func benchmark(
+        unit: BenchmarkUnit, operations: Int, completed: some StressOutcome, _ round: () throws(StressFailure) -> BenchmarkRound
+    ) throws(StressFailure) {
         var rounds: [BenchmarkRound] = []
         repeat {
             rounds.append(try round())
-            record("completed", count: operations)
+            record(completed, count: operations)
             addOperations(operations)
         } while !timeIsUp || rounds.count < 3
         let cost = median(rounds.map(\.nanoseconds)), baseline = median(rounds.map(\.baselineNanoseconds))
-        setMetric("nanosecondsPer\(unit)", cost)
-        setMetric("baselineNanosecondsPer\(unit)", baseline)
-        setMetric("ratioToBaseline", cost / baseline)
-        setSamples("nanosecondsPer\(unit)", rounds.map(\.nanoseconds))
-        setSamples("ratioToBaseline", rounds.map { $0.nanoseconds / $0.baselineNanoseconds })
+        setMetric(unit.nanoseconds, cost)
+        setMetric(unit.baselineNanoseconds, baseline)
+        setMetric(.ratioToBaseline, cost / baseline)
+        setSamples(unit.nanoseconds, rounds.map(\.nanoseconds))
+        setSamples(.ratioToBaseline, rounds.map { $0.nanoseconds / $0.baselineNanoseconds })
         let allocations = rounds.compactMap(\.allocations), baselineAllocations = rounds.compactMap(\.baselineAllocations)
         if !allocations.isEmpty, !baselineAllocations.isEmpty {
-            setMetric("allocationsPer\(unit)", median(allocations))
-            setMetric("baselineAllocationsPer\(unit)", median(baselineAllocations))
-            setMetric("extraAllocationsPer\(unit)", median(allocations) - median(baselineAllocations))
+            setMetric(unit.allocations, median(allocations))
+            setMetric(unit.baselineAllocations, median(baselineAllocations))
+            setMetric(unit.extraAllocations, median(allocations) - median(baselineAllocations))
         }
         let bytes = rounds.compactMap(\.bytes)
-        if !bytes.isEmpty { setMetric("bytesPer\(unit)", median(bytes)) }
+        if !bytes.isEmpty { setMetric(unit.bytes, median(bytes)) }
     }
 
     private func median(_ values: [Double]) -> Double {

@@ -24,7 +24,7 @@ extension StressReport {
                 measures["latency"] = Measure(value: Double(latency.p50), upperValue: Double(latency.p99))
             }
             if let ratio = run.ratioToBaseline {
-                let rounds = run.samples?["ratioToBaseline"] ?? []
+                let rounds = run.samples?[.ratioToBaseline] ?? []
                 measures["ratio-to-baseline"] = Measure(value: ratio, lowerValue: rounds.min(), upperValue: rounds.max())
             }
             if let allocations = run.allocations?.perOperation { measures["allocations-per-operation"] = Measure(value: allocations) }
@@ -84,7 +84,7 @@ extension StressReport {
                 }
             }
             if let ratio = run.ratioToBaseline {
-                secondary["ratio-to-baseline"] = Metric(run.samples?["ratioToBaseline"] ?? [], score: ratio, unit: "ratio")
+                secondary["ratio-to-baseline"] = Metric(run.samples?[.ratioToBaseline] ?? [], score: ratio, unit: "ratio")
             }
             if let allocations = run.allocations?.perOperation {
                 secondary["allocations-per-operation"] = Metric([], score: allocations, unit: "allocations/op")

@@ -21,6 +21,19 @@ public struct StressScenario: Sendable, Identifiable {
         public let meaning: String
     }
 
+    /// How one outcome is judged, and what it means to a reader of the report.
+    public struct Judgement: Sendable {
+        public let expect: Expectation
+        public let meaning: String
+
+        /// Correct behaviour.
+        public static func acceptable(_ meaning: String) -> Self { Self(expect: .acceptable, meaning: meaning) }
+        /// Allowed, but worth a look.
+        public static func interesting(_ meaning: String) -> Self { Self(expect: .interesting, meaning: meaning) }
+        /// A bug: one occurrence fails the run.
+        public static func forbidden(_ meaning: String) -> Self { Self(expect: .forbidden, meaning: meaning) }
+    }
+
     /// Stable name, used on the command line and in reports.
     public let id: String
     /// What the scenario does and which invariant it checks.
@@ -33,11 +46,11 @@ public struct StressScenario: Sendable, Identifiable {
     public let outcomes: [Outcome]
     let body: @Sendable (StressContext) throws(StressFailure) -> Void
 
-    init(
+    init<Outcomes: StressOutcome>(
         _ id: String, _ summary: String,
         kind: ConformanceSubject.Kind = .scheduler,
         requires: SchedulerCapabilities = [], anyOf: SchedulerCapabilities = [], excludes: SchedulerCapabilities = [],
-        outcomes: [Outcome],
+        outcomes: Outcomes.Type,
         body: @escaping @Sendable (StressContext) throws(StressFailure) -> Void
     ) {
         self.id = id
@@ -46,7 +59,7 @@ public struct StressScenario: Sendable, Identifiable {
         self.requires = requires
         self.anyOf = anyOf
         self.excludes = excludes
-        self.outcomes = outcomes
+        self.outcomes = Outcomes.allCases.map { Outcome(name: $0.rawValue, expect: $0.judgement.expect, meaning: $0.judgement.meaning) }
         self.body = body
     }
 
@@ -73,10 +86,12 @@ public struct StressFailure: Error, Sendable, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-extension StressScenario.Outcome {
-    static func acceptable(_ name: String, _ meaning: String) -> Self { .init(name: name, expect: .acceptable, meaning: meaning) }
-    static func interesting(_ name: String, _ meaning: String) -> Self { .init(name: name, expect: .interesting, meaning: meaning) }
-    static func forbidden(_ name: String, _ meaning: String) -> Self { .init(name: name, expect: .forbidden, meaning: meaning) }
+/// The outcomes of one scenario as the compiler checks them: an enum per scenario, whose raw
+/// values are the names reports use. A misspelt outcome does not compile, and one recorded
+/// by a scenario that did not declare it makes the run an error rather than vanish.
+public protocol StressOutcome: RawRepresentable<String>, CaseIterable, Sendable {
+    /// How the outcome is judged and what it means.
+    var judgement: StressScenario.Judgement { get }
 }
 
 /// Every scenario, in report order.

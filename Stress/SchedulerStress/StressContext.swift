@@ -24,8 +24,8 @@ public final class StressContext: Sendable {
     let started = ContinuousClock.now
     private let counts = Lock<[String: Int]>([:])
     private let operationCount = Atomic<Int>(0)
-    private let extraMetrics = Lock<[String: Double]>([:])
-    private let extraSamples = Lock<[String: [Double]]>([:])
+    private let extraMetrics = Lock<[StressMetric: Double]>([:])
+    private let extraSamples = Lock<[StressMetric: [Double]]>([:])
     let latency = LatencyCollector()
     let allocations = AllocationCollector()
 
@@ -54,25 +54,25 @@ public final class StressContext: Sendable {
     }
 
     /// Counts `count` occurrences of `outcome`.
-    public func record(_ outcome: String, count: Int = 1) {
+    public func record(_ outcome: some StressOutcome, count: Int = 1) {
         guard count > 0 else { return }
-        counts.withLock { $0[outcome, default: 0] += count }
+        counts.withLock { $0[outcome.rawValue, default: 0] += count }
     }
 
     /// Counts operations towards the throughput.
     public func addOperations(_ count: Int) { operationCount.wrappingAdd(count, ordering: .relaxed) }
 
-    /// Sets an extra named measurement for the report.
-    public func setMetric(_ name: String, _ value: Double) { extraMetrics.withLock { $0[name] = value } }
+    /// Sets a measurement for the report.
+    public func setMetric(_ metric: StressMetric, _ value: Double) { extraMetrics.withLock { $0[metric] = value } }
 
     /// Keeps the values a metric measured in rounds took, one per round: a rank test
     /// against earlier runs (`stress compare --history`) needs the spread, not one number.
-    public func setSamples(_ name: String, _ values: [Double]) { extraSamples.withLock { $0[name] = values } }
+    public func setSamples(_ metric: StressMetric, _ values: [Double]) { extraSamples.withLock { $0[metric] = values } }
 
     var outcomeCounts: [String: Int] { counts.withLock { $0 } }
     var operations: Int { operationCount.load(ordering: .relaxed) }
-    var metrics: [String: Double] { extraMetrics.withLock { $0 } }
-    var samples: [String: [Double]] { extraSamples.withLock { $0 } }
+    var metrics: [StressMetric: Double] { extraMetrics.withLock { $0 } }
+    var samples: [StressMetric: [Double]] { extraSamples.withLock { $0 } }
 
     /// A random generator for one worker, derived from the run's seed.
     public func generator(_ worker: Int) -> SplitMix64 { SplitMix64(seed: seed &+ UInt64(worker) &* 0x9E37_79B9) }

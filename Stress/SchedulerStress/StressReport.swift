@@ -29,10 +29,10 @@ public struct StressRun: Codable, Sendable {
     /// Throughput benchmark only: cost per action divided by the bare `DispatchQueue.async`'s.
     public var ratioToBaseline: Double?
     /// Further measurements by name (nanoseconds per action, per recursion step, …).
-    public var metrics: [String: Double]
+    public var metrics: [StressMetric: Double]
     /// The per-round values of the metrics a benchmark measures in rounds (its medians are
     /// in ``metrics``), for rank tests against earlier runs; absent elsewhere.
-    public var samples: [String: [Double]]?
+    public var samples: [StressMetric: [Double]]?
     /// Why it did not pass, or why it was skipped.
     public var message: String?
     /// A command that repeats this run with its seed.
@@ -93,13 +93,18 @@ public struct StressRun: Codable, Sendable {
         self.outcomes = outcomes
         self.allocations = context.allocations.perOperation(context.operations)
         // The benchmarks count their subject's allocations themselves, apart from the baseline's.
-        if let perOperation = metrics["allocationsPerAction"] ?? metrics["allocationsPerJob"] { self.allocations?.perOperation = perOperation }
-        if let bytes = metrics["bytesPerAction"] { self.allocations?.bytesPerOperation = bytes }
-        self.ratioToBaseline = metrics["ratioToBaseline"]
+        if let perOperation = BenchmarkUnit.allCases.lazy.compactMap({ metrics[$0.allocations] }).first { self.allocations?.perOperation = perOperation }
+        if let bytes = metrics[BenchmarkUnit.action.bytes] { self.allocations?.bytesPerOperation = bytes }
+        self.ratioToBaseline = metrics[.ratioToBaseline]
         self.metrics = metrics
         let samples = context.samples
         self.samples = samples.isEmpty ? nil : samples
-        if let failure {
+        let undeclared = Set(counts.keys).subtracting(scenario.outcomes.map(\.name))
+        if !undeclared.isEmpty {
+            // Counts the report has no place for must not vanish: the run is not judged.
+            self.status = .error
+            self.message = "the scenario recorded outcomes it does not declare: \(undeclared.sorted().joined(separator: ", "))"
+        } else if let failure {
             // A run cut short after a forbidden outcome (work lost, so nothing left to wait
             // for) is the subject's failure; otherwise the run could not be judged.
             self.status = Self.judge(outcomes) == .failed ? .failed : .error

@@ -69,7 +69,7 @@ import Testing
         let run = try Self.run("throughput", on: "queue", seconds: 0.2)
         let ratio = try #require(run.ratioToBaseline)
         #expect(ratio > 0)
-        #expect(run.metrics["baselineNanosecondsPerAction"] ?? 0 > 0)
+        #expect(run.metrics[BenchmarkUnit.action.baselineNanoseconds] ?? 0 > 0)
     }
 
     @Test func scenariosSkipSubjectsOfAnotherKind() throws {

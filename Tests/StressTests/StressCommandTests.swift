@@ -110,7 +110,7 @@ import Testing
             let benchmark = try #require(run("executor-throughput", subject))
             #expect(benchmark.status == .passed, "\(subject): \(benchmark.message ?? "")")
             #expect((benchmark.ratioToBaseline ?? 0) > 0)
-            #expect((benchmark.metrics["baselineNanosecondsPerJob"] ?? 0) > 0)
+            #expect((benchmark.metrics[BenchmarkUnit.job.baselineNanoseconds] ?? 0) > 0)
         }
         for subject in ["virtual-clock", "control-real-clock", "control-manual-clock"] {
             let storm = try #require(run("sleep-storm", subject))
@@ -223,8 +223,8 @@ import Testing
         var planted = try Self.report(in: tonight)
         let index = try #require(planted.runs.firstIndex { $0.scenario == "throughput" })
         var benchmark = planted.runs[index]
-        let rounds = try #require(benchmark.samples?["ratioToBaseline"])
-        benchmark.samples?["ratioToBaseline"] = rounds.map { $0 * 10 }
+        let rounds = try #require(benchmark.samples?[.ratioToBaseline])
+        benchmark.samples?[.ratioToBaseline] = rounds.map { $0 * 10 }
         benchmark.ratioToBaseline = benchmark.ratioToBaseline.map { $0 * 10 }
         planted.runs[index] = benchmark
         let slower = Self.folder().appendingPathComponent("planted.json")

@@ -9,11 +9,7 @@ extension StressScenario {
         "current-churn",
         "Many chains hop A → B → A … between two schedulers of the subject, and inside each hop run a nested action as a third scheduler. Every action must see its own scheduler as current, and the nested run must restore it.",
         requires: .tracksCurrent, excludes: [.virtualTime, .threadConfined],
-        outcomes: [
-            .acceptable("right scheduler", "the action saw its own scheduler as current and it was restored after nesting"),
-            .forbidden("wrong scheduler", "an action saw another scheduler, or none, as current"),
-            .forbidden("not restored", "after a nested run as another scheduler, the current scheduler was not restored"),
-        ]
+        outcomes: CurrentChurnOutcome.self
     ) { ctx throws(StressFailure) in
         let a = ctx.subject.makeScheduler()
         let b = ctx.subject.makeScheduler()
@@ -41,11 +37,24 @@ extension StressScenario {
                 }
             }
             guard done.wait(ctx.mustHappen) else { throw StressFailure("\(done.count) of \(chains) hop chains did not finish within \(ctx.mustHappen)") }
-            ctx.record("right scheduler", count: right.load(ordering: .relaxed))
-            ctx.record("wrong scheduler", count: wrong.load(ordering: .relaxed))
-            ctx.record("not restored", count: unrestored.load(ordering: .relaxed))
+            ctx.record(CurrentChurnOutcome.rightScheduler, count: right.load(ordering: .relaxed))
+            ctx.record(CurrentChurnOutcome.wrongScheduler, count: wrong.load(ordering: .relaxed))
+            ctx.record(CurrentChurnOutcome.notRestored, count: unrestored.load(ordering: .relaxed))
             ctx.addOperations(chains * (hopsPerChain + 1))
             ctx.latency.merge(latencies.withLock { $0 })
+        }
+    }
+}
+
+/// What a run of `currentChurn` observes; the raw values are the names reports use.
+enum CurrentChurnOutcome: String, StressOutcome {
+    case rightScheduler = "right scheduler", wrongScheduler = "wrong scheduler", notRestored = "not restored"
+
+    var judgement: StressScenario.Judgement {
+        switch self {
+        case .rightScheduler: .acceptable("the action saw its own scheduler as current and it was restored after nesting")
+        case .wrongScheduler: .forbidden("an action saw another scheduler, or none, as current")
+        case .notRestored: .forbidden("after a nested run as another scheduler, the current scheduler was not restored")
         }
     }
 }

@@ -10,13 +10,7 @@ extension StressScenario {
         "dispose-race",
         "A producer schedules actions that a disposer thread disposes at once. On serial schedulers every other batch is disposed while the scheduler is held busy, so none of that batch may ever run; in the other batches an action may win the race, and one starting after its dispose() returned is counted as interesting (a thread preempted between claiming and starting looks the same from outside).",
         requires: [.cancellation, .asynchronous], excludes: [.virtualTime, .threadConfined],
-        outcomes: [
-            .acceptable("not ran", "dispose() won: the action never ran"),
-            .acceptable("ran", "the action started before dispose() returned"),
-            .interesting("started after dispose returned", "started after dispose() returned while the scheduler was free: the race was lost by a hair, or the scheduler checks disposal late"),
-            .forbidden("ran though disposed while held", "disposed while the scheduler was busy with another action, so before it could start, yet it ran"),
-            .forbidden("ran twice", "the action ran more than once"),
-        ]
+        outcomes: DisposeRaceOutcome.self
     ) { ctx throws(StressFailure) in
         let scheduler = ctx.subject.makeScheduler()
         let serial = ctx.subject.capabilities.contains(.serial)
@@ -72,14 +66,14 @@ extension StressScenario {
             var histogram = ctx.latency.makeWorkerHistogram()
             for slot in 0..<total {
                 switch runs[slot] {
-                case 0: ctx.record("not ran")
+                case 0: ctx.record(DisposeRaceOutcome.notRan)
                 case 1:
                     let start = startedAt[slot], disposed = disposedAt[slot]
-                    if held && disposed != 0 { ctx.record("ran though disposed while held") }
-                    else if disposed == 0 || start <= disposed { ctx.record("ran") }
-                    else { ctx.record("started after dispose returned") }
+                    if held && disposed != 0 { ctx.record(DisposeRaceOutcome.ranThoughDisposedWhileHeld) }
+                    else if disposed == 0 || start <= disposed { ctx.record(DisposeRaceOutcome.ran) }
+                    else { ctx.record(DisposeRaceOutcome.startedAfterDisposeReturned) }
                     if disposed != 0, start > disposed { histogram.record(start - disposed) }
-                default: ctx.record("ran twice")
+                default: ctx.record(DisposeRaceOutcome.ranTwice)
                 }
             }
             ctx.latency.merge(histogram)
@@ -116,5 +110,20 @@ func settle(_ scheduler: any Scheduler, serial: Bool, ctx: StressContext) throws
     } else {
         // No sentinel can prove it on a concurrent scheduler: watch a quiet window instead.
         Thread.sleep(forTimeInterval: (ctx.grace * 2).timeInterval)
+    }
+}
+
+/// What a run of `disposeRace` observes; the raw values are the names reports use.
+enum DisposeRaceOutcome: String, StressOutcome {
+    case notRan = "not ran", ran, startedAfterDisposeReturned = "started after dispose returned", ranThoughDisposedWhileHeld = "ran though disposed while held", ranTwice = "ran twice"
+
+    var judgement: StressScenario.Judgement {
+        switch self {
+        case .notRan: .acceptable("dispose() won: the action never ran")
+        case .ran: .acceptable("the action started before dispose() returned")
+        case .startedAfterDisposeReturned: .interesting("started after dispose() returned while the scheduler was free: the race was lost by a hair, or the scheduler checks disposal late")
+        case .ranThoughDisposedWhileHeld: .forbidden("disposed while the scheduler was busy with another action, so before it could start, yet it ran")
+        case .ranTwice: .forbidden("the action ran more than once")
+        }
     }
 }

@@ -12,16 +12,13 @@ extension StressScenario {
         "executor-throughput",
         "A task isolated to an actor on the executor (or, for a task executor only, preferring it) yields in a loop, so every iteration is one job enqueued and run; the same loop runs on an actor on a bare serial DispatchQueue executor in alternation. Reports the cost per job, its ratio to the bare baseline, and allocations per job for both.",
         kind: .executor,
-        outcomes: [
-            .acceptable("completed", "every job of the loop ran"),
-            .forbidden("lost", "the loop stopped: a job never ran"),
-        ]
+        outcomes: ExecutorThroughputOutcome.self
     ) { ctx throws(StressFailure) in
         let executor = ctx.subject.makeExecutor()
         let baseline = YieldLoop(serial: DispatchQueueExecutor(label: "executor throughput baseline"))
         let subject = executor.serial.map(YieldLoop.init(serial:)) ?? YieldLoop(task: executor.task!)
         let jobs = 20_000
-        try ctx.benchmark(unit: "Job", operations: jobs) { () throws(StressFailure) in
+        try ctx.benchmark(unit: .job, operations: jobs, completed: ExecutorThroughputOutcome.completed) { () throws(StressFailure) in
             let (base, baseAllocations) = try baseline.measure(jobs, ctx, drive: nil)
             let (mine, allocations) = try subject.measure(jobs, ctx, drive: executor.drive)
             return BenchmarkRound(nanoseconds: mine, baselineNanoseconds: base, allocations: allocations, baselineAllocations: baseAllocations)
@@ -63,7 +60,7 @@ private struct YieldLoop: Sendable {
             while done.count > 0, ContinuousClock.now < giveUp { drive() }
         }
         guard done.wait(ctx.mustHappen) else {
-            ctx.record("lost")
+            ctx.record(ExecutorThroughputOutcome.lost)
             throw StressFailure("a loop of \(count) yields did not finish within \(ctx.mustHappen)")
         }
         let elapsed = (ContinuousClock.now - started).timeInterval * 1e9 / Double(count)
@@ -81,5 +78,17 @@ private actor YieldingActor {
     func yield(_ count: Int, then done: Countdown) async {
         for _ in 0..<count { await Task.yield() }
         done.tick()
+    }
+}
+
+/// What a run of `executorThroughput` observes; the raw values are the names reports use.
+enum ExecutorThroughputOutcome: String, StressOutcome {
+    case completed, lost
+
+    var judgement: StressScenario.Judgement {
+        switch self {
+        case .completed: .acceptable("every job of the loop ran")
+        case .lost: .forbidden("the loop stopped: a job never ran")
+        }
     }
 }

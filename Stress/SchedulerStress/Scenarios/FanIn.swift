@@ -9,13 +9,7 @@ extension StressScenario {
         "fan-in",
         "P producer threads schedule M actions each per round; every action must run exactly once, and on a serial scheduler in per-producer order and never overlapping. Measures throughput and schedule→start latency.",
         excludes: [.virtualTime, .threadConfined],
-        outcomes: [
-            .acceptable("ran once", "the action ran exactly once"),
-            .forbidden("lost", "the action never ran"),
-            .forbidden("ran twice", "the action ran more than once"),
-            .forbidden("out of order", "on a serial scheduler, an action ran before an earlier one of the same producer"),
-            .forbidden("overlapped", "on a serial scheduler, two actions ran at the same time"),
-        ]
+        outcomes: FanInOutcome.self
     ) { ctx throws(StressFailure) in
         let scheduler = ctx.subject.makeScheduler()
         let serial = ctx.subject.capabilities.contains(.serial)
@@ -55,8 +49,8 @@ extension StressScenario {
             }
             guard done.wait(ctx.mustHappen) else {
                 // Some actions never ran; the slots may still be written, so only count.
-                ctx.record("lost", count: done.count)
-                ctx.record("ran once", count: total - done.count)
+                ctx.record(FanInOutcome.lost, count: done.count)
+                ctx.record(FanInOutcome.ranOnce, count: total - done.count)
                 break
             }
             var histogram = ctx.latency.makeWorkerHistogram()
@@ -72,12 +66,27 @@ extension StressScenario {
             // A double run racing another on a concurrent scheduler can hide in its slot;
             // the atomic total still shows it.
             twice = max(twice, allRuns.load(ordering: .relaxed) - (total - lost))
-            ctx.record("ran once", count: total - lost - twice)
-            ctx.record("lost", count: lost)
-            ctx.record("ran twice", count: twice)
-            ctx.record("out of order", count: outOfOrder.load(ordering: .relaxed))
+            ctx.record(FanInOutcome.ranOnce, count: total - lost - twice)
+            ctx.record(FanInOutcome.lost, count: lost)
+            ctx.record(FanInOutcome.ranTwice, count: twice)
+            ctx.record(FanInOutcome.outOfOrder, count: outOfOrder.load(ordering: .relaxed))
             ctx.addOperations(total - lost)
         }
-        if serial && meter.maximum > 1 { ctx.record("overlapped", count: meter.maximum - 1) }
+        if serial && meter.maximum > 1 { ctx.record(FanInOutcome.overlapped, count: meter.maximum - 1) }
+    }
+}
+
+/// What a run of `fanIn` observes; the raw values are the names reports use.
+enum FanInOutcome: String, StressOutcome {
+    case ranOnce = "ran once", lost, ranTwice = "ran twice", outOfOrder = "out of order", overlapped
+
+    var judgement: StressScenario.Judgement {
+        switch self {
+        case .ranOnce: .acceptable("the action ran exactly once")
+        case .lost: .forbidden("the action never ran")
+        case .ranTwice: .forbidden("the action ran more than once")
+        case .outOfOrder: .forbidden("on a serial scheduler, an action ran before an earlier one of the same producer")
+        case .overlapped: .forbidden("on a serial scheduler, two actions ran at the same time")
+        }
     }
 }

@@ -10,14 +10,7 @@ extension StressScenario {
         "recursive-storm",
         "Concurrent recursive chains each reschedule themselves to a random depth; a third are disposed from another thread half-way. No run may start after its chain's dispose() returned, no undisposed chain may lose a reschedule, and the stack may not grow. Latency is reschedule→run.",
         excludes: [.virtualTime, .threadConfined],
-        outcomes: [
-            .acceptable("chain completed", "an undisposed chain reached its depth"),
-            .acceptable("chain stopped", "a disposed chain ran no more after disposal"),
-            .interesting("one run after dispose returned", "one run started after dispose() returned: it had passed its disposal check before (or its thread was preempted between the check and the block)"),
-            .forbidden("runs after dispose returned", "a disposed chain kept running: more than one run started after dispose() returned"),
-            .forbidden("lost reschedule", "an undisposed chain stopped short of its depth"),
-            .forbidden("stack grew", "the stack grew with the depth of recursion"),
-        ]
+        outcomes: RecursiveStormOutcome.self
     ) { ctx throws(StressFailure) in
         let scheduler = ctx.subject.makeScheduler()
         // Synchronous and trampoline recursion finishes inside scheduleRecursive, before its
@@ -67,25 +60,41 @@ extension StressScenario {
                         disposed.tick()
                     }.start()
                     guard reachedDisposePoint.wait(ctx.mustHappen), disposed.wait(ctx.mustHappen) else {
-                        ctx.record("lost reschedule")
+                        ctx.record(RecursiveStormOutcome.lostReschedule)
                         return
                     }
                     // Watch a while for runs that should not come (a quiet window: nothing
                     // else can prove their absence on every kind of scheduler).
                     Thread.sleep(forTimeInterval: (ctx.grace * 3).timeInterval)
                     let after = runsAfterDispose.load(ordering: .relaxed)
-                    ctx.record(after == 0 ? "chain stopped" : after == 1 ? "one run after dispose returned" : "runs after dispose returned")
+                    ctx.record(after == 0 ? RecursiveStormOutcome.chainStopped : after == 1 ? .oneRunAfterDisposeReturned : .runsAfterDisposeReturned)
                 } else if finished.wait(ctx.mustHappen) {
-                    ctx.record("chain completed")
+                    ctx.record(RecursiveStormOutcome.chainCompleted)
                 } else {
-                    ctx.record("lost reschedule")
+                    ctx.record(RecursiveStormOutcome.lostReschedule)
                 }
                 ctx.addOperations(runs.load(ordering: .relaxed))
                 ctx.latency.merge(latencies.withLock { $0 })
             }
             return true
         }
-        if meter.exceeded { ctx.record("stack grew") }
-        ctx.setMetric("maxStackGrowthBytes", Double(meter.growth))
+        if meter.exceeded { ctx.record(RecursiveStormOutcome.stackGrew) }
+        ctx.setMetric(.maxStackGrowthBytes, Double(meter.growth))
+    }
+}
+
+/// What a run of `recursiveStorm` observes; the raw values are the names reports use.
+enum RecursiveStormOutcome: String, StressOutcome {
+    case chainCompleted = "chain completed", chainStopped = "chain stopped", oneRunAfterDisposeReturned = "one run after dispose returned", runsAfterDisposeReturned = "runs after dispose returned", lostReschedule = "lost reschedule", stackGrew = "stack grew"
+
+    var judgement: StressScenario.Judgement {
+        switch self {
+        case .chainCompleted: .acceptable("an undisposed chain reached its depth")
+        case .chainStopped: .acceptable("a disposed chain ran no more after disposal")
+        case .oneRunAfterDisposeReturned: .interesting("one run started after dispose() returned: it had passed its disposal check before (or its thread was preempted between the check and the block)")
+        case .runsAfterDisposeReturned: .forbidden("a disposed chain kept running: more than one run started after dispose() returned")
+        case .lostReschedule: .forbidden("an undisposed chain stopped short of its depth")
+        case .stackGrew: .forbidden("the stack grew with the depth of recursion")
+        }
     }
 }

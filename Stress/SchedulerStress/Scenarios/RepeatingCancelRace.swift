@@ -10,11 +10,7 @@ extension StressScenario {
         "repeating-cancel-race",
         "Threads start repeating timers (1–5 ms) and dispose each from another thread after a random 0–30 ms. No tick may start after dispose() returned, beyond one already running. Latency is tick lateness against its schedule.",
         requires: .repeating, excludes: [.virtualTime, .threadConfined],
-        outcomes: [
-            .acceptable("stopped", "no tick started after dispose() returned"),
-            .interesting("one tick after dispose returned", "one tick started after dispose() returned (claimed before, or its thread preempted between the check and the action)"),
-            .forbidden("ticks after dispose returned", "the timer kept ticking: more than one tick started after dispose() returned"),
-        ]
+        outcomes: RepeatingCancelRaceOutcome.self
     ) { ctx throws(StressFailure) in
         let scheduler = ctx.subject.makeScheduler()
         try ctx.eachRound { round throws(StressFailure) in
@@ -56,13 +52,26 @@ extension StressScenario {
                 // Watch long enough for a tick that should not come to show itself.
                 Thread.sleep(forTimeInterval: 0.005 + (ctx.grace * 3).timeInterval)
                 for count in ticksAfterDispose.withLock({ $0 }) {
-                    ctx.record(count == 0 ? "stopped" : count == 1 ? "one tick after dispose returned" : "ticks after dispose returned")
+                    ctx.record(count == 0 ? RepeatingCancelRaceOutcome.stopped : count == 1 ? .oneTickAfterDisposeReturned : .ticksAfterDisposeReturned)
                 }
                 ctx.addOperations(ticks.load(ordering: .relaxed))
                 histogram = latencies.withLock { $0 }
                 ctx.latency.merge(histogram)
             }
             return true
+        }
+    }
+}
+
+/// What a run of `repeatingCancelRace` observes; the raw values are the names reports use.
+enum RepeatingCancelRaceOutcome: String, StressOutcome {
+    case stopped, oneTickAfterDisposeReturned = "one tick after dispose returned", ticksAfterDisposeReturned = "ticks after dispose returned"
+
+    var judgement: StressScenario.Judgement {
+        switch self {
+        case .stopped: .acceptable("no tick started after dispose() returned")
+        case .oneTickAfterDisposeReturned: .interesting("one tick started after dispose() returned (claimed before, or its thread preempted between the check and the action)")
+        case .ticksAfterDisposeReturned: .forbidden("the timer kept ticking: more than one tick started after dispose() returned")
         }
     }
 }

@@ -11,15 +11,7 @@ extension StressScenario {
         "Threads start tasks that sleep until now + 0.5–3 ms (a manual clock is advanced by 100 µs steps meanwhile) and cancel a quarter of them at a random moment. No sleep may return before its deadline or be lost, a cancelled one must end, and every task's memory must be freed once all have ended. Latency is how late a real clock's sleeper woke.",
         kind: .clock,
         excludes: .synchronous,
-        outcomes: [
-            .acceptable("woke", "the sleep returned at or after its deadline"),
-            .acceptable("cancelled", "a cancelled sleep threw CancellationError"),
-            .interesting("woke despite cancel", "a sleep cancelled close to its deadline returned normally (the deadline won the race)"),
-            .forbidden("early", "a sleep returned before its deadline"),
-            .forbidden("lost", "a sleep never ended: its resume was lost"),
-            .forbidden("threw", "a sleep threw something other than CancellationError"),
-            .forbidden("leaked", "a task's memory was still alive after every task ended"),
-        ]
+        outcomes: SleepStormOutcome.self
     ) { ctx throws(StressFailure) in
         let clock = ctx.subject.makeClock()
         let probe = ProbeExecutor()
@@ -44,15 +36,15 @@ extension StressScenario {
                             try await clock.sleepUntil(deadline, nil)
                             let late = clock.now() - deadline
                             if late < .zero {
-                                ctx.record("early")
+                                ctx.record(SleepStormOutcome.early)
                             } else {
-                                ctx.record(cancel ? "woke despite cancel" : "woke")
+                                ctx.record(cancel ? SleepStormOutcome.wokeDespiteCancel : .woke)
                                 if clock.driver == nil { latencies.withLock { $0.record(UInt64(late.attoseconds / 1_000_000_000)) } }
                             }
                         } catch is CancellationError {
-                            ctx.record("cancelled")
+                            ctx.record(SleepStormOutcome.cancelled)
                         } catch {
-                            ctx.record("threw")
+                            ctx.record(SleepStormOutcome.threw)
                         }
                     }
                     if cancel {
@@ -65,14 +57,14 @@ extension StressScenario {
             }
             driving.finish()
             guard remaining.wait(ctx.mustHappen) else {
-                ctx.record("lost", count: remaining.count)
+                ctx.record(SleepStormOutcome.lost, count: remaining.count)
                 throw StressFailure("\(remaining.count) sleeps did not end within \(ctx.mustHappen)")
             }
             ctx.addOperations(ctx.threads * perThread)
             return true
         }
         if !live.waitForNone(within: ctx.grace * 50) {
-            ctx.record("leaked", count: live.count)
+            ctx.record(SleepStormOutcome.leaked, count: live.count)
         }
     }
 }
@@ -111,4 +103,21 @@ private final class Driver: Sendable {
 
     /// Waits for the driving thread to stop (it does once every sleep has ended).
     func finish() { _ = done.wait(.seconds(60)) }
+}
+
+/// What a run of `sleepStorm` observes; the raw values are the names reports use.
+enum SleepStormOutcome: String, StressOutcome {
+    case woke, cancelled, wokeDespiteCancel = "woke despite cancel", early, lost, threw, leaked
+
+    var judgement: StressScenario.Judgement {
+        switch self {
+        case .woke: .acceptable("the sleep returned at or after its deadline")
+        case .cancelled: .acceptable("a cancelled sleep threw CancellationError")
+        case .wokeDespiteCancel: .interesting("a sleep cancelled close to its deadline returned normally (the deadline won the race)")
+        case .early: .forbidden("a sleep returned before its deadline")
+        case .lost: .forbidden("a sleep never ended: its resume was lost")
+        case .threw: .forbidden("a sleep threw something other than CancellationError")
+        case .leaked: .forbidden("a task's memory was still alive after every task ended")
+        }
+    }
 }

@@ -10,22 +10,19 @@ extension StressScenario {
     static let throughput = StressScenario(
         "throughput",
         "One thread schedules batches of actions and waits for the last; the same batches go through a bare serial DispatchQueue.async in alternation. Reports the cost per action, its ratio to the bare baseline, and allocations per action for both. Synchronous and trampoline subjects also report the cost of one recursion step.",
-        outcomes: [
-            .acceptable("completed", "every action of the batch ran"),
-            .forbidden("lost", "an action of the batch never ran"),
-        ]
+        outcomes: ThroughputOutcome.self
     ) { ctx throws(StressFailure) in
         let scheduler = ctx.subject.makeScheduler()
         let batch = 20_000
         let baselineQueue = DispatchQueue(label: "throughput baseline")
-        try ctx.benchmark(unit: "Action", operations: batch) { () throws(StressFailure) in
+        try ctx.benchmark(unit: .action, operations: batch, completed: ThroughputOutcome.completed) { () throws(StressFailure) in
             let (baseline, baselineAllocations, _) = try measure(batch, ctx) { action in baselineQueue.async(execute: action) }
             let (subject, allocations, bytes) = try measure(batch, ctx, drive: scheduler as? any VirtualTimeScheduler) { action in scheduler.schedule(action) }
             return BenchmarkRound(nanoseconds: subject, baselineNanoseconds: baseline, allocations: allocations, baselineAllocations: baselineAllocations, bytes: bytes)
         }
         let capabilities = ctx.subject.capabilities
         if !capabilities.isDisjoint(with: [.synchronous, .trampoline, .virtualTime]) {
-            ctx.setMetric("recursionNanosecondsPerStep", try recursionStep(scheduler, ctx))
+            ctx.setMetric(.recursionNanosecondsPerStep, try recursionStep(scheduler, ctx))
         }
     }
 
@@ -47,7 +44,7 @@ extension StressScenario {
         let bytesAfter = Allocator.threadAllocatedBytes()
         drive?.stepAll()
         guard done.wait(ctx.mustHappen) else {
-            ctx.record("lost", count: remaining.load(ordering: .relaxed))
+            ctx.record(ThroughputOutcome.lost, count: remaining.load(ordering: .relaxed))
             throw StressFailure("\(remaining.load(ordering: .relaxed)) of \(count) actions did not run within \(ctx.mustHappen)")
         }
         let elapsed = (ContinuousClock.now - start).timeInterval * 1e9 / Double(count)
@@ -71,4 +68,16 @@ extension StressScenario {
         return (ContinuousClock.now - start).timeInterval * 1e9 / Double(steps)
     }
 
+}
+
+/// What a run of `throughput` observes; the raw values are the names reports use.
+enum ThroughputOutcome: String, StressOutcome {
+    case completed, lost
+
+    var judgement: StressScenario.Judgement {
+        switch self {
+        case .completed: .acceptable("every action of the batch ran")
+        case .lost: .forbidden("an action of the batch never ran")
+        }
+    }
 }

@@ -9,11 +9,7 @@ extension StressScenario {
         "timer-storm",
         "Producer threads arm hundreds of one-shot timers each with random delays up to 20 ms. No timer may fire before its deadline on the scheduler's own clock, none may be lost. Latency is lateness past the deadline.",
         requires: .timers, excludes: [.synchronous, .virtualTime, .threadConfined],
-        outcomes: [
-            .acceptable("on time", "fired at or after its deadline"),
-            .forbidden("early", "fired before its deadline"),
-            .forbidden("lost", "never fired"),
-        ]
+        outcomes: TimerStormOutcome.self
     ) { ctx throws(StressFailure) in
         let scheduler = ctx.subject.makeScheduler()
         try ctx.eachRound { round throws(StressFailure) in
@@ -52,12 +48,25 @@ extension StressScenario {
                 ctx.latency.merge(histogram)
             }
             let earlyCount = early.load(ordering: .relaxed)
-            ctx.record("early", count: earlyCount)
-            ctx.record("lost", count: lost)
-            ctx.record("on time", count: total - earlyCount - lost - refused.load(ordering: .relaxed))
+            ctx.record(TimerStormOutcome.early, count: earlyCount)
+            ctx.record(TimerStormOutcome.lost, count: lost)
+            ctx.record(TimerStormOutcome.onTime, count: total - earlyCount - lost - refused.load(ordering: .relaxed))
             ctx.addOperations(total - lost)
             if refused.load(ordering: .relaxed) > 0 { throw StressFailure("the scheduler refused \(refused.load(ordering: .relaxed)) timers though it claims timers") }
             return complete
+        }
+    }
+}
+
+/// What a run of `timerStorm` observes; the raw values are the names reports use.
+enum TimerStormOutcome: String, StressOutcome {
+    case onTime = "on time", early, lost
+
+    var judgement: StressScenario.Judgement {
+        switch self {
+        case .onTime: .acceptable("fired at or after its deadline")
+        case .early: .forbidden("fired before its deadline")
+        case .lost: .forbidden("never fired")
         }
     }
 }

@@ -11,13 +11,7 @@ extension StressScenario {
         "trampoline-virtual-load",
         "Trampoline subjects: every thread runs trampolines with nested fan-outs at once; each thread's nested actions must run on that thread, in FIFO order. Virtual-time subjects: one thread steps and advances while others schedule at random delays; actions must never run early or out of time order, and none may be lost.",
         anyOf: [.trampoline, .virtualTime], excludes: .threadConfined,
-        outcomes: [
-            .acceptable("in order", "the action ran where and when it should"),
-            .forbidden("wrong thread", "a trampoline action ran on another thread"),
-            .forbidden("out of order", "a trampoline action ran out of FIFO order, or virtual time went backwards"),
-            .forbidden("early", "a virtual-time action ran before its time"),
-            .forbidden("lost", "an action never ran"),
-        ]
+        outcomes: TrampolineAndVirtualLoadOutcome.self
     ) { ctx throws(StressFailure) in
         let scheduler = ctx.subject.makeScheduler()
         if let virtual = scheduler as? any VirtualTimeScheduler {
@@ -50,10 +44,10 @@ extension StressScenario {
                         if !onThisThread.withLock({ $0 }) { wrongThread += 1 }
                     }
                 }
-                ctx.record("in order", count: inOrder)
-                ctx.record("wrong thread", count: wrongThread)
-                ctx.record("out of order", count: outOfOrder)
-                ctx.record("lost", count: lost)
+                ctx.record(TrampolineAndVirtualLoadOutcome.inOrder, count: inOrder)
+                ctx.record(TrampolineAndVirtualLoadOutcome.wrongThread, count: wrongThread)
+                ctx.record(TrampolineAndVirtualLoadOutcome.outOfOrder, count: outOfOrder)
+                ctx.record(TrampolineAndVirtualLoadOutcome.lost, count: lost)
                 ctx.addOperations(50 * 21)
             }
         }
@@ -92,10 +86,25 @@ extension StressScenario {
         }
         scheduler.stepAll()
         let lost = scheduled.load(ordering: .relaxed) - ran.load(ordering: .relaxed)
-        ctx.record("in order", count: ran.load(ordering: .relaxed) - early.load(ordering: .relaxed) - backwards.load(ordering: .relaxed))
-        ctx.record("early", count: early.load(ordering: .relaxed))
-        ctx.record("out of order", count: backwards.load(ordering: .relaxed))
-        ctx.record("lost", count: max(0, lost))
+        ctx.record(TrampolineAndVirtualLoadOutcome.inOrder, count: ran.load(ordering: .relaxed) - early.load(ordering: .relaxed) - backwards.load(ordering: .relaxed))
+        ctx.record(TrampolineAndVirtualLoadOutcome.early, count: early.load(ordering: .relaxed))
+        ctx.record(TrampolineAndVirtualLoadOutcome.outOfOrder, count: backwards.load(ordering: .relaxed))
+        ctx.record(TrampolineAndVirtualLoadOutcome.lost, count: max(0, lost))
         ctx.addOperations(ran.load(ordering: .relaxed))
+    }
+}
+
+/// What a run of `trampolineAndVirtualLoad` observes; the raw values are the names reports use.
+enum TrampolineAndVirtualLoadOutcome: String, StressOutcome {
+    case inOrder = "in order", wrongThread = "wrong thread", outOfOrder = "out of order", early, lost
+
+    var judgement: StressScenario.Judgement {
+        switch self {
+        case .inOrder: .acceptable("the action ran where and when it should")
+        case .wrongThread: .forbidden("a trampoline action ran on another thread")
+        case .outOfOrder: .forbidden("a trampoline action ran out of FIFO order, or virtual time went backwards")
+        case .early: .forbidden("a virtual-time action ran before its time")
+        case .lost: .forbidden("an action never ran")
+        }
     }
 }
