@@ -77,7 +77,7 @@ struct RuleSelection: ParsableArguments {
         let ids = Set(splitList(rules).map { $0.uppercased() })
         let categories = Set(splitList(categories).compactMap(Self.category(named:)))
         return RuleCatalogue.all.filter { rule in
-            (ids.isEmpty || ids.contains(rule.id)) && (categories.isEmpty || categories.contains(rule.category))
+            (ids.isEmpty || ids.contains(rule.id.rawValue)) && (categories.isEmpty || categories.contains(rule.category))
         }
     }
 
@@ -159,7 +159,7 @@ extension ConformanceCommand {
             let started = ContinuousClock.now
             if let shard { printError("conformance: \(shard), partitioned by subject × rule") }
             let subjectReports = try toolkit.select(subjects).map { subject in
-                let mine = shard.map { shard in rules.filter { shard.contains(Shard.pairID(subject.name, $0.id)) } } ?? rules
+                let mine = shard.map { shard in rules.filter { shard.contains(Shard.pairID(subject.name, $0.id.rawValue)) } } ?? rules
                 let results = mine.isEmpty ? [] : IsolatedRules.run(subject: subject, rules: mine, timing: timing, inProcess: execution.inProcess)
                 printError("\(subject.name): \(results.filter { $0.status == .passed }.count) passed, \(results.filter { $0.status.isFailure }.count) not passed, \(results.filter { $0.status == .skipped }.count) skipped")
                 return ConformanceReport.SubjectReport(subject, results: results)
@@ -306,7 +306,7 @@ enum RuleDocument {
             for rule in RuleCatalogue.all where rule.category == category {
                 let level = rule.guarantee == nil ? rule.level.rawValue : "\(rule.level.rawValue), guaranteed by the protocol"
                 let why = rule.guarantee.map { "\(rule.rationale) *Guaranteed:* \($0)" } ?? rule.rationale
-                let cells = [rule.id, level, rule.title, needs(rule).joined(separator: "; "), why, rule.hint]
+                let cells = [rule.id.rawValue, level, rule.title, needs(rule).joined(separator: "; "), why, rule.hint]
                 lines.append("| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
             }
         }
@@ -324,7 +324,7 @@ enum RuleDocument {
     static func list() -> String {
         RuleCatalogue.all.map { rule in
             let needs = needs(rule)
-            return "\(rule.id.padding(toLength: 7, withPad: " ", startingAt: 0)) \(rule.level.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(rule.title)" + (needs.isEmpty ? "" : "  [\(needs.joined(separator: "; "))]")
+            return "\(rule.id.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)) \(rule.level.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(rule.title)" + (needs.isEmpty ? "" : "  [\(needs.joined(separator: "; "))]")
         }.joined(separator: "\n")
     }
 }

@@ -77,7 +77,7 @@ enum KillMatrix {
             let killers = subject.results.filter { $0.status.isFailure }.map(\.rule)
             let mutant = faults[subject.name]
             let verdict = killers.isEmpty ? "SURVIVED" : killers.joined(separator: " ")
-            let intended = mutant.map { killers.contains($0.killer) ? "" : "  (intended killer \($0.killer) missed)" } ?? ""
+            let intended = mutant.map { killers.contains($0.killer.rawValue) ? "" : "  (intended killer \($0.killer) missed)" } ?? ""
             lines.append("  \(subject.name) [\(mutant?.fault ?? "?")]: \(verdict)\(intended)")
         }
         let survivors = survivors(report)
@@ -100,7 +100,7 @@ struct KillCount: Sendable {
     static func run(_ mutants: [Mutant], runs: Int, timing: Timing, inProcess: Bool) -> [KillCount] {
         // Mutants whose rule races threads on the cores are measured alone, after the rest: four
         // at once would starve each other's races and come out inconclusive.
-        let racing = mutants.map { RuleCatalogue.rule($0.killer)?.needsIdleCores ?? false }
+        let racing = mutants.map { RuleCatalogue.rule($0.killer).needsIdleCores }
         let alone = mutants.indices.filter { racing[$0] }
         let together = mutants.indices.filter { !racing[$0] }
         var counts = Dictionary(uniqueKeysWithValues: zip(together, inParallel(together.map { mutants[$0] }, runs: runs, timing: timing, inProcess: inProcess)))
@@ -133,7 +133,7 @@ struct KillCount: Sendable {
     }
 
     private static func measure(_ mutant: Mutant, runs: Int, timing: Timing, inProcess: Bool) -> KillCount {
-        let rule = RuleCatalogue.rule(mutant.killer)!
+        let rule = RuleCatalogue.rule(mutant.killer)
         let results = (0..<runs).map { _ in
             IsolatedRules.run(subject: mutant.subject, rules: [rule], timing: timing, inProcess: inProcess)[0]
         }

@@ -12,7 +12,7 @@ enum RuleWorker {
         timing.ruleTimeout = timing.ruleTimeout * 4
         _ = ConformanceRunner.run(
             subject, rules: rules, timing: timing, stacksOnHang: true, trapProbe: TrapProbeProcess.runner(),
-            willStart: { rule in WorkerMessage.started(item: rule.id).send() },
+            willStart: { rule in WorkerMessage.started(item: rule.id.rawValue).send() },
             progress: { result in WorkerMessage.rule(result).send() }
         )
     }

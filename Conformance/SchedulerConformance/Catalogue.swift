@@ -6,8 +6,15 @@ public enum RuleCatalogue {
         ordering + immediate + trampoline + cancellation + current + subscription
         + recursion + timers + virtualTime + threadSafety + clocks + executors
 
-    /// The rule with `id` (case-insensitive), if any.
-    public static func rule(_ id: String) -> Rule? {
-        all.first { $0.id.caseInsensitiveCompare(id) == .orderedSame }
+    /// The rule with `id`.
+    public static func rule(_ id: RuleID) -> Rule {
+        guard let rule = all.first(where: { $0.id == id }) else { preconditionFailure("\(id) is published but not in the catalogue") }
+        return rule
+    }
+
+    /// The rule whose ID is written `text` (case-insensitive), if any: for IDs read from a
+    /// command line or a report.
+    public static func rule(_ text: String) -> Rule? {
+        RuleID(rawValue: text).map(rule)
     }
 }

@@ -9,11 +9,11 @@ public struct Mutant: Sendable {
     public let subject: ConformanceSubject
     /// What is wrong with it, in a few words.
     public let fault: String
-    /// The ID of the rule that must fail on it in every run.
-    public let killer: String
+    /// The rule that must fail on it in every run.
+    public let killer: RuleID
 
     /// A mutant whose `subject` has `fault`, to be caught by the rule `killer`.
-    public init(subject: ConformanceSubject, fault: String, killer: String) {
+    public init(subject: ConformanceSubject, fault: String, killer: RuleID) {
         self.subject = subject
         self.fault = fault
         self.killer = killer

@@ -30,7 +30,7 @@ public struct ConformanceReport: Codable, Sendable {
 
         /// The rule's data, without its check.
         public init(_ rule: Rule) {
-            id = rule.id
+            id = rule.id.rawValue
             category = rule.category.rawValue
             title = rule.title
             level = rule.level

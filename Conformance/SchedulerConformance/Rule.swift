@@ -52,7 +52,7 @@ public struct Rule: Sendable, Identifiable {
     }
 
     /// Stable ID: category prefix, a dash and a number, such as `ORD-1`.
-    public let id: String
+    public let id: RuleID
     public let category: Category
     /// One line saying what is checked.
     public let title: String
@@ -82,7 +82,7 @@ public struct Rule: Sendable, Identifiable {
     let check: @Sendable (RuleContext) throws(RuleFailure) -> Void
 
     init(
-        _ category: Category, _ number: Int, _ title: String,
+        _ id: RuleID, _ title: String,
         level: Level = .required,
         requires: SchedulerCapabilities = [],
         anyOf: SchedulerCapabilities = [],
@@ -94,8 +94,8 @@ public struct Rule: Sendable, Identifiable {
         needsIdleCores: Bool = false,
         check: @escaping @Sendable (RuleContext) throws(RuleFailure) -> Void
     ) {
-        self.id = "\(category.rawValue)-\(number)"
-        self.category = category
+        self.id = id
+        self.category = id.category
         self.title = title
         self.level = level
         self.requires = requires

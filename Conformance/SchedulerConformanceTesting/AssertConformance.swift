@@ -34,7 +34,7 @@ public func assertConformance(
     rules: [Rule] = RuleCatalogue.all,
     timing: Timing = .calibrate(scale: 2),
     failingLevels: Set<Rule.Level> = [.required],
-    expectedDeviations: Set<String> = [],
+    expectedDeviations: Set<RuleID> = [],
     file: StaticString = #filePath,
     line: UInt = #line,
     sourceLocation: SourceLocation = #_sourceLocation
@@ -64,7 +64,7 @@ public func assertConformance(
     rules: [Rule] = RuleCatalogue.all,
     timing: Timing = .calibrate(scale: 2),
     failingLevels: Set<Rule.Level> = [.required],
-    expectedDeviations: Set<String> = [],
+    expectedDeviations: Set<RuleID> = [],
     file: StaticString = #filePath,
     line: UInt = #line,
     sourceLocation: SourceLocation = #_sourceLocation
@@ -93,17 +93,17 @@ private struct IssueRecorder: Sendable {
     let subject: ConformanceSubject
     let rules: [String: Rule]
     let failingLevels: Set<Rule.Level>
-    let expectedDeviations: Set<String>
+    let expectedDeviations: Set<RuleID>
     let file: StaticString
     let line: UInt
     let sourceLocation: SourceLocation
 
     init(
-        subject: ConformanceSubject, rules: [Rule], failingLevels: Set<Rule.Level>, expectedDeviations: Set<String>,
+        subject: ConformanceSubject, rules: [Rule], failingLevels: Set<Rule.Level>, expectedDeviations: Set<RuleID>,
         file: StaticString, line: UInt, sourceLocation: SourceLocation
     ) {
         self.subject = subject
-        self.rules = Dictionary(uniqueKeysWithValues: rules.map { ($0.id, $0) })
+        self.rules = Dictionary(uniqueKeysWithValues: rules.map { ($0.id.rawValue, $0) })
         self.failingLevels = failingLevels
         self.expectedDeviations = expectedDeviations
         self.file = file

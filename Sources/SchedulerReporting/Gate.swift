@@ -1,24 +1,45 @@
-/// Why a subject fails what it fails, keyed by "subject rule-ID", "* rule-ID" (any subject)
-/// or "subject *" (any rule of that subject failing for one cause). Stress scenarios are
-/// keyed the same way, by scenario ID.
+/// Why a subject fails what it fails: keyed by a subject and a check (a rule or a stress
+/// scenario), by a check for any subject, or by a subject for any of its checks failing for
+/// one cause. The keys are made by ``Key/rule(_:of:)`` (in `SchedulerConformance`) and
+/// ``Key/scenario(_:of:)`` (in `SchedulerStress`) from IDs the compiler checks.
 ///
 /// Reports print the explanation beside each failure; the ``Gate`` excuses an explained
 /// failure, so a known deviation of your scheduler does not fail your run but stays visible.
 public struct Explanations: Sendable, ExpressibleByDictionaryLiteral {
+    /// What an explanation is about; `nil` stands for any.
+    public struct Key: Hashable, Sendable, CustomStringConvertible {
+        /// The subject's name, or nil for every subject.
+        public let subject: String?
+        /// The rule's or scenario's ID, or nil for every check of the subject.
+        public let check: String?
+
+        /// A key from names as the layers above spell them; they offer typed makers.
+        package init(subject: String?, check: String?) {
+            self.subject = subject
+            self.check = check
+        }
+
+        /// Every check of `subject` (one cause behind all its failures).
+        public static func subject(_ subject: String) -> Key { Key(subject: subject, check: nil) }
+
+        /// As a report prints it: `subject check`, with `*` for any.
+        public var description: String { "\(subject ?? "*") \(check ?? "*")" }
+    }
+
     /// Every explanation by key.
-    public let entries: [String: String]
+    public let entries: [Key: String]
 
-    /// Explanations keyed as described above.
-    public init(_ entries: [String: String]) { self.entries = entries }
+    /// Explanations by key.
+    public init(_ entries: [Key: String]) { self.entries = entries }
 
-    public init(dictionaryLiteral elements: (String, String)...) {
+    public init(dictionaryLiteral elements: (Key, String)...) {
         self.init(Dictionary(elements, uniquingKeysWith: { first, _ in first }))
     }
 
-    /// The most specific explanation of `subject` failing `rule` (a rule or scenario ID):
-    /// "subject rule", then "* rule", then "subject *".
-    public func explanation(subject: String, rule: String) -> String? {
-        entries["\(subject) \(rule)"] ?? entries["* \(rule)"] ?? entries["\(subject) *"]
+    /// The most specific explanation of `subject` failing `check` (a rule or scenario ID):
+    /// that subject and check, then the check for any subject, then any check of the subject.
+    public func explanation(subject: String, rule check: String) -> String? {
+        entries[Key(subject: subject, check: check)] ?? entries[Key(subject: nil, check: check)] ?? entries[.subject(subject)]
     }
 }
 

@@ -42,13 +42,13 @@ import Testing
     @Test func aBrokenSubjectRecordsOneIssuePerFailedRule() {
         let mutant = Mutants.all.first { $0.subject.name == "mutant-virtual-unstable-ties" }!
         withKnownIssue("the mutant breaks FIFO ties") {
-            _ = assertConformance(mutant.subject, rules: [RuleCatalogue.rule("VT-4")!])
+            _ = assertConformance(mutant.subject, rules: [RuleCatalogue.rule(.vt4)])
         }
     }
 
     @Test func expectedDeviationsDoNotFail() {
         let mutant = Mutants.all.first { $0.subject.name == "mutant-virtual-unstable-ties" }!
-        let results = assertConformance(mutant.subject, rules: [RuleCatalogue.rule("VT-4")!], expectedDeviations: ["VT-4"])
+        let results = assertConformance(mutant.subject, rules: [RuleCatalogue.rule(.vt4)], expectedDeviations: [.vt4])
         #expect(results.map(\.status) == [.failed])
     }
 
@@ -72,7 +72,7 @@ import Testing
         timing.mustHappen = .seconds(1)
         var results: [RuleResult] = []
         withKnownIssue("the mutant loses an action") {
-            results = assertConformance(lossy.subject, rules: [RuleCatalogue.rule("THR-1")!], timing: timing)
+            results = assertConformance(lossy.subject, rules: [RuleCatalogue.rule(.thr1)], timing: timing)
         }
         #expect(results.map(\.status) == [.failed], "\(results)")
     }

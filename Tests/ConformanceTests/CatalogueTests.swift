@@ -6,26 +6,30 @@ import Testing
         let ids = RuleCatalogue.all.map(\.id)
         #expect(ids.count >= 45)
         #expect(Set(ids).count == ids.count, "duplicate rule IDs")
+        // Every published ID has its rule, in catalogue order, and no rule has another.
+        #expect(ids == RuleID.all)
+        #expect(RuleID(rawValue: "ORD-999") == nil && RuleID(rawValue: "ORD1") == nil)
         for rule in RuleCatalogue.all {
-            #expect(rule.id.hasPrefix(rule.category.rawValue + "-"), "\(rule.id) is not in its category's prefix")
+            #expect(rule.id.rawValue.hasPrefix(rule.category.rawValue + "-"), "\(rule.id) is not in its category's prefix")
+            #expect(RuleID(rawValue: rule.id.rawValue.lowercased()) == rule.id, "\(rule.id) does not read back from its text")
             #expect(!rule.title.isEmpty && !rule.rationale.isEmpty && !rule.hint.isEmpty, "\(rule.id) lacks text")
         }
     }
 
     @Test(arguments: Rule.Category.allCases)
     func everyCategoryIsNumberedFromOneWithoutGaps(_ category: Rule.Category) {
-        let numbers = RuleCatalogue.all.filter { $0.category == category }.map { Int($0.id.split(separator: "-")[1])! }
+        let numbers = RuleCatalogue.all.filter { $0.category == category }.map(\.id.number)
         #expect(!numbers.isEmpty)
         #expect(numbers == Array(1...numbers.count), "\(category.rawValue) is numbered \(numbers)")
     }
 
     @Test func skipReasonsNameTheMissingCapability() {
-        let rule = RuleCatalogue.rule("VT-1")!
+        let rule = RuleCatalogue.rule(.vt1)
         #expect(rule.skipReason(for: [.serial]) == "does not claim virtualTime")
         #expect(rule.skipReason(for: [.virtualTime]) == nil)
-        let excluding = RuleCatalogue.rule("IMM-5")!
+        let excluding = RuleCatalogue.rule(.imm5)
         #expect(excluding.skipReason(for: [.synchronous, .repeating]) == "claims repeating")
-        let anyOf = RuleCatalogue.rule("CAN-9")!
+        let anyOf = RuleCatalogue.rule(.can9)
         #expect(anyOf.skipReason(for: [.concurrent])?.hasPrefix("claims none of") == true)
     }
 }

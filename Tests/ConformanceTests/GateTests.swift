@@ -4,9 +4,9 @@ import Testing
 /// The one policy that decides a run's exit status, and the explanations that excuse.
 @Suite struct GateTests {
     let explanations: Explanations = [
-        "mine ORD-1": "specific",
-        "* TIM-2": "any subject",
-        "mine *": "any rule of mine",
+        .rule(.ord1, of: "mine"): "specific",
+        .rule(.tim2): "any subject",
+        .subject("mine"): "any rule of mine",
     ]
 
     @Test func theMostSpecificExplanationWins() {

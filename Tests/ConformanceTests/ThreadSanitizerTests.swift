@@ -36,6 +36,6 @@ struct ThreadSanitizerTests {
     @Test(.enabled(if: ProcessInfo.processInfo.environment["SCHEDULERS_TSAN_CANARY"] == "1", "set by make tsan TSAN_CANARY=1"))
     func theCanaryInThisProcessFailsTheRun() {
         let timing = Timing(mustHappen: .seconds(30), quietWindow: .milliseconds(100), lateness: .seconds(1), ruleTimeout: .seconds(120))
-        _ = ConformanceRunner.run(Mutants.raceCanary, rules: [RuleCatalogue.rule("THR-1")!], timing: timing)
+        _ = ConformanceRunner.run(Mutants.raceCanary, rules: [RuleCatalogue.rule(.thr1)], timing: timing)
     }
 }

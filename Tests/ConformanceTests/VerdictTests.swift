@@ -16,7 +16,7 @@ import Testing
     @Test func aRuleWhoseSituationNeverOccurredIsInconclusiveNotPassed() throws {
         // Claims concurrency but runs one action at a time: CUR-7's pairs never overlap.
         let mutant = try #require(Mutants.named("serial-claiming-concurrency"))
-        let result = ConformanceRunner.run(mutant.subject, rules: [RuleCatalogue.rule("CUR-7")!], timing: Self.timing)[0]
+        let result = ConformanceRunner.run(mutant.subject, rules: [RuleCatalogue.rule(.cur7)], timing: Self.timing)[0]
         #expect(result.status == .inconclusive, "\(result.status): \(result.message ?? "")")
         #expect(result.exercised == false)
         #expect(result.level == .required)
@@ -25,11 +25,11 @@ import Testing
 
     @Test func aRuleNoSchedulerCanFailIsReportedAsGuaranteed() throws {
         let subject = try #require(ReferenceSubjects.all.first { $0.name == "trampoline" })
-        let results = ConformanceRunner.run(subject, rules: ["CUR-4", "CUR-5", "TRM-1"].map { RuleCatalogue.rule($0)! }, timing: Self.timing)
+        let results = ConformanceRunner.run(subject, rules: [RuleID.cur4, .cur5, .trm1].map(RuleCatalogue.rule), timing: Self.timing)
         #expect(results.map(\.status) == [.guaranteed, .guaranteed, .passed])
         #expect(results.map(\.exercised) == [false, false, true])
         #expect(results[0].message?.contains("CurrentScheduler.run(as:)") == true)
-        #expect(RuleCatalogue.all.filter { $0.guarantee != nil }.map(\.id) == ["CUR-4", "CUR-5"])
+        #expect(RuleCatalogue.all.filter { $0.guarantee != nil }.map(\.id) == [.cur4, .cur5])
     }
 
     @Test func sequencesNameLossReorderingAndDoubling() throws {
@@ -48,7 +48,7 @@ import Testing
 
     @Test func resultsCarryTheirLevelAndOldSummariesStillRead() throws {
         let subject = try #require(ReferenceSubjects.all.first { $0.name == "test" })
-        let results = ConformanceRunner.run(subject, rules: [RuleCatalogue.rule("VT-1")!, RuleCatalogue.rule("TIM-2")!], timing: Self.timing)
+        let results = ConformanceRunner.run(subject, rules: [RuleCatalogue.rule(.vt1), RuleCatalogue.rule(.tim2)], timing: Self.timing)
         #expect(results.map(\.level) == [.required, .stochastic])
         #expect(results.map(\.status) == [.passed, .skipped])
         let old = #"{"passed": 3, "failed": 1, "skipped": 2, "timeout": 0, "error": 0, "gatingFailures": 1}"#

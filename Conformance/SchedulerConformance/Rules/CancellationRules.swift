@@ -5,7 +5,7 @@ import Schedulers
 extension RuleCatalogue {
     static let cancellation: [Rule] = [
         Rule(
-            .cancellation, 1, "disposed before start, from any thread: never runs, and its neighbours still run",
+            .can1, "disposed before start, from any thread: never runs, and its neighbours still run",
             requires: .cancellation, anyOf: [.serial, .virtualTime], excludes: .synchronous,
             rationale: "Disposal is how operators stop pending work; a disposed action that runs anyway delivers events after unsubscription.",
             hint: "the action checks its own handle's disposed flag before running, on every path; disposal marks that one entry (not a slot by index) and works from any thread."
@@ -41,7 +41,7 @@ extension RuleCatalogue {
             try ctx.expect(observed == kept, "the actions that were not disposed ran as \(observed), expected \(kept)")
         },
         Rule(
-            .cancellation, 2, "dispose is idempotent and `isDisposed` reports it",
+            .can2, "dispose is idempotent and `isDisposed` reports it",
             requires: .cancellation, anyOf: [.serial, .virtualTime],
             rationale: "Several owners may dispose the same handle; the second call must be harmless and the state readable.",
             hint: "`dispose()` is guarded by an atomic flag and `isDisposed` reads that flag."
@@ -59,7 +59,7 @@ extension RuleCatalogue {
             try ctx.expect(handle.isDisposed, "isDisposed changed after the scheduler moved on")
         },
         Rule(
-            .cancellation, 3, "a dispose racing the start: ran whole or never started",
+            .can3, "a dispose racing the start: ran whole or never started",
             requires: [.cancellation, .asynchronous, .serial], excludes: .virtualTime,
             rationale: "After `dispose()` returns, an action that had not started must never start; one that started runs to its end.",
             hint: "the disposed check and the start are one atomic step (a compare-and-swap) made when the action is about to run, not a check followed by a later start, nor one made for a whole batch or before the action ahead of it returned, nor one on another thread than the start.",
@@ -68,7 +68,7 @@ extension RuleCatalogue {
             try disposeRacingTheStart(ctx)
         },
         Rule(
-            .cancellation, 4, "an action may dispose its own handle",
+            .can4, "an action may dispose its own handle",
             requires: .cancellation, anyOf: [.serial, .virtualTime],
             rationale: "Self-cancelling work (a one-shot that tears itself down) must neither deadlock nor crash.",
             hint: "no lock is held while the action runs, so `dispose()` from inside it cannot deadlock."
@@ -94,7 +94,7 @@ extension RuleCatalogue {
             try ctx.waitFor(after, on: scheduler, "an action after the self-disposing one ran")
         },
         Rule(
-            .cancellation, 5, "a disposed delayed action never fires",
+            .can5, "a disposed delayed action never fires",
             requires: [.cancellation, .timers], excludes: .synchronous,
             rationale: "Timeouts are cancelled all the time; one that fires anyway reports a spurious timeout.",
             hint: "the delayed path checks the disposed flag too (a `dispatch_after` block must check it before running)."
@@ -108,7 +108,7 @@ extension RuleCatalogue {
             try ctx.expect(!fired.value, "the disposed delayed action fired")
         },
         Rule(
-            .cancellation, 6, "a repeating action disposed while no tick runs never ticks again",
+            .can6, "a repeating action disposed while no tick runs never ticks again",
             requires: .repeating, anyOf: [.serial, .virtualTime],
             rationale: "Polling and heartbeats are stopped by disposal; after `dispose()` returns, not one more tick may start.",
             hint: "disposal cancels the timer source (or marks the entry so it is not re-armed), and a tick already queued checks the flag before running."
@@ -154,7 +154,7 @@ extension RuleCatalogue {
             }
         },
         Rule(
-            .cancellation, 7, "disposing one timer leaves another alone",
+            .can7, "disposing one timer leaves another alone",
             requires: [.cancellation, .timers], excludes: .synchronous,
             rationale: "Handles are independent: cancelling one timeout must not cancel a neighbour sharing a timer queue.",
             hint: "disposal targets only its own entry (no shared timer source cancelled, no wrong index removed)."
@@ -171,7 +171,7 @@ extension RuleCatalogue {
             try ctx.expect(!first.value, "the disposed timer fired")
         },
         Rule(
-            .cancellation, 8, "a repeating timer keeps firing when the caller drops its handle",
+            .can8, "a repeating timer keeps firing when the caller drops its handle",
             requires: .repeating, excludes: .cancelsWhenReleased,
             rationale: "Only disposal stops a timer; ReactiveCocoa users hit timers that died silently when the handle was released.",
             hint: "the timer (or its source) is kept alive by the scheduler or by its own handler, not only by the returned handle."
@@ -194,7 +194,7 @@ extension RuleCatalogue {
             try ctx.waitFor(third, on: scheduler, "three ticks after the handle was dropped")
         },
         Rule(
-            .cancellation, 9, "an action's closure is released after it ran, even while its handle is held",
+            .can9, "an action's closure is released after it ran, even while its handle is held",
             anyOf: [.serial, .virtualTime, .synchronous, .trampoline],
             rationale: "Whatever an action captured (a subscriber, a buffer) must be freed once it ran, or every scheduled action leaks; users keep handles for a subscription's whole life, so a handle that keeps the closure leaks it just the same.",
             hint: "the scheduler drops its reference to the closure after calling it (no cache of past actions, no cycle through the handle); the handle of a plain, delayed or recursive action does not keep the closure once it ran, nor a disposed repeating timer's handle its tick closure."
@@ -213,7 +213,7 @@ extension RuleCatalogue {
             try closuresReleasedWhileHandlesHeld(ctx)
         },
         Rule(
-            .cancellation, 10, "a disposed action's closure is released once its handle is gone",
+            .can10, "a disposed action's closure is released once its handle is gone",
             requires: .cancellation, anyOf: [.serial, .virtualTime],
             rationale: "Cancelling must free what the action captured, at the latest when the scheduler reaches it.",
             hint: "disposal (or the skipped run) clears the stored closure; the handle does not keep it."

@@ -6,7 +6,7 @@ import Schedulers
 extension RuleCatalogue {
     static let clocks: [Rule] = [
         Rule(
-            .clock, 1, "`now` never decreases, on one thread or handed between threads",
+            .clk1, "`now` never decreases, on one thread or handed between threads",
             rationale: "Elapsed times, deadlines and timeouts are differences of `now`: one step back makes a duration negative and a deadline that passed come back (SE-0329).",
             hint: "`now` reads one monotonic source for every thread (not a per-thread or per-core counter, nor a wall clock), and a manual clock's time is read under the same lock that moves it."
         ) { ctx throws(RuleFailure) in
@@ -49,7 +49,7 @@ extension RuleCatalogue {
             try ctx.expect(!stalled.value, "the relay between two threads stalled (a reading of `now` blocked)", kind: .error)
         },
         Rule(
-            .clock, 2, "`sleep(until:)` never returns before its deadline on that clock",
+            .clk2, "`sleep(until:)` never returns before its deadline on that clock",
             rationale: "'Until' means at or after: a sleep that returns early makes every timeout, debounce and retry built on it early too.",
             hint: "the remaining time is converted without rounding down (to whole milliseconds, say) and on the clock the deadline belongs to; a manual clock resumes a sleeper only once its time reaches the deadline, not one tick before."
         ) { ctx throws(RuleFailure) in
@@ -79,7 +79,7 @@ extension RuleCatalogue {
             try ctx.expect(fractional.outcome == nil, "a sleeper until \(between) resumed at \(session.now), before its deadline")
         },
         Rule(
-            .clock, 3, "`sleep(for: d)` is `sleep(until: now + d)`, measured from when it is called",
+            .clk3, "`sleep(for: d)` is `sleep(until: now + d)`, measured from when it is called",
             rationale: "Most code sleeps for a duration; one measured from a stale instant (the clock's creation, the last advance) returns early or oversleeps by the staleness.",
             hint: "`sleep(for:)` reads `now` at the call, on the same clock, and sleeps until that plus the duration."
         ) { ctx throws(RuleFailure) in
@@ -105,7 +105,7 @@ extension RuleCatalogue {
             }
         },
         Rule(
-            .clock, 4, "a deadline at or before `now` returns without waiting for time to move",
+            .clk4, "a deadline at or before `now` returns without waiting for time to move",
             rationale: "Code computes deadlines that have already passed all the time; a test clock that parks such a sleep until the next advance hangs the test that never advances again, and one whose sleeps set its time sends it back to the past deadline.",
             hint: "compare the deadline with `now` using `<=`, before registering a sleeper; a manual clock must not wait for its next tick; a clock whose sleeps move its time moves it only forwards."
         ) { ctx throws(RuleFailure) in
@@ -137,7 +137,7 @@ extension RuleCatalogue {
             }
         },
         Rule(
-            .clock, 5, "cancelling a task throws `CancellationError` from its sleep at once, suspended or about to sleep",
+            .clk5, "cancelling a task throws `CancellationError` from its sleep at once, suspended or about to sleep",
             rationale: "Structured concurrency cancels by waking sleepers: a sleep that ignores cancellation keeps a cancelled task, and everything waiting for it, alive until its deadline.",
             hint: "the sleep checks cancellation first and installs a cancellation handler that resumes the suspended sleeper with `CancellationError` (withTaskCancellationHandler), and a manual clock deregisters it there."
         ) { ctx throws(RuleFailure) in
@@ -164,7 +164,7 @@ extension RuleCatalogue {
             guard case .cancelled = outcome else { throw RuleFailure("a cancelled sleeper ended with \(outcome), not CancellationError") }
         },
         Rule(
-            .clock, 6, "instant arithmetic keeps its laws a century either side of now, and `minimumResolution` is not negative",
+            .clk6, "instant arithmetic keeps its laws a century either side of now, and `minimumResolution` is not negative",
             rationale: "Deadlines far in the future ('never') and far in the past are common; instants stored in 64-bit nanoseconds with wrapping arithmetic turn them into the opposite (SE-0329's laws).",
             hint: "instants and their `advanced(by:)` and `duration(to:)` use the 128-bit `Duration` (or checked arithmetic), never wrapping 64-bit nanoseconds; `minimumResolution` is zero or more."
         ) { ctx throws(RuleFailure) in
@@ -175,7 +175,7 @@ extension RuleCatalogue {
             try ctx.expect(broken.isEmpty, "\(broken.count) laws broken: \(broken.prefix(3).joined(separator: "; "))")
         },
         Rule(
-            .clock, 7, "advancing resumes due sleepers in deadline order, each seeing `now` equal to its deadline",
+            .clk7, "advancing resumes due sleepers in deadline order, each seeing `now` equal to its deadline",
             requires: .virtualTime,
             rationale: "Tests of timeouts and retries advance a test clock past several deadlines at once and expect what happens at 1 s to happen before 2 s, at 1 s.",
             hint: "an advance moves time to each due deadline in turn (earliest first), resumes that sleeper and lets it run before moving on, then moves to the target; sleepers are kept sorted by deadline, not by registration."
@@ -203,7 +203,7 @@ extension RuleCatalogue {
             try ctx.expect(wrong.isEmpty, "the sleeper for \(wrong.first.map { "\($0.0) s saw now = \($0.1)" } ?? "")")
         },
         Rule(
-            .clock, 8, "sleepers with the same deadline resume in the order they went to sleep, each once, whichever of them were cancelled",
+            .clk8, "sleepers with the same deadline resume in the order they went to sleep, each once, whichever of them were cancelled",
             requires: .virtualTime,
             rationale: "Simultaneous timers firing in registration order is what makes virtual-time tests repeatable (the field has shipped test clocks that do not); cancelling one of them must take out that one, and leave its neighbours in their order.",
             hint: "sort sleepers by (deadline, sequence number), with a stable sort or a sequence tie-break; resume ties FIFO; cancellation removes the sleeper by its identity (not the first entry with its deadline) and keeps the others' order (no swap-with-last removal)."
@@ -223,7 +223,7 @@ extension RuleCatalogue {
             try session.expectResumed(live, of: sleepers, at: deadline, woke: woke, after: "advancing to the deadline after cancelling \(cancelled)")
         },
         Rule(
-            .clock, 9, "a cancelled sleeper is deregistered: `run()` neither waits for it nor moves time to its deadline, nor loses a neighbour sharing it",
+            .clk9, "a cancelled sleeper is deregistered: `run()` neither waits for it nor moves time to its deadline, nor loses a neighbour sharing it",
             requires: .virtualTime,
             rationale: "A cancelled sleep left in a test clock's list makes the next advance or run jump time to a deadline nobody waits for, and resumes a finished sleep; one deregistered by its deadline takes a live sleeper sharing it, which then never wakes.",
             hint: "the cancellation handler removes the sleeper from the clock's list at once, by its identity (a sequence number, not its deadline), not when the cancelled task next runs."
@@ -246,7 +246,7 @@ extension RuleCatalogue {
             try ctx.expect(session.now == deadline, "run() moved time to \(session.now - start) after the start: the cancelled sleeper's deadline was still registered")
         },
         Rule(
-            .clock, 10, "`run()` resumes every sleeper, those that sleep again included, and returns when none is left",
+            .clk10, "`run()` resumes every sleeper, those that sleep again included, and returns when none is left",
             requires: .virtualTime,
             rationale: "'Run until quiet' is how a test lets a whole asynchronous flow finish: a run that only wakes the sleepers present when it began leaves the flow half-way; one that never returns hangs the test.",
             hint: "loop until the sleeper list is empty, re-reading it after each resumed sleeper has run, not over a snapshot taken at the start."
@@ -269,7 +269,7 @@ extension RuleCatalogue {
             try ctx.expect(session.now == start + .seconds(3), "run() left time at \(session.now - start) after the start, expected 3 s")
         },
         Rule(
-            .clock, 11, "a sleep wakes no later than the calibrated bound after its deadline",
+            .clk11, "a sleep wakes no later than the calibrated bound after its deadline",
             level: .stochastic,
             excludes: [.virtualTime, .synchronous],
             rationale: "A sleep that oversleeps by far breaks timeouts and frame pacing; the bound is calibrated on this machine at start-up. Stochastic because no evidence can settle it: the bound is absolute, and when the clock's own timer thread woke the sleeper is invisible to the suite, so an oversleep on a loaded machine cannot be told from a slow clock.",

@@ -5,7 +5,7 @@ import Schedulers
 extension RuleCatalogue {
     static let current: [Rule] = [
         Rule(
-            .current, 1, "the scheduler is current inside its actions",
+            .cur1, "the scheduler is current inside its actions",
             requires: .tracksCurrent,
             excludes: .threadConfined,
             rationale: "Operators such as ReactiveCocoa's `subscribeOn` and the subscription scheduler decide where to run by asking for the current scheduler.",
@@ -32,7 +32,7 @@ extension RuleCatalogue {
             try ctx.expect(seen.value == Array(repeating: true, count: 20), "current was wrong in \(seen.value.filter { !$0 }.count) of \(seen.value.count) actions")
         },
         Rule(
-            .current, 2, "the scheduler is current inside delayed actions",
+            .cur2, "the scheduler is current inside delayed actions",
             requires: [.tracksCurrent, .timers],
             excludes: .threadConfined,
             rationale: "Timed operators (delay, timeout) schedule follow-up work on the current scheduler.",
@@ -53,7 +53,7 @@ extension RuleCatalogue {
             try ctx.expect(seen.value == true, "the delayed action did not see its scheduler as current")
         },
         Rule(
-            .current, 3, "the scheduler is current inside repeating actions",
+            .cur3, "the scheduler is current inside repeating actions",
             requires: [.tracksCurrent, .repeating],
             rationale: "ReactiveCocoa's repeating timer ran the raw block, so `current` was nil inside it: a known gap that broke nested scheduling.",
             hint: "the timer's event handler runs the action as the current scheduler too."
@@ -72,7 +72,7 @@ extension RuleCatalogue {
             try ctx.expect(seen.value.prefix(3).allSatisfy { $0 }, "current was wrong in repeating ticks: \(seen.value)")
         },
         Rule(
-            .current, 4, "the calling thread has no current scheduler again after a synchronous run",
+            .cur4, "the calling thread has no current scheduler again after a synchronous run",
             requires: .tracksCurrent, anyOf: [.synchronous, .trampoline],
             excludes: .threadConfined,
             rationale: "Restoration: a scheduler that leaves itself current makes later code on that thread believe it runs on it.",
@@ -87,7 +87,7 @@ extension RuleCatalogue {
             try ctx.expect(after, "a current scheduler was left set on the calling thread")
         },
         Rule(
-            .current, 5, "an outer current scheduler is restored after a nested synchronous run",
+            .cur5, "an outer current scheduler is restored after a nested synchronous run",
             requires: .tracksCurrent, anyOf: [.synchronous, .trampoline],
             excludes: .threadConfined,
             rationale: "Nesting: scheduler A running work that synchronously runs on B must see A again afterwards.",
@@ -107,7 +107,7 @@ extension RuleCatalogue {
             try ctx.expect(seen.after, "the outer current scheduler was not restored")
         },
         Rule(
-            .current, 6, "hops A → B → A see the right scheduler each time",
+            .cur6, "hops A → B → A see the right scheduler each time",
             requires: [.tracksCurrent, .asynchronous],
             rationale: "Work hops between schedulers (observeOn); each hop must see its own scheduler, and returning must see A again.",
             hint: "the current value is set per action, not cached per thread or per queue."
@@ -133,7 +133,7 @@ extension RuleCatalogue {
             try ctx.expect(seen.all == ["A", "B", "A"], "saw \(seen.all)")
         },
         Rule(
-            .current, 7, "each worker of a concurrent scheduler sees it as current, also while others run",
+            .cur7, "each worker of a concurrent scheduler sees it as current, also while others run",
             requires: [.tracksCurrent, .concurrent],
             rationale: "On a concurrent queue, one worker finishing must not clear the value another worker set, and work that spills onto a second worker must see its scheduler too.",
             hint: "the current value lives in thread-local storage and is set around every action on every worker (not only on the first worker, or the fast path)."
@@ -166,7 +166,7 @@ extension RuleCatalogue {
             try ctx.requireExercised(overlapped.value > 0, "no two actions ever ran at once, so a worker's current scheduler was never seen beside another's")
         },
         Rule(
-            .current, 8, "the main-thread scheduler runs on the main thread, as current",
+            .cur8, "the main-thread scheduler runs on the main thread, as current",
             requires: [.mainThread, .tracksCurrent],
             rationale: "UI code must run on the main thread; ReactiveCocoa answers the main-thread scheduler there.",
             hint: "actions go to the main queue (not a queue targeting it from elsewhere), and the main queue is being drained."

@@ -6,7 +6,7 @@ import Schedulers
 extension RuleCatalogue {
     static let executors: [Rule] = [
         Rule(
-            .executor, 1, "every job runs exactly once, with jobs enqueued from many threads at once",
+            .exe1, "every job runs exactly once, with jobs enqueued from many threads at once",
             excludes: .threadConfined,
             rationale: "A job is a task's next step: one lost is a task that never finishes (and everything awaiting it hangs); one run twice is memory corruption.",
             hint: "`enqueue` is safe from any thread at once (a lock or an atomic queue, not a plain array), and every job taken off the queue is run, even when a drain races with a new enqueue."
@@ -30,7 +30,7 @@ extension RuleCatalogue {
             try ctx.expect(seen.count == total, "\(total - seen.count) of \(total) jobs never ran (their tasks never finish)")
         },
         Rule(
-            .executor, 2, "a serial executor never runs two jobs at once, even while one is held up",
+            .exe2, "a serial executor never runs two jobs at once, even while one is held up",
             requires: .serial,
             excludes: .threadConfined,
             rationale: "An actor's state is protected by its executor alone: two of its jobs at once is a data race the compiler promised could not happen.",
@@ -63,7 +63,7 @@ extension RuleCatalogue {
             try ctx.expect(meter.maximum <= 1, "up to \(meter.maximum) jobs ran at once")
         },
         Rule(
-            .executor, 3, "a serial executor runs jobs in the order they were enqueued, queued together, one by one, or from inside a job",
+            .exe3, "a serial executor runs jobs in the order they were enqueued, queued together, one by one, or from inside a job",
             requires: .serial,
             rationale: "Calls into an actor from one place arrive in order only if its executor is FIFO; SE-0392 executors are queues. A job an actor's job enqueues (a task it starts, a call back into it) queues behind the work already waiting: a same-thread fast path that runs it first starves that work and reorders the calls.",
             hint: "the queue is FIFO (not a stack, nor a priority heap without a sequence tie-break); no job is run inline by `enqueue` or set aside for later; a job enqueued from the executor's own thread joins the back of the same queue (no 'run next' slot, no side list drained later)."
@@ -102,7 +102,7 @@ extension RuleCatalogue {
             try ctx.expect(log.all == expected, "ran \(log.all), expected \(expected): jobs enqueued from inside a job must queue behind those already waiting")
         },
         Rule(
-            .executor, 4, "a job enqueued from inside a job starts only after that job returns",
+            .exe4, "a job enqueued from inside a job starts only after that job returns",
             requires: .taskExecutor,
             rationale: "A job run inside another is re-entrancy: the outer job's invariants are broken mid-way and the stack grows with every hop.",
             hint: "`enqueue` always queues, even on the executor's own thread; never run a job inline because the caller happens to be the executor."
@@ -128,7 +128,7 @@ extension RuleCatalogue {
             }
         },
         Rule(
-            .executor, 5, "`isSameExclusiveExecutionContext` is reflexive, symmetric and transitive, and false for distinct executors",
+            .exe5, "`isSameExclusiveExecutionContext` is reflexive, symmetric and transitive, and false for distinct executors",
             requires: .serial,
             rationale: "The runtime asks it to decide whether a hop between actors is needed (SE-0392); a wrong answer either runs code without its isolation or deadlocks a hop that was not needed. Two distinct executors called one context let two actors' jobs run at once.",
             hint: "compare what really makes the context exclusive (the queue, the thread, the underlying scheduler), the same way from both sides; never the type, a label, or a state two idle executors share (the thread each is running on, say)."
@@ -160,7 +160,7 @@ extension RuleCatalogue {
             }
         },
         Rule(
-            .executor, 6, "inside every job the executor says it is isolating, and `checkIsolated()` returns",
+            .exe6, "inside every job the executor says it is isolating, and `checkIsolated()` returns",
             requires: [.serial, .checksIsolation],
             rationale: "`assumeIsolated` and `preconditionIsolated` fall back on the executor's own answer (SE-0424, SE-0471): an executor that denies its own jobs crashes correct code.",
             hint: "isolation is known for every job the executor runs, jobs that waited behind another included (set the marker around every job, not per drain), and across the threads it uses."
@@ -184,7 +184,7 @@ extension RuleCatalogue {
             try ctx.expect(denied.count == 0, "\(denied.count) of \(count) jobs were told they are not isolated (first: job \(denied.all.first ?? 0))")
         },
         Rule(
-            .executor, 7, "outside its jobs the executor denies isolation: on a plain thread, in another executor's job, and `checkIsolated()` traps",
+            .exe7, "outside its jobs the executor denies isolation: on a plain thread, in another executor's job, and `checkIsolated()` traps",
             requires: [.serial, .checksIsolation],
             rationale: "An executor that says yes everywhere lets `assumeIsolated` run actor code from any thread: the data race the checks exist to stop.",
             hint: "answer from the current thread's state (a thread-local set around each job, the queue-specific value), not from whether the executor is busy or has ever run a job; `checkIsolated()` must trap where it cannot prove isolation (checked in a process of its own)."
@@ -220,7 +220,7 @@ extension RuleCatalogue {
                 "the executor answers nil (cannot tell) outside its jobs, and checkIsolated() trapping can be judged only in a process of its own (run the conformance tool)")
         },
         Rule(
-            .executor, 8, "a task that prefers the executor runs there all its life: after suspensions, and in its `async let` and group children",
+            .exe8, "a task that prefers the executor runs there all its life: after suspensions, and in its `async let` and group children",
             requires: [.taskExecutor, .serial, .checksIsolation],
             rationale: "SE-0417: a task executor preference holds for the task's whole life and is inherited by its structured children; work that escapes to the global pool loses the executor's thread, ordering and isolation.",
             hint: "`asUnownedTaskExecutor()` returns this executor itself, and jobs run with `runSynchronously(isolatedTo:taskExecutor:)` (or `on:` the task executor), so the runtime knows the preference is satisfied."
@@ -251,7 +251,7 @@ extension RuleCatalogue {
             try ctx.expect(places.count == 0, "ran off the executor in \(places.all.joined(separator: ", "))")
         },
         Rule(
-            .executor, 9, "a virtual executor runs nothing until driven, then every ready job in order, on the driving thread",
+            .exe9, "a virtual executor runs nothing until driven, then every ready job in order, on the driving thread",
             requires: .virtualTime,
             rationale: "Deterministic tests of actors and tasks need jobs to run exactly when the test says: one that runs eagerly brings back the races virtual time exists to remove.",
             hint: "`enqueue` only records the job; the drive runs jobs on the calling thread, in enqueue order, including jobs enqueued while it runs."

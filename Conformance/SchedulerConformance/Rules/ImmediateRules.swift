@@ -4,7 +4,7 @@ import Schedulers
 extension RuleCatalogue {
     static let immediate: [Rule] = [
         Rule(
-            .immediate, 1, "runs the action synchronously on the caller's thread before `schedule` returns",
+            .imm1, "runs the action synchronously on the caller's thread before `schedule` returns",
             requires: .synchronous,
             rationale: "Claiming synchronous execution is a promise that code after `schedule` sees the action's effects.",
             hint: "`schedule` calls the action directly instead of enqueueing it anywhere."
@@ -17,7 +17,7 @@ extension RuleCatalogue {
             try ctx.expect(thread == caller, "the action ran on another thread")
         },
         Rule(
-            .immediate, 2, "runs each action exactly once, in call order",
+            .imm2, "runs each action exactly once, in call order",
             requires: .synchronous,
             rationale: "A synchronous scheduler is a plain call: nothing may be lost, doubled or reordered.",
             hint: "no buffering or retry around the call of the action."
@@ -28,7 +28,7 @@ extension RuleCatalogue {
             try ctx.expect(order.all == Array(0..<1_000), "order broken: \(firstMismatch(order.all, Array(0..<1_000)))")
         },
         Rule(
-            .immediate, 3, "a nested schedule runs inline, before the outer action continues",
+            .imm3, "a nested schedule runs inline, before the outer action continues",
             requires: .synchronous,
             rationale: "Synchronous means synchronous at every depth; users of an immediate scheduler expect call-stack order.",
             hint: "nested calls are not deferred to a queue (that is a trampoline, which should claim `trampoline` instead)."
@@ -43,7 +43,7 @@ extension RuleCatalogue {
             try ctx.expect(log.all == ["before", "nested", "after"], "order was \(log.all)")
         },
         Rule(
-            .immediate, 4, "`schedule(at:)` blocks until the deadline, never runs early",
+            .imm4, "`schedule(at:)` blocks until the deadline, never runs early",
             requires: [.synchronous, .timers],
             rationale: "An immediate timer sleeps the caller; waking early breaks every timeout built on it.",
             hint: "the sleep loops until the scheduler's own clock reaches the deadline (spurious wake-ups and interrupted sleeps return early)."
@@ -56,7 +56,7 @@ extension RuleCatalogue {
             try ctx.expect(time >= deadline, "ran \(time.duration(to: deadline)) early")
         },
         Rule(
-            .immediate, 5, "repeating is refused with a typed error, and the scheduler keeps working",
+            .imm5, "repeating is refused with a typed error, and the scheduler keeps working",
             requires: .synchronous, excludes: .repeating,
             rationale: "A synchronous scheduler cannot repeat without blocking forever; ReactiveCocoa asserts, a Swift library should throw.",
             hint: "`schedule(at:repeatingEvery:leeway:)` throws `SchedulerError.repeatingUnsupported` instead of trapping or looping."

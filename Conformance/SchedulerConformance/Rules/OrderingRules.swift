@@ -6,7 +6,7 @@ import Schedulers
 extension RuleCatalogue {
     static let ordering: [Rule] = [
         Rule(
-            .ordering, 1, "actions from one producer run in FIFO order, queued together or one by one",
+            .ord1, "actions from one producer run in FIFO order, queued together or one by one",
             requires: .serial,
             rationale: "A serial scheduler is a queue: operators that schedule events one by one rely on them arriving in order.",
             hint: "the queue is really FIFO (not a stack or a priority heap without a sequence tie-break); no action is run inline by `schedule`, and none is set aside for later."
@@ -26,7 +26,7 @@ extension RuleCatalogue {
             try ctx.expectSequence(order.all, Array(0..<count))
         },
         Rule(
-            .ordering, 2, "never two actions at once, even while one is held up",
+            .ord2, "never two actions at once, even while one is held up",
             requires: .serial,
             excludes: .threadConfined,
             rationale: "Code on a serial scheduler needs no locks of its own; one overlap is a data race in every user.",
@@ -88,7 +88,7 @@ extension RuleCatalogue {
             if ctx.canHold { try exclusiveWithCloseProducers(ctx) }
         },
         Rule(
-            .ordering, 3, "per-producer FIFO and exactly-once with many producer threads",
+            .ord3, "per-producer FIFO and exactly-once with many producer threads",
             requires: .serial,
             excludes: .threadConfined,
             rationale: "With several producers, each one's actions must keep their order and none may be lost or doubled.",
@@ -107,7 +107,7 @@ extension RuleCatalogue {
             try ctx.requireExercised(overlaps >= 20, "in five runs only \(overlaps) `schedule` calls overlapped another producer's")
         },
         Rule(
-            .ordering, 4, "an action scheduled from inside an action does not run re-entrantly",
+            .ord4, "an action scheduled from inside an action does not run re-entrantly",
             excludes: [.synchronous, .subscription, .threadConfined],
             rationale: "Nested work must not run inside the `schedule` call of the action that asked for it; that breaks the outer action's invariants and grows the stack.",
             hint: "`schedule` called from one of the scheduler's own actions enqueues instead of calling the action; a trampoline defers it until the outer action returns."
@@ -130,7 +130,7 @@ extension RuleCatalogue {
             try ctx.expect(!reentered.value, "the nested action ran inside the outer action's `schedule` call")
         },
         Rule(
-            .ordering, 5, "an asynchronous scheduler never runs an action inside the call that scheduled it, at any entry point",
+            .ord5, "an asynchronous scheduler never runs an action inside the call that scheduled it, at any entry point",
             requires: .asynchronous,
             rationale: "Callers set up state after `schedule` returns (storing the handle, say) that the action relies on; an inline run sees it missing. A deadline that has come, a repeating timer whose start has passed and a recursion's first run are scheduled work too.",
             hint: "no entry point calls the action directly: not `schedule`, not `schedule(at:)` with a past, present or near deadline, not a repeating timer's first tick, not `scheduleRecursive`'s first run; not from the scheduler's own thread, nor when the queue is empty."
@@ -160,7 +160,7 @@ extension RuleCatalogue {
             try everyEntryPointIsAsynchronous(ctx)
         },
         Rule(
-            .ordering, 6, "an action scheduled after another on a different thread runs after it",
+            .ord6, "an action scheduled after another on a different thread runs after it",
             requires: .serial,
             excludes: .threadConfined,
             rationale: "Serial order is the order of the `schedule` calls, whichever threads make them: an event handed from one thread to another must not overtake the one before it.",

@@ -5,7 +5,7 @@ import Schedulers
 extension RuleCatalogue {
     static let recursion: [Rule] = [
         Rule(
-            .recursion, 1, "no reschedule: the block runs exactly once",
+            .rec1, "no reschedule: the block runs exactly once",
             rationale: "Recursive scheduling with no `reschedule` call is a plain `schedule`.",
             hint: "the recursion schedules one run at start and nothing more unless `reschedule` is called."
         ) { ctx throws(RuleFailure) in
@@ -21,7 +21,7 @@ extension RuleCatalogue {
             try ctx.expect(runs.value == 1, "ran \(runs.value) times")
         },
         Rule(
-            .recursion, 2, "reschedules made during the block wait until it returns",
+            .rec2, "reschedules made during the block wait until it returns",
             rationale: "A run never re-enters itself: ReactiveCocoa counts `reschedule` calls made during the block and schedules them after it returns.",
             hint: "`reschedule` called while the block executes only bumps a counter; the runs are scheduled after the block returns."
         ) { ctx throws(RuleFailure) in
@@ -50,7 +50,7 @@ extension RuleCatalogue {
             }
         },
         Rule(
-            .recursion, 3, "reschedule twice: exactly two more runs",
+            .rec3, "reschedule twice: exactly two more runs",
             rationale: "Each `reschedule` call asks for one more run; none may be lost or merged.",
             hint: "the counter of pending reschedules is not a Bool, and each counted call schedules one run."
         ) { ctx throws(RuleFailure) in
@@ -70,7 +70,7 @@ extension RuleCatalogue {
             try ctx.expect(runs.value == 3, "ran \(runs.value) times")
         },
         Rule(
-            .recursion, 4, "reschedules made later, from another thread, each run",
+            .rec4, "reschedules made later, from another thread, each run",
             excludes: .threadConfined,
             rationale: "Asynchronous continuations (a network callback, say) call `reschedule` after the block returned; two such calls ask for two runs.",
             hint: "after the block returned, `reschedule` schedules at once instead of bumping a counter nobody reads, and two calls are not merged into one pending flag."
@@ -104,7 +104,7 @@ extension RuleCatalogue {
             try ctx.expect(runs.value == 3, "ran \(runs.value) times for one start and two later reschedules")
         },
         Rule(
-            .recursion, 5, "disposing stops every further run, one already queued included",
+            .rec5, "disposing stops every further run, one already queued included",
             anyOf: [.serial, .virtualTime], excludes: [.synchronous, .trampoline],
             rationale: "Disposal is how an endless recursion (polling, a retry loop) ends; a run already queued when `dispose()` returns must not start.",
             hint: "each run checks the recursion's disposable before calling the block (not only when rescheduling), and pending runs are disposed with it."
@@ -159,7 +159,7 @@ extension RuleCatalogue {
             }
         },
         Rule(
-            .recursion, 6, "disposing from inside the block stops every further run",
+            .rec6, "disposing from inside the block stops every further run",
             excludes: .threadConfined,
             rationale: "A recursion often decides inside itself that it is done.",
             hint: "the disposed check happens before each run, including runs already counted during the disposing block."
@@ -198,7 +198,7 @@ extension RuleCatalogue {
             try ctx.expect(runs.value == 5, "ran \(runs.value) times; disposal in run 5 should stop it there")
         },
         Rule(
-            .recursion, 7, "deep recursion without stack growth: 1,000,000 levels inline, 100,000 through a queue",
+            .rec7, "deep recursion without stack growth: 1,000,000 levels inline, 100,000 through a queue",
             rationale: "Deep recursion (100,000+ levels) is routine in stream processing; the field has shipped immediate schedulers that overflow the stack.",
             hint: "a synchronous scheduler unrolls recursion into a loop over a counter; others must enqueue each run instead of calling it."
         ) { ctx throws(RuleFailure) in

@@ -5,7 +5,7 @@ import Schedulers
 extension RuleCatalogue {
     static let subscription: [Rule] = [
         Rule(
-            .subscription, 1, "runs inline inside a current scheduler",
+            .sub1, "runs inline inside a current scheduler",
             requires: .subscription,
             rationale: "Subscribing from code already on a scheduler must not hop: ReactiveCocoa runs it synchronously there.",
             hint: "`schedule` checks `CurrentScheduler.value` and calls the action directly when there is one."
@@ -29,7 +29,7 @@ extension RuleCatalogue {
             try ctx.expect(inline.value == true, "the action did not run inline inside a current scheduler")
         },
         Rule(
-            .subscription, 2, "without a current scheduler, runs asynchronously on a background scheduler that is then current",
+            .sub2, "without a current scheduler, runs asynchronously on a background scheduler that is then current",
             requires: .subscription,
             excludes: .threadConfined,
             rationale: "Subscribing from an arbitrary thread moves the work to a background scheduler, which later hops can find as current.",
@@ -53,7 +53,7 @@ extension RuleCatalogue {
             try ctx.expect(seen.current, "no scheduler was current inside the background action")
         },
         Rule(
-            .subscription, 3, "timers go to the current scheduler",
+            .sub3, "timers go to the current scheduler",
             requires: [.subscription, .timers],
             rationale: "Delayed subscription work belongs to the scheduler the caller is on.",
             hint: "`schedule(at:)` forwards to `CurrentScheduler.value` when there is one."
@@ -72,7 +72,7 @@ extension RuleCatalogue {
             try ctx.expect(seen.value == true, "the delayed action did not run on the caller's current scheduler")
         },
         Rule(
-            .subscription, 4, "an inline run leaves the caller's scheduler current, inside and after",
+            .sub4, "an inline run leaves the caller's scheduler current, inside and after",
             requires: .subscription,
             rationale: "Running inline is not a hop: work subscribed from scheduler A that asks for the current scheduler must find A, or it hops away from where it runs.",
             hint: "the inline path calls the action directly; it does not run it as the subscription scheduler (or any other)."

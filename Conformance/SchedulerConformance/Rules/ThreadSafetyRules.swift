@@ -5,7 +5,7 @@ import Schedulers
 extension RuleCatalogue {
     static let threadSafety: [Rule] = [
         Rule(
-            .threadSafety, 1, "concurrent scheduling from many threads runs every action exactly once",
+            .thr1, "concurrent scheduling from many threads runs every action exactly once",
             excludes: .threadConfined,
             rationale: "Schedulers are shared by every thread of an app; a lost or doubled action is a lost or doubled event.",
             hint: "the enqueue path is protected (a lock, an atomic queue) and the disposed/claimed flags are atomic."
@@ -32,7 +32,7 @@ extension RuleCatalogue {
             try ctx.expect(lost == 0 && doubled == 0, "\(lost) actions lost, \(doubled) run more than once")
         },
         Rule(
-            .threadSafety, 2, "releasing a scheduler with pending work does not crash, and no action runs twice",
+            .thr2, "releasing a scheduler with pending work does not crash, and no action runs twice",
             excludes: [.synchronous, .trampoline],
             rationale: "Apps drop schedulers while work is queued; the declared policy (run or drop pending work) must hold without a crash.",
             hint: "pending actions keep what they need alive (or are cleanly dropped); nothing touches a freed scheduler."
@@ -40,7 +40,7 @@ extension RuleCatalogue {
             try releaseWithPendingWork(ctx)
         },
         Rule(
-            .threadSafety, 3, "no action is leaked after quiescence, run or disposed",
+            .thr3, "no action is leaked after quiescence, run or disposed",
             anyOf: [.serial, .virtualTime, .synchronous, .trampoline],
             rationale: "Every closure a scheduler ever held must be freed once it ran or was disposed, or long-running apps leak.",
             hint: "no list of past actions is kept; disposal clears the closure; handles do not form cycles with their actions."
@@ -59,7 +59,7 @@ extension RuleCatalogue {
             try ctx.expectReleased(live, "\(live.count) of 1000 action closures are still alive")
         },
         Rule(
-            .threadSafety, 4, "a concurrent scheduler really runs actions at the same time",
+            .thr4, "a concurrent scheduler really runs actions at the same time",
             requires: .concurrent,
             rationale: "Claiming concurrency promises parallelism: users split CPU-bound work across it, and work that waits for other work on the same scheduler deadlocks on one that serialises.",
             hint: "the queue is created concurrent (and its target too); no serialising lock wraps the actions; one caller's actions are not queued behind each other."
@@ -86,7 +86,7 @@ extension RuleCatalogue {
             try ctx.expect(met.value == 2, "the two actions never ran at the same time: the second did not start while the first waited \(bound) for it")
         },
         Rule(
-            .threadSafety, 5, "disposal storms racing scheduling: undisposed actions run exactly once",
+            .thr5, "disposal storms racing scheduling: undisposed actions run exactly once",
             requires: .cancellation, excludes: [.synchronous, .threadConfined],
             rationale: "Unsubscribing on one thread while another schedules is routine; it must not lose work that was not disposed.",
             hint: "the disposed flag belongs to each action, set atomically; disposal never removes a neighbour's entry."

@@ -5,7 +5,7 @@ import Schedulers
 extension RuleCatalogue {
     static let timers: [Rule] = [
         Rule(
-            .timers, 1, "a delayed action never runs before its deadline, on the scheduler's clock or the suite's",
+            .tim1, "a delayed action never runs before its deadline, on the scheduler's clock or the suite's",
             requires: .timers,
             rationale: "'After' means at or after: timeouts and debounces are wrong if they fire early, and a clock that runs fast fires every timer early while agreeing with itself.",
             hint: "deadlines are converted to the clock the timer uses (monotonic for real time) without rounding down; `now` reads a monotonic clock at its true rate; virtual time moves to the deadline before the action runs."
@@ -35,7 +35,7 @@ extension RuleCatalogue {
             try ctx.expect(early.count == 0, "\(early.count) ran early: \(early.all.prefix(3).joined(separator: ", "))")
         },
         Rule(
-            .timers, 2, "a delayed action is late by no more than the calibrated bound",
+            .tim2, "a delayed action is late by no more than the calibrated bound",
             level: .stochastic,
             requires: .timers, excludes: .virtualTime,
             rationale: "A timer that fires much later than asked breaks timeouts and animations; the bound is calibrated on this machine at start-up. Stochastic because no evidence can settle it: the bound is absolute, and when the subject's own timer thread was woken is invisible to the suite, so a late firing on a loaded machine cannot be told from a late timer (TIM-6 judges lateness against the suite's own timer instead).",
@@ -59,7 +59,7 @@ extension RuleCatalogue {
             try ctx.expect(worst.value <= ctx.timing.lateness, "up to \(worst.value) late, bound \(ctx.timing.lateness)")
         },
         Rule(
-            .timers, 3, "a deadline in the past runs promptly",
+            .tim3, "a deadline in the past runs promptly",
             requires: .timers,
             rationale: "A deadline computed before a slow step may already have passed; it must run, not be dropped or wait for a wrap-around.",
             hint: "past deadlines are clamped to now rather than converted to a huge unsigned delay."
@@ -71,7 +71,7 @@ extension RuleCatalogue {
             try ctx.waitFor(done, on: scheduler, "the action with a past deadline ran")
         },
         Rule(
-            .timers, 4, "delayed actions on a serial scheduler run in deadline order",
+            .tim4, "delayed actions on a serial scheduler run in deadline order",
             requires: [.timers, .serial],
             rationale: "Timers scheduled out of order must still fire in time order on one serial scheduler.",
             hint: "timers are kept ordered by deadline (a heap or GCD's own timer list), not in the order they were added."
@@ -93,7 +93,7 @@ extension RuleCatalogue {
             try ctx.expect(order.all == [10, 20, 30], "fired in order \(order.all)")
         },
         Rule(
-            .timers, 5, "repeating: first run at the start, then one per interval, none early",
+            .tim5, "repeating: first run at the start, then one per interval, none early",
             requires: .repeating,
             rationale: "Polling and heartbeats assume tick k comes no earlier than start + k × interval.",
             hint: "the first fire is the start date (not start + interval); ticks are not re-armed from the handler's own start time minus drift."
@@ -117,7 +117,7 @@ extension RuleCatalogue {
             }
         },
         Rule(
-            .timers, 6, "every point of a repeating timer's grid gets a tick within its leeway",
+            .tim6, "every point of a repeating timer's grid gets a tick within its leeway",
             requires: .repeating, excludes: .virtualTime,
             rationale: "Leeway lets the system coalesce wake-ups, not stretch the period: tick k is due within the leeway after start + k × interval, and a timer that is late by a multiple of its leeway misses every deadline built on it.",
             hint: "the timer is armed with the leeway asked for, not a multiple of it; each deadline is start + k × interval, never the last tick plus interval plus leeway; the queue it fires on is not blocked. The suite's own zero-leeway timer runs on the same grid, and only lateness it did not also see counts."
@@ -128,7 +128,7 @@ extension RuleCatalogue {
             try RepeatingGrid(interval: .milliseconds(40), leeway: .milliseconds(8), points: 11, actionLength: .zero).judge(ctx)
         },
         Rule(
-            .timers, 7, "a zero or negative interval is refused, and the scheduler keeps working",
+            .tim7, "a zero or negative interval is refused, and the scheduler keeps working",
             requires: .repeating,
             rationale: "An interval <= 0 would spin or divide by zero; refusing it with a typed error is the only safe answer.",
             hint: "validate with `RepeatSpec` (or the same checks) before creating a timer."
@@ -142,7 +142,7 @@ extension RuleCatalogue {
             try stillWorks(ctx, scheduler)
         },
         Rule(
-            .timers, 8, "a negative leeway is refused, and the scheduler keeps working",
+            .tim8, "a negative leeway is refused, and the scheduler keeps working",
             requires: .repeating,
             rationale: "A negative leeway has no meaning; passing it to the system can trap.",
             hint: "validate the leeway before creating a timer."
@@ -154,7 +154,7 @@ extension RuleCatalogue {
             try stillWorks(ctx, scheduler)
         },
         Rule(
-            .timers, 9, "an interval or leeway overflowing 64-bit nanoseconds is refused, and the scheduler keeps working",
+            .tim9, "an interval or leeway overflowing 64-bit nanoseconds is refused, and the scheduler keeps working",
             requires: .repeating,
             rationale: "The field has shipped nanosecond overflows for huge intervals: a trap, or a timer firing constantly.",
             hint: "convert with overflow checks (`checkedNanoseconds()`), refusing with `SchedulerError.overflow`."
@@ -175,7 +175,7 @@ extension RuleCatalogue {
             try stillWorks(ctx, scheduler)
         },
         Rule(
-            .timers, 10, "a deadline in the far future is accepted and does not fire",
+            .tim10, "a deadline in the far future is accepted and does not fire",
             requires: [.timers, .cancellation], excludes: .synchronous,
             rationale: "'Never' is often written as a distant date; converting it must not overflow into 'now'.",
             hint: "clamp or saturate when converting a far deadline to the timer's units."
@@ -192,7 +192,7 @@ extension RuleCatalogue {
             try stillWorks(ctx, scheduler)
         },
         Rule(
-            .timers, 11, "a huge but valid interval and leeway work",
+            .tim11, "a huge but valid interval and leeway work",
             requires: .repeating,
             rationale: "A century-long interval is valid; it must fire once at the start and then wait, not overflow.",
             hint: "the nanosecond conversion of intervals uses 64-bit signed arithmetic with overflow checks."
@@ -220,7 +220,7 @@ extension RuleCatalogue {
             try ctx.expect(ticks.value == 1, "ticked \(ticks.value) times within 20 ms")
         },
         Rule(
-            .timers, 12, "repeating ticks do not drift: the schedule is anchored at the start, however long each action runs",
+            .tim12, "repeating ticks do not drift: the schedule is anchored at the start, however long each action runs",
             requires: .repeating, excludes: .virtualTime,
             rationale: "Tick k is due at start + k × interval; a timer re-armed from each tick's own time, or from the end of its action, drifts further behind every tick, and heartbeats miss their window.",
             hint: "arm the timer once with a repeating interval (or compute each deadline from the start), not `now + interval` in the handler or after the action returned; leeway is a bound on lateness, not something added to every period. The suite's own zero-leeway timer runs on the same grid, and only lateness it did not also see counts."
@@ -230,7 +230,7 @@ extension RuleCatalogue {
             try RepeatingGrid(interval: .milliseconds(20), leeway: .milliseconds(2), points: 12, actionLength: .milliseconds(8)).judge(ctx)
         },
         Rule(
-            .timers, 13, "a real-time scheduler's `now` keeps pace with a monotonic clock",
+            .tim13, "a real-time scheduler's `now` keeps pace with a monotonic clock",
             requires: .timers, excludes: .virtualTime,
             rationale: "Every deadline is `now` plus a delay: a clock that runs fast or slow, or jumps, fires timers early or late while agreeing with itself.",
             hint: "`now` reads a monotonic clock (uptime, `ContinuousClock`, `DispatchTime`) directly, not the wall clock and not a scaled or cached value."
@@ -263,7 +263,7 @@ extension RuleCatalogue {
             )
         },
         Rule(
-            .timers, 14, "a jump of the wall clock neither stalls nor hastens a timer",
+            .tim14, "a jump of the wall clock neither stalls nor hastens a timer",
             requires: .timers, excludes: .virtualTime,
             rationale: "Wall-clock timers stall when the system clock moves backwards and fire at once when it moves forwards (NTP, a user changing the time); the field has shipped both.",
             hint: "compute deadlines on a monotonic clock; the wall clock is for display, never for timers.",
@@ -296,7 +296,7 @@ extension RuleCatalogue {
             step(.seconds(3_600))
         },
         Rule(
-            .timers, 15, "a repeating timer's first tick is at its start, not one interval later",
+            .tim15, "a repeating timer's first tick is at its start, not one interval later",
             requires: .repeating,
             rationale: "`schedule(at: start, repeatingEvery:)` promises a tick at `start`; ReactiveCocoa users poll at once and then every interval.",
             hint: "arm the first fire at the start date itself, and the interval only for the ticks after it."

@@ -5,7 +5,7 @@ import Schedulers
 extension RuleCatalogue {
     static let trampoline: [Rule] = [
         Rule(
-            .trampoline, 1, "the first action runs inline, nested ones FIFO after it, several queued at once",
+            .trm1, "the first action runs inline, nested ones FIFO after it, several queued at once",
             requires: .trampoline,
             excludes: .threadConfined,
             rationale: "RxSwift's classic nested example must print 1, 2, 3, 4, 5: nested work runs after the outer action returns, in order, however many are queued.",
@@ -40,7 +40,7 @@ extension RuleCatalogue {
             try ctx.expect(order == expected, "order was \(order), expected \(expected)")
         },
         Rule(
-            .trampoline, 2, "disposing a queued nested action skips it",
+            .trm2, "disposing a queued nested action skips it",
             requires: .trampoline,
             excludes: .threadConfined,
             rationale: "Work queued on the trampoline must be cancellable until it starts.",
@@ -61,7 +61,7 @@ extension RuleCatalogue {
             try ctx.expect(log == ["kept"], "ran \(log)")
         },
         Rule(
-            .trampoline, 3, "the thread's state resets after the drain",
+            .trm3, "the thread's state resets after the drain",
             requires: .trampoline,
             excludes: .threadConfined,
             rationale: "Once the outermost action and its queue are done, the next `schedule` on that thread must run inline again.",
@@ -77,7 +77,7 @@ extension RuleCatalogue {
             try ctx.expect(inline, "a schedule after the drain did not run inline")
         },
         Rule(
-            .trampoline, 4, "threads do not share a queue",
+            .trm4, "threads do not share a queue",
             requires: .trampoline,
             excludes: .threadConfined,
             rationale: "The trampoline is per thread: one thread's nested work must never run on another thread or be delayed by it.",
@@ -112,7 +112,7 @@ extension RuleCatalogue {
             try ctx.expect(problems.count == 0, problems.all.joined(separator: "; "))
         },
         Rule(
-            .trampoline, 5, "a chain of 100,000 nested schedules does not grow the stack",
+            .trm5, "a chain of 100,000 nested schedules does not grow the stack",
             requires: .trampoline,
             excludes: .threadConfined,
             rationale: "Recursion through the trampoline is how RxSwift avoids stack overflows; depth must cost queue space, not stack.",
@@ -134,7 +134,7 @@ extension RuleCatalogue {
             try ctx.expect(growth.depth == 100_000, "only \(growth.depth) of 100,000 nested actions ran")
         },
         Rule(
-            .trampoline, 6, "threads trampolining at the same moment each drain their own queue",
+            .trm6, "threads trampolining at the same moment each drain their own queue",
             requires: .trampoline,
             excludes: .threadConfined,
             rationale: "Many threads use the one shared trampoline at once; each thread's nested work must run on it, in its order, none lost or taken by another thread.",

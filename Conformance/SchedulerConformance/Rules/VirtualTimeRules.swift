@@ -4,7 +4,7 @@ import Schedulers
 extension RuleCatalogue {
     static let virtualTime: [Rule] = [
         Rule(
-            .virtualTime, 1, "nothing runs until the scheduler is driven",
+            .vt1, "nothing runs until the scheduler is driven",
             requires: .virtualTime,
             rationale: "Deterministic tests depend on work waiting for an explicit step or advance.",
             hint: "`schedule` only enqueues; no background thread drains the queue."
@@ -17,7 +17,7 @@ extension RuleCatalogue {
             try ctx.expect(scheduler.now == scheduler.now, "the clock is not stable while idle")
         },
         Rule(
-            .virtualTime, 2, "a step on an empty scheduler is a no-op",
+            .vt2, "a step on an empty scheduler is a no-op",
             requires: .virtualTime,
             rationale: "Test code steps defensively; an empty step must not move time or crash.",
             hint: "`step()` returns false and leaves `now` alone when nothing is pending."
@@ -28,7 +28,7 @@ extension RuleCatalogue {
             try ctx.expect(scheduler.now == before, "an empty step moved time from \(before) to \(scheduler.now)")
         },
         Rule(
-            .virtualTime, 3, "step, step(n) and run-all run exactly as many actions as asked",
+            .vt3, "step, step(n) and run-all run exactly as many actions as asked",
             requires: [.virtualTime, .singleStep],
             rationale: "Tests assert intermediate states between steps.",
             hint: "`step()` runs one action, `step(n)` at most n, `stepAll()` until empty; disposed entries are skipped without counting."
@@ -44,7 +44,7 @@ extension RuleCatalogue {
             try ctx.expect(log.all == Array(0..<6), "after stepAll(): \(log.all)")
         },
         Rule(
-            .virtualTime, 4, "actions run in time order, equal times in scheduling order",
+            .vt4, "actions run in time order, equal times in scheduling order",
             requires: .virtualTime,
             rationale: "Test schedulers that fired simultaneous timers out of registration order made tests flaky; ties must be FIFO.",
             hint: "order the queue by (time, insertion sequence), not by time alone (heaps are not stable)."
@@ -58,7 +58,7 @@ extension RuleCatalogue {
             try ctx.expect(log.all == ["a1", "a2", "a3", "a4", "b", "c"], "ran \(log.all)")
         },
         Rule(
-            .virtualTime, 5, "repeating actions interleave by time",
+            .vt5, "repeating actions interleave by time",
             requires: [.virtualTime, .repeating],
             rationale: "Two periodic timers must interleave as they would in real time.",
             hint: "each tick re-queues the next one at time + interval, with a new sequence number."
@@ -86,7 +86,7 @@ extension RuleCatalogue {
             try ctx.expect(times == times.sorted(), "ticks out of time order: \(ticks)")
         },
         Rule(
-            .virtualTime, 6, "advance-to is inclusive and then sets the time",
+            .vt6, "advance-to is inclusive and then sets the time",
             requires: .virtualTime,
             rationale: "RxSwift's `advanceTo` runs what is due exactly at the target; tests rely on it.",
             hint: "run entries with time <= target (not <), then set `now` to the target."
@@ -103,7 +103,7 @@ extension RuleCatalogue {
             try ctx.expect(scheduler.now == target, "now is \(scheduler.now) after advancing to \(target)")
         },
         Rule(
-            .virtualTime, 7, "`now` during an action equals the action's time",
+            .vt7, "`now` during an action equals the action's time",
             requires: .virtualTime,
             rationale: "Test schedulers that reported the advance target instead of the action's time broke time-based operators.",
             hint: "set the clock to each entry's time before running it, not to the target of the advance."
@@ -118,7 +118,7 @@ extension RuleCatalogue {
             try ctx.expect(seen.all == [.milliseconds(1), .milliseconds(2), .milliseconds(3)], "now inside the actions: \(seen.all)")
         },
         Rule(
-            .virtualTime, 8, "actions scheduled during an advance, due by its target, run in it",
+            .vt8, "actions scheduled during an advance, due by its target, run in it",
             requires: .virtualTime,
             rationale: "Chains of timers (a delay after a delay) must complete within one advance that covers them.",
             hint: "the advance loop re-reads the queue after each action instead of taking a snapshot."
@@ -136,7 +136,7 @@ extension RuleCatalogue {
             try ctx.expect(log.all == ["first", "during"], "ran \(log.all)")
         },
         Rule(
-            .virtualTime, 9, "20,000 actions at random times run sorted by (time, order)",
+            .vt9, "20,000 actions at random times run sorted by (time, order)",
             requires: .virtualTime,
             rationale: "A heap that loses its order under load corrupts long simulations.",
             hint: "the priority queue compares (time, sequence) consistently; no entry is lost on resize."
@@ -155,7 +155,7 @@ extension RuleCatalogue {
             try ctx.expect(sorted, "actions ran out of (time, order) order")
         },
         Rule(
-            .virtualTime, 10, "time never moves backwards",
+            .vt10, "time never moves backwards",
             requires: .virtualTime,
             rationale: "A clock that goes back makes durations negative and timers fire twice.",
             hint: "advancing to an earlier time is a no-op; a past deadline runs at the present time."
@@ -171,7 +171,7 @@ extension RuleCatalogue {
             try ctx.expect(seen.value.map { $0 >= now } == true, "a past deadline ran at \(String(describing: seen.value)), before now \(now)")
         },
         Rule(
-            .virtualTime, 11, "work scheduled during an advance runs at its own time, in time order, seeing that time",
+            .vt11, "work scheduled during an advance runs at its own time, in time order, seeing that time",
             requires: .virtualTime,
             rationale: "A delay inside a delay is the heart of every timing test; it must run at the action's time plus its delay, before later work, and read that time.",
             hint: "delays are added to the time of the running action (not the advance target), and entries added while advancing join the same ordered queue instead of a batch run afterwards."
@@ -199,7 +199,7 @@ extension RuleCatalogue {
             try ctx.expect(log.all == ["first@2", "nested@5", "nested-twice@6", "planned@7"], "ran \(log.all), expected [first@2, nested@5, nested-twice@6, planned@7]")
         },
         Rule(
-            .virtualTime, 12, "work scheduled for the current instant from inside an advance runs at that instant, before later work",
+            .vt12, "work scheduled for the current instant from inside an advance runs at that instant, before later work",
             requires: .virtualTime,
             rationale: "An action that schedules more work 'now' (an operator forwarding an event) must see it run at the same virtual time, ahead of anything due later.",
             hint: "plain `schedule` during an advance is stamped with the running action's time (not the advance target, nor the end of the batch)."
@@ -221,7 +221,7 @@ extension RuleCatalogue {
             try ctx.expect(log.all == ["first@1", "now-1@1", "now-2@1", "later@3"], "ran \(log.all), expected [first@1, now-1@1, now-2@1, later@3]")
         },
         Rule(
-            .virtualTime, 13, "a step runs everything due at the earliest instant, and nothing later",
+            .vt13, "a step runs everything due at the earliest instant, and nothing later",
             requires: .virtualTime, excludes: .singleStep,
             rationale: "Schedulers that step by instants (ReactiveSwift's, SwiftNIO's test loops) promise that one step moves time to the next instant that has work and runs exactly that instant's work.",
             hint: "a step moves time to the earliest pending deadline, runs every action due then (work they add for that instant included), and stops before the next deadline."

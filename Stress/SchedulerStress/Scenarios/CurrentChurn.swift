@@ -5,7 +5,7 @@ import Synchronization
 
 extension StressScenario {
     /// Nested hops between schedulers on many threads.
-    static let currentChurn = StressScenario(
+    public static let currentChurn = StressScenario(
         "current-churn",
         "Many chains hop A → B → A … between two schedulers of the subject, and inside each hop run a nested action as a third scheduler. Every action must see its own scheduler as current, and the nested run must restore it.",
         requires: .tracksCurrent, excludes: [.virtualTime, .threadConfined],

@@ -6,7 +6,7 @@ import Schedulers
 
 extension StressScenario {
     /// Schedule on one thread, dispose on another, over and over.
-    static let disposeRace = StressScenario(
+    public static let disposeRace = StressScenario(
         "dispose-race",
         "A producer schedules actions that a disposer thread disposes at once. On serial schedulers every other batch is disposed while the scheduler is held busy, so none of that batch may ever run; in the other batches an action may win the race, and one starting after its dispose() returned is counted as interesting (a thread preempted between claiming and starting looks the same from outside).",
         requires: [.cancellation, .asynchronous], excludes: [.virtualTime, .threadConfined],

@@ -8,7 +8,7 @@ import Synchronization
 extension StressScenario {
     /// The enqueue→run cost per job of an executor, against a bare serial
     /// `DispatchQueue` executor measured in alternation in the same process.
-    static let executorThroughput = StressScenario(
+    public static let executorThroughput = StressScenario(
         "executor-throughput",
         "A task isolated to an actor on the executor (or, for a task executor only, preferring it) yields in a loop, so every iteration is one job enqueued and run; the same loop runs on an actor on a bare serial DispatchQueue executor in alternation. Reports the cost per job, its ratio to the bare baseline, and allocations per job for both.",
         kind: .executor,

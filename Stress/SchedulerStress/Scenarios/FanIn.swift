@@ -5,7 +5,7 @@ import Synchronization
 
 extension StressScenario {
     /// P producer threads × M actions per round onto one scheduler, round after round.
-    static let fanIn = StressScenario(
+    public static let fanIn = StressScenario(
         "fan-in",
         "P producer threads schedule M actions each per round; every action must run exactly once, and on a serial scheduler in per-producer order and never overlapping. Measures throughput and schedule→start latency.",
         excludes: [.virtualTime, .threadConfined],

@@ -6,7 +6,7 @@ import Synchronization
 
 extension StressScenario {
     /// Many recursive chains at once, a third of them disposed from another thread mid-way.
-    static let recursiveStorm = StressScenario(
+    public static let recursiveStorm = StressScenario(
         "recursive-storm",
         "Concurrent recursive chains each reschedule themselves to a random depth; a third are disposed from another thread half-way. No run may start after its chain's dispose() returned, no undisposed chain may lose a reschedule, and the stack may not grow. Latency is reschedule→run.",
         excludes: [.virtualTime, .threadConfined],

@@ -6,7 +6,7 @@ import Synchronization
 
 extension StressScenario {
     /// Repeating timers disposed from other threads at random moments.
-    static let repeatingCancelRace = StressScenario(
+    public static let repeatingCancelRace = StressScenario(
         "repeating-cancel-race",
         "Threads start repeating timers (1–5 ms) and dispose each from another thread after a random 0–30 ms. No tick may start after dispose() returned, beyond one already running. Latency is tick lateness against its schedule.",
         requires: .repeating, excludes: [.virtualTime, .threadConfined],

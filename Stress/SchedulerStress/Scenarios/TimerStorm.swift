@@ -5,7 +5,7 @@ import Synchronization
 
 extension StressScenario {
     /// Thousands of one-shot timers with random delays.
-    static let timerStorm = StressScenario(
+    public static let timerStorm = StressScenario(
         "timer-storm",
         "Producer threads arm hundreds of one-shot timers each with random delays up to 20 ms. No timer may fire before its deadline on the scheduler's own clock, none may be lost. Latency is lateness past the deadline.",
         requires: .timers, excludes: [.synchronous, .virtualTime, .threadConfined],

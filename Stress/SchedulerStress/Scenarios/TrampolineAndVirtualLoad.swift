@@ -7,7 +7,7 @@ import Synchronization
 extension StressScenario {
     /// Per-thread trampolines on many threads at once; a virtual-time scheduler driven while
     /// other threads schedule into it.
-    static let trampolineAndVirtualLoad = StressScenario(
+    public static let trampolineAndVirtualLoad = StressScenario(
         "trampoline-virtual-load",
         "Trampoline subjects: every thread runs trampolines with nested fan-outs at once; each thread's nested actions must run on that thread, in FIFO order. Virtual-time subjects: one thread steps and advances while others schedule at random delays; actions must never run early or out of time order, and none may be lost.",
         anyOf: [.trampoline, .virtualTime], excludes: .threadConfined,
