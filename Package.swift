@@ -56,7 +56,10 @@ let package = Package(
         // Layer 3: the conformance suite and the stress scenarios.
         .target(
             name: "SchedulerConformance",
-            dependencies: ["Schedulers", "SchedulerProbes", "SchedulerReporting", .product(name: "Subprocess", package: "swift-subprocess")],
+            dependencies: [
+                "Schedulers", "SchedulerProbes", "SchedulerReporting",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+            ],
             path: "Conformance/SchedulerConformance",
             swiftSettings: strict
         ),
@@ -69,7 +72,8 @@ let package = Package(
         .target(
             name: "SchedulerMutants",
             dependencies: [
-                "SchedulerConformance", "SchedulerProbes", "Schedulers", .product(name: "HeapModule", package: "swift-collections"),
+                "SchedulerConformance", "SchedulerProbes", "Schedulers",
+                .product(name: "HeapModule", package: "swift-collections"),
             ],
             path: "Conformance/Mutants",
             swiftSettings: strict
@@ -137,7 +141,8 @@ let package = Package(
         .testTarget(
             name: "ConformanceTests",
             dependencies: [
-                "SchedulerConformance", "SchedulerConformanceTesting", "SchedulerMutants", "SchedulerProbes", "SchedulerReporting",
+                "SchedulerConformance", "SchedulerConformanceTesting", "SchedulerMutants", "SchedulerProbes",
+                "SchedulerReporting",
                 "Schedulers", "SchedulerHarness", "CommandSupport", "ConformanceCommands", "conformance",
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
@@ -147,7 +152,8 @@ let package = Package(
         .testTarget(
             name: "StressTests",
             dependencies: [
-                "SchedulerStress", "SchedulerMutants", "SchedulerConformance", "SchedulerProbes", "SchedulerReporting", "Schedulers",
+                "SchedulerStress", "SchedulerMutants", "SchedulerConformance", "SchedulerProbes", "SchedulerReporting",
+                "Schedulers",
                 "stress", .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             path: "Tests/StressTests",

@@ -38,7 +38,10 @@ public enum ConformanceTool {
 /// Flags of the single-command CLI that became subcommands, still accepted.
 enum Legacy {
     static func rewrite(_ arguments: [String]) -> [String] {
-        let moved = ["--list-rules": "list-rules", "--list-subjects": "list-subjects", "--mutants": "mutants", "--markdown-matrix": "matrix-markdown"]
+        let moved = [
+            "--list-rules": "list-rules", "--list-subjects": "list-subjects", "--mutants": "mutants",
+            "--markdown-matrix": "matrix-markdown",
+        ]
         guard let index = arguments.firstIndex(where: { moved[$0] != nil }) else { return arguments }
         var rest = arguments
         let subcommand = moved[rest.remove(at: index)]!
@@ -50,7 +53,10 @@ struct ConformanceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "conformance",
         abstract: "Check schedulers against the numbered rules of the conformance catalogue.",
-        subcommands: [Run.self, Merge.self, DashboardCommand.self, ListRules.self, ListSubjects.self, MutantsCommand.self, MatrixMarkdown.self, Worker.self, TrapProbe.self],
+        subcommands: [
+            Run.self, Merge.self, DashboardCommand.self, ListRules.self, ListSubjects.self, MutantsCommand.self,
+            MatrixMarkdown.self, Worker.self, TrapProbe.self,
+        ],
         defaultSubcommand: Run.self
     )
 }
@@ -68,7 +74,9 @@ struct RuleSelection: ParsableArguments {
             throw ValidationError("unknown rule '\(id)'; `list-rules` lists them")
         }
         for name in splitList(categories) where Self.category(named: name) == nil {
-            throw ValidationError("unknown category '\(name)'; use one of \(Rule.Category.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw ValidationError(
+                "unknown category '\(name)'; use one of \(Rule.Category.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
         }
     }
 
@@ -77,13 +85,15 @@ struct RuleSelection: ParsableArguments {
         let ids = Set(splitList(rules).map { $0.uppercased() })
         let categories = Set(splitList(categories).compactMap(Self.category(named:)))
         return RuleCatalogue.all.filter { rule in
-            (ids.isEmpty || ids.contains(rule.id.rawValue)) && (categories.isEmpty || categories.contains(rule.category))
+            (ids.isEmpty || ids.contains(rule.id.rawValue))
+                && (categories.isEmpty || categories.contains(rule.category))
         }
     }
 
     private static func category(named name: String) -> Rule.Category? {
         Rule.Category.allCases.first {
-            $0.rawValue.caseInsensitiveCompare(name) == .orderedSame || "\($0)".caseInsensitiveCompare(name) == .orderedSame
+            $0.rawValue.caseInsensitiveCompare(name) == .orderedSame
+                || "\($0)".caseInsensitiveCompare(name) == .orderedSame
         }
     }
 }
@@ -106,7 +116,9 @@ struct TimingOptions: ParsableArguments {
     var ruleTimeout: Double?
 
     func validate() throws {
-        guard timingScale.isFinite, timingScale > 0 else { throw ValidationError("--timing-scale must be a positive number, got \(timingScale)") }
+        guard timingScale.isFinite, timingScale > 0 else {
+            throw ValidationError("--timing-scale must be a positive number, got \(timingScale)")
+        }
         if let ruleTimeout, !(ruleTimeout.isFinite && ruleTimeout > 0) {
             throw ValidationError("--rule-timeout must be a positive number of seconds, got \(ruleTimeout)")
         }
@@ -127,13 +139,17 @@ extension ConformanceCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run the rules against subjects and write conformance.json and conformance.junit.xml.",
             discussion: """
-            Each subject runs in a child process under a watchdog: a hung rule becomes `timeout` \
-            (with every thread's stack, when gdb is installed), a crash becomes `error`, and the \
-            run goes on. Exit status: 0 when no gating rule fails, 1 when one does, 64 for bad usage.
-            """
+                Each subject runs in a child process under a watchdog: a hung rule becomes `timeout` \
+                (with every thread's stack, when gdb is installed), a crash becomes `error`, and the \
+                run goes on. Exit status: 0 when no gating rule fails, 1 when one does, 64 for bad usage.
+                """
         )
 
-        @Option(name: .customLong("subject"), help: "Subjects or groups (reference, third-party, mutant, all); repeatable or comma-separated; default: every subject but the mutants.")
+        @Option(
+            name: .customLong("subject"),
+            help:
+                "Subjects or groups (reference, third-party, mutant, all); repeatable or comma-separated; default: every subject but the mutants."
+        )
         var subjects: [String] = []
 
         @OptionGroup var selection: RuleSelection
@@ -159,20 +175,36 @@ extension ConformanceCommand {
             let started = ContinuousClock.now
             if let shard { printError("conformance: \(shard), partitioned by subject × rule") }
             let subjectReports = try toolkit.select(subjects).map { subject in
-                let mine = shard.map { shard in rules.filter { shard.contains(Shard.pairID(subject.name, $0.id.rawValue)) } } ?? rules
-                let results = mine.isEmpty ? [] : IsolatedRules.run(subject: subject, rules: mine, timing: timing, inProcess: execution.inProcess)
-                printError("\(subject.name): \(results.filter { $0.status == .passed }.count) passed, \(results.filter { $0.status.isFailure }.count) not passed, \(results.filter { $0.status == .skipped }.count) skipped")
+                let mine =
+                    shard.map { shard in rules.filter { shard.contains(Shard.pairID(subject.name, $0.id.rawValue)) } }
+                    ?? rules
+                let results =
+                    mine.isEmpty
+                    ? []
+                    : IsolatedRules.run(subject: subject, rules: mine, timing: timing, inProcess: execution.inProcess)
+                printError(
+                    "\(subject.name): \(results.filter { $0.status == .passed }.count) passed, \(results.filter { $0.status.isFailure }.count) not passed, \(results.filter { $0.status == .skipped }.count) skipped"
+                )
                 return ConformanceReport.SubjectReport(subject, results: results)
             }
-            let report = ConformanceReport(rules: rules, subjects: subjectReports, timing: timing, timingScale: timingOptions.timingScale, shard: shard, gate: toolkit.gate)
+            let report = ConformanceReport(
+                rules: rules, subjects: subjectReports, timing: timing, timingScale: timingOptions.timingScale,
+                shard: shard, gate: toolkit.gate)
             try Self.finish(report, in: folder, quiet: execution.quiet, started: started)
         }
 
         /// Writes the reports, prints the table, and fails when something gates.
-        static func finish(_ report: ConformanceReport, in folder: URL, quiet: Bool, started: ContinuousClock.Instant) throws {
+        static func finish(_ report: ConformanceReport, in folder: URL, quiet: Bool, started: ContinuousClock.Instant)
+            throws
+        {
             let written = try ReportFiles.write(report, to: folder)
-            print(quiet ? report.table().components(separatedBy: "\n\n").dropFirst().joined(separator: "\n\n") : report.table())
-            print("reports: \(written.map(\.path).joined(separator: ", ")) (\(String(format: "%.1f", (ContinuousClock.now - started).timeInterval)) s)")
+            print(
+                quiet
+                    ? report.table().components(separatedBy: "\n\n").dropFirst().joined(separator: "\n\n")
+                    : report.table())
+            print(
+                "reports: \(written.map(\.path).joined(separator: ", ")) (\(String(format: "%.1f", (ContinuousClock.now - started).timeInterval)) s)"
+            )
             if report.summary.gatingFailures > 0 { throw ExitCode.failure }
         }
     }
@@ -180,7 +212,8 @@ extension ConformanceCommand {
     struct Merge: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Merge the conformance.json reports of every shard of one run into the report of the whole run.",
-            discussion: "Exit status as for `run` (1 when a gating rule failed in any shard); 64 when the reports are not every shard of one run exactly once."
+            discussion:
+                "Exit status as for `run` (1 when a gating rule failed in any shard); 64 when the reports are not every shard of one run exactly once."
         )
 
         @Argument(help: "The shards' conformance.json reports.")
@@ -197,7 +230,9 @@ extension ConformanceCommand {
             let folder = URL(fileURLWithPath: reportDir, isDirectory: true)
             try ReportFiles.prepare(folder)
             let parts = try MergeInput.read(ConformanceReport.self, paths: reports, what: "conformance")
-            let merged = try MergeInput.merge { () throws(MergeError) in try ConformanceReport.merged(parts, gate: Toolkit.current.gate) }
+            let merged = try MergeInput.merge { () throws(MergeError) in
+                try ConformanceReport.merged(parts, gate: Toolkit.current.gate)
+            }
             try Run.finish(merged, in: folder, quiet: quiet, started: started)
         }
     }
@@ -214,11 +249,14 @@ extension ConformanceCommand {
     }
 
     struct ListSubjects: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the subjects this tool knows, with their kind, origin and capabilities.")
+        static let configuration = CommandConfiguration(
+            abstract: "List the subjects this tool knows, with their kind, origin and capabilities.")
 
         func run() {
             for subject in Toolkit.current.subjects {
-                print("\(subject.name.padding(toLength: 34, withPad: " ", startingAt: 0)) \(subject.kind.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(subject.origin.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(subject.capabilities)")
+                print(
+                    "\(subject.name.padding(toLength: 34, withPad: " ", startingAt: 0)) \(subject.kind.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(subject.origin.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(subject.capabilities)"
+                )
             }
         }
     }
@@ -226,18 +264,23 @@ extension ConformanceCommand {
     struct MatrixMarkdown: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "matrix-markdown",
-            abstract: "Print a conformance.json report as a Markdown rule × subject matrix of its third-party subjects, every deviation explained."
+            abstract:
+                "Print a conformance.json report as a Markdown rule × subject matrix of its third-party subjects, every deviation explained."
         )
 
         @Argument(help: "The report to render.")
         var report = "Reports/conformance.json"
 
-        @Option(help: "Replace what stands between <!-- matrix:begin --> and <!-- matrix:end --> in this file, instead of printing.")
+        @Option(
+            help:
+                "Replace what stands between <!-- matrix:begin --> and <!-- matrix:end --> in this file, instead of printing."
+        )
         var into: String?
 
         func run() throws {
             let decoded = try ReportFiles.read(ConformanceReport.self, at: report, what: "a conformance report")
-            try GeneratedSection(name: "matrix").publish(MatrixDocument.render(decoded, explanations: Toolkit.current.explanations), into: into)
+            try GeneratedSection(name: "matrix").publish(
+                MatrixDocument.render(decoded, explanations: Toolkit.current.explanations), into: into)
         }
     }
 
@@ -250,7 +293,9 @@ extension ConformanceCommand {
         @OptionGroup var selection: RuleSelection
 
         func run() throws {
-            guard let subject = Toolkit.current.subject(named: subject) else { throw ValidationError("unknown subject '\(subject)'") }
+            guard let subject = Toolkit.current.subject(named: subject) else {
+                throw ValidationError("unknown subject '\(subject)'")
+            }
             let timing = try JSONDecoder().decode(Timing.self, from: Data(timingJson.utf8))
             RuleWorker.run(subject: subject, rules: selection.selected, timing: timing)
         }
@@ -302,12 +347,17 @@ enum RuleDocument {
             "- **Executors** are adapted by `ExecutorUnderTest` and get real jobs made by the runtime: through an actor bound to a serial executor, entered with `Task.immediate` (which enqueues before it returns, so the rule knows the order), or through `Task(executorPreference:)` for a task executor. Order and exclusivity are judged with the executor held by a blocking job while work queues behind it (EXE-2, EXE-3, EXE-6). Isolation is asked of `isIsolatingCurrentContext()` (SE-0471); an executor that answers nil outside its jobs leaves EXE-7 inconclusive, since `checkIsolated()` must then trap, and a trap is judged only where the harness isolates rules in processes of their own.",
         ]
         for category in Rule.Category.allCases {
-            lines += ["", "## \(category.rawValue) — \(category.title)", "", "| ID | level | rule | needs | why | if this fails, check |", "| --- | --- | --- | --- | --- | --- |"]
+            lines += [
+                "", "## \(category.rawValue) — \(category.title)", "",
+                "| ID | level | rule | needs | why | if this fails, check |", "| --- | --- | --- | --- | --- | --- |",
+            ]
             for rule in RuleCatalogue.all where rule.category == category {
-                let level = rule.guarantee == nil ? rule.level.rawValue : "\(rule.level.rawValue), guaranteed by the protocol"
+                let level =
+                    rule.guarantee == nil ? rule.level.rawValue : "\(rule.level.rawValue), guaranteed by the protocol"
                 let why = rule.guarantee.map { "\(rule.rationale) *Guaranteed:* \($0)" } ?? rule.rationale
                 let cells = [rule.id.rawValue, level, rule.title, needs(rule).joined(separator: "; "), why, rule.hint]
-                lines.append("| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
+                lines.append(
+                    "| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
             }
         }
         return lines.joined(separator: "\n")
@@ -324,7 +374,9 @@ enum RuleDocument {
     static func list() -> String {
         RuleCatalogue.all.map { rule in
             let needs = needs(rule)
-            return "\(rule.id.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)) \(rule.level.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(rule.title)" + (needs.isEmpty ? "" : "  [\(needs.joined(separator: "; "))]")
+            return
+                "\(rule.id.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)) \(rule.level.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(rule.title)"
+                + (needs.isEmpty ? "" : "  [\(needs.joined(separator: "; "))]")
         }.joined(separator: "\n")
     }
 }

@@ -10,8 +10,10 @@ extension ConformanceCommand {
     struct DashboardCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "dashboard",
-            abstract: "Write a static HTML dashboard (one self-contained file) from the conformance and stress reports present.",
-            discussion: "Reports named with a flag must exist; by default, what is missing is left out. Exit status: 0, or 64 for bad usage."
+            abstract:
+                "Write a static HTML dashboard (one self-contained file) from the conformance and stress reports present.",
+            discussion:
+                "Reports named with a flag must exist; by default, what is missing is left out. Exit status: 0, or 64 for bad usage."
         )
 
         @Option(help: "The conformance report (default: Reports/conformance.json, if present).")
@@ -30,23 +32,35 @@ extension ConformanceCommand {
             for path in [conformance, stress].compactMap({ $0 }) where !FileManager.default.fileExists(atPath: path) {
                 throw ValidationError("no report at '\(path)'")
             }
-            if let history, !FileManager.default.fileExists(atPath: history) { throw ValidationError("no history folder at '\(history)'") }
-            if let problem = ReportFolder.problem(with: URL(fileURLWithPath: output).deletingLastPathComponent()) { throw ValidationError(problem) }
+            if let history, !FileManager.default.fileExists(atPath: history) {
+                throw ValidationError("no history folder at '\(history)'")
+            }
+            if let problem = ReportFolder.problem(with: URL(fileURLWithPath: output).deletingLastPathComponent()) {
+                throw ValidationError(problem)
+            }
         }
 
         func run() throws {
-            let conformancePath = conformance ?? "Reports/conformance.json", stressPath = stress ?? "Reports/stress/latest.json"
-            let conformanceReport = FileManager.default.fileExists(atPath: conformancePath)
-                ? try ReportFiles.read(ConformanceReport.self, at: conformancePath, what: "the conformance report") : nil
-            let stressReport = FileManager.default.fileExists(atPath: stressPath)
+            let conformancePath = conformance ?? "Reports/conformance.json"
+            let stressPath = stress ?? "Reports/stress/latest.json"
+            let conformanceReport =
+                FileManager.default.fileExists(atPath: conformancePath)
+                ? try ReportFiles.read(ConformanceReport.self, at: conformancePath, what: "the conformance report")
+                : nil
+            let stressReport =
+                FileManager.default.fileExists(atPath: stressPath)
                 ? try ReportFiles.read(StressReport.self, at: stressPath, what: "the stress report") : nil
             let earlier = stressReport.flatMap { History.load(history ?? "Reports/stress", before: $0) } ?? []
             guard conformanceReport != nil || stressReport != nil else {
-                throw ValidationError("no reports to show: run `make conformance` or `make stress` first, or name them with --conformance and --stress")
+                throw ValidationError(
+                    "no reports to show: run `make conformance` or `make stress` first, or name them with --conformance and --stress"
+                )
             }
             let page = try Dashboard.html(conformance: conformanceReport, stress: stressReport, history: earlier)
             try Data(page.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
-            print("dashboard: \(output) (\(conformanceReport == nil ? "no conformance report" : "conformance"), \(stressReport == nil ? "no stress report" : "stress"), \(earlier.count) earlier stress reports)")
+            print(
+                "dashboard: \(output) (\(conformanceReport == nil ? "no conformance report" : "conformance"), \(stressReport == nil ? "no stress report" : "stress"), \(earlier.count) earlier stress reports)"
+            )
         }
     }
 }

@@ -9,14 +9,17 @@ extension ConformanceCommand {
     struct MutantsCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "mutants",
-            abstract: "Check that the rules catch every mutant: each one's rule --runs times, or (--all-rules) the whole catalogue once.",
-            discussion: "Exit status: 0 when every run caught its mutant, 1 when a mutant escaped in some run, 64 for bad usage."
+            abstract:
+                "Check that the rules catch every mutant: each one's rule --runs times, or (--all-rules) the whole catalogue once.",
+            discussion:
+                "Exit status: 0 when every run caught its mutant, 1 when a mutant escaped in some run, 64 for bad usage."
         )
 
         @Option(help: "How many times to run each mutant's rule (this project's bar is 10).")
         var runs = 10
 
-        @Flag(help: "Run the whole catalogue once per mutant instead, and print which rules catch it (the kill matrix).")
+        @Flag(
+            help: "Run the whole catalogue once per mutant instead, and print which rules catch it (the kill matrix).")
         var allRules = false
 
         @OptionGroup var selection: RuleSelection
@@ -28,7 +31,9 @@ extension ConformanceCommand {
         @OptionGroup var execution: ExecutionOptions
 
         func validate() throws {
-            guard (1...1_000).contains(runs) else { throw ValidationError("--runs must be between 1 and 1000, got \(runs)") }
+            guard (1...1_000).contains(runs) else {
+                throw ValidationError("--runs must be between 1 and 1000, got \(runs)")
+            }
             if allRules && runs != 10 { throw ValidationError("choose one of --runs and --all-rules") }
         }
 
@@ -42,15 +47,21 @@ extension ConformanceCommand {
             // Mutants never gate a report; what gates here is whether each was caught.
             if !allRules {
                 let ids = Set(rules.map(\.id))
-                let kills = KillCount.run(mutants.filter { ids.contains($0.killer) }, runs: runs, timing: timing, inProcess: execution.inProcess)
-                try ReportFiles.write(ConformanceReport(rules: rules, subjects: kills.map(\.report), timing: timing), to: folder)
+                let kills = KillCount.run(
+                    mutants.filter { ids.contains($0.killer) }, runs: runs, timing: timing,
+                    inProcess: execution.inProcess)
+                try ReportFiles.write(
+                    ConformanceReport(rules: rules, subjects: kills.map(\.report), timing: timing), to: folder)
                 print(KillCount.render(kills, runs: runs))
                 if kills.contains(where: { $0.kills < runs }) { throw ExitCode.failure }
                 return
             }
             let reports = mutants.map { mutant in
-                let results = IsolatedRules.run(subject: mutant.subject, rules: rules, timing: timing, inProcess: execution.inProcess)
-                printError("\(mutant.subject.name): \(results.filter { $0.status.isFailure }.map(\.rule).joined(separator: " "))")
+                let results = IsolatedRules.run(
+                    subject: mutant.subject, rules: rules, timing: timing, inProcess: execution.inProcess)
+                printError(
+                    "\(mutant.subject.name): \(results.filter { $0.status.isFailure }.map(\.rule).joined(separator: " "))"
+                )
                 return ConformanceReport.SubjectReport(mutant.subject, results: results)
             }
             let report = ConformanceReport(rules: rules, subjects: reports, timing: timing)
@@ -77,7 +88,9 @@ enum KillMatrix {
             let killers = subject.results.filter { $0.status.isFailure }.map(\.rule)
             let mutant = faults[subject.name]
             let verdict = killers.isEmpty ? "SURVIVED" : killers.joined(separator: " ")
-            let intended = mutant.map { killers.contains($0.killer.rawValue) ? "" : "  (intended killer \($0.killer) missed)" } ?? ""
+            let intended =
+                mutant.map { killers.contains($0.killer.rawValue) ? "" : "  (intended killer \($0.killer) missed)" }
+                ?? ""
             lines.append("  \(subject.name) [\(mutant?.fault ?? "?")]: \(verdict)\(intended)")
         }
         let survivors = survivors(report)
@@ -103,7 +116,9 @@ struct KillCount: Sendable {
         let racing = mutants.map { RuleCatalogue.rule($0.killer).needsIdleCores }
         let alone = mutants.indices.filter { racing[$0] }
         let together = mutants.indices.filter { !racing[$0] }
-        var counts = Dictionary(uniqueKeysWithValues: zip(together, inParallel(together.map { mutants[$0] }, runs: runs, timing: timing, inProcess: inProcess)))
+        var counts = Dictionary(
+            uniqueKeysWithValues: zip(
+                together, inParallel(together.map { mutants[$0] }, runs: runs, timing: timing, inProcess: inProcess)))
         for index in alone {
             let count = measure(mutants[index], runs: runs, timing: timing, inProcess: inProcess)
             printError("\(count.mutant.subject.name): \(count.kills)/\(runs) by \(count.mutant.killer)")
@@ -120,7 +135,10 @@ struct KillCount: Sendable {
         for _ in 0..<min(4, mutants.count) {
             group.enter()
             Thread {
-                while case let index = next.update({ value in defer { value += 1 }; return value }), index < mutants.count {
+                while case let index = next.update({ value in
+                    defer { value += 1 }
+                    return value
+                }), index < mutants.count {
                     let count = measure(mutants[index], runs: runs, timing: timing, inProcess: inProcess)
                     counts.update { $0[index] = count }
                     printError("\(count.mutant.subject.name): \(count.kills)/\(runs) by \(count.mutant.killer)")
@@ -138,17 +156,24 @@ struct KillCount: Sendable {
             IsolatedRules.run(subject: mutant.subject, rules: [rule], timing: timing, inProcess: inProcess)[0]
         }
         let kills = results.filter { $0.status == .failed || $0.status == .timeout }.count
-        return KillCount(mutant: mutant, kills: kills, report: ConformanceReport.SubjectReport(mutant.subject, results: results))
+        return KillCount(
+            mutant: mutant, kills: kills, report: ConformanceReport.SubjectReport(mutant.subject, results: results))
     }
 
     static func render(_ counts: [KillCount], runs: Int) -> String {
         var lines = ["", "kills (mutant [fault]: runs in which its rule caught it)"]
         for count in counts {
-            let verdict = count.kills == runs ? "\(count.kills)/\(runs)" : "ESCAPED \(runs - count.kills) of \(runs): \(count.report.results.first { !($0.status == .failed || $0.status == .timeout) }.map { "\($0.status.rawValue) \($0.message ?? "")" } ?? "")"
+            let verdict =
+                count.kills == runs
+                ? "\(count.kills)/\(runs)"
+                : "ESCAPED \(runs - count.kills) of \(runs): \(count.report.results.first { !($0.status == .failed || $0.status == .timeout) }.map { "\($0.status.rawValue) \($0.message ?? "")" } ?? "")"
             lines.append("  \(count.mutant.subject.name) [\(count.mutant.fault)] \(count.mutant.killer): \(verdict)")
         }
         let escaped = counts.filter { $0.kills < runs }.count
-        lines.append(escaped == 0 ? "\(counts.count) mutants, each caught by its rule in \(runs) of \(runs) runs" : "\(escaped) of \(counts.count) mutants escaped their rule in some run")
+        lines.append(
+            escaped == 0
+                ? "\(counts.count) mutants, each caught by its rule in \(runs) of \(runs) runs"
+                : "\(escaped) of \(counts.count) mutants escaped their rule in some run")
         return lines.joined(separator: "\n")
     }
 }

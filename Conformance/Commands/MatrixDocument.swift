@@ -34,8 +34,13 @@ enum MatrixDocument {
             for (why, results) in causes {
                 any = true
                 let first = results[0]
-                let observed = results.count == 1 ? first.message ?? "no message" : "\(first.message ?? "no message") (\(first.rule); the others alike)"
-                lines.append("- **\(subject.name) \(results.map(\.rule).joined(separator: ", "))** — observed: \(observed). \(why ?? "Unexplained: to be investigated.")")
+                let observed =
+                    results.count == 1
+                    ? first.message ?? "no message"
+                    : "\(first.message ?? "no message") (\(first.rule); the others alike)"
+                lines.append(
+                    "- **\(subject.name) \(results.map(\.rule).joined(separator: ", "))** — observed: \(observed). \(why ?? "Unexplained: to be investigated.")"
+                )
             }
         }
         if !any { lines.append("- none") }
@@ -43,14 +48,19 @@ enum MatrixDocument {
     }
 
     /// The rule × subject table of `subjects`, one row per rule that applies to any of them.
-    private static func table(_ rules: [ConformanceReport.RuleInfo], _ subjects: [ConformanceReport.SubjectReport]) -> [String] {
-        let results = subjects.map { subject in Dictionary(uniqueKeysWithValues: subject.results.map { ($0.rule, $0) }) }
+    private static func table(_ rules: [ConformanceReport.RuleInfo], _ subjects: [ConformanceReport.SubjectReport])
+        -> [String]
+    {
+        let results = subjects.map { subject in Dictionary(uniqueKeysWithValues: subject.results.map { ($0.rule, $0) })
+        }
         var lines = [
             "| rule | " + subjects.map(\.name).joined(separator: " | ") + " |",
             "| --- |" + String(repeating: " :-: |", count: subjects.count),
         ]
         for rule in rules where results.contains(where: { $0[rule.id].map { $0.status != .skipped } ?? false }) {
-            lines.append("| \(rule.id) | " + results.map { ($0[rule.id]?.status ?? .skipped).symbol }.joined(separator: " | ") + " |")
+            lines.append(
+                "| \(rule.id) | " + results.map { ($0[rule.id]?.status ?? .skipped).symbol }.joined(separator: " | ")
+                    + " |")
         }
         let passed = results.map { row in row.values.filter { $0.status == .passed }.count }
         let applicable = results.map { row in row.values.filter { $0.status != .skipped }.count }

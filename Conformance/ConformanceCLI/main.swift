@@ -4,4 +4,5 @@ import SchedulerMutants
 
 // The project's own `conformance`: the reference schedulers, and the mutants that prove
 // the rules can fail (including the hanging and crashing ones that exercise isolation).
-ConformanceTool.main(subjects: ReferenceSubjects.all + [Mutants.hanging, Mutants.crashing, Mutants.raceCanary], mutants: Mutants.all)
+ConformanceTool.main(
+    subjects: ReferenceSubjects.all + [Mutants.hanging, Mutants.crashing, Mutants.raceCanary], mutants: Mutants.all)

@@ -11,7 +11,9 @@ final class IgnoresDisposalMutant: MutantBase, @unchecked Sendable {
         return BooleanDisposable()
     }
 
-    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         _ = try super.schedule(at: deadline, action)
         return BooleanDisposable()
     }
@@ -19,7 +21,9 @@ final class IgnoresDisposalMutant: MutantBase, @unchecked Sendable {
 
 /// Plain actions cancel correctly; delayed ones return a handle that is not connected.
 final class TimerDisposalIgnoredMutant: MutantBase, @unchecked Sendable {
-    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         _ = try super.schedule(at: deadline, action)
         return BooleanDisposable()
     }
@@ -49,7 +53,10 @@ final class DisposesNeighbourMutant: MutantBase, @unchecked Sendable {
     private final class Slot: Disposable {
         let index: Int
         let owner: DisposesNeighbourMutant
-        init(_ index: Int, _ owner: DisposesNeighbourMutant) { self.index = index; self.owner = owner }
+        init(_ index: Int, _ owner: DisposesNeighbourMutant) {
+            self.index = index
+            self.owner = owner
+        }
         func dispose() { owner.disposeSlots(index) }
         var isDisposed: Bool { owner.slots.withLock { $0[index]?.isDisposed ?? true } }
     }
@@ -192,7 +199,10 @@ final class KeepsDisposedClosuresMutant: MutantBase, @unchecked Sendable {
         let flag = BooleanDisposable()
         let action: SchedulerAction
         let owner: KeepsDisposedClosuresMutant
-        init(_ action: @escaping SchedulerAction, _ owner: KeepsDisposedClosuresMutant) { self.action = action; self.owner = owner }
+        init(_ action: @escaping SchedulerAction, _ owner: KeepsDisposedClosuresMutant) {
+            self.action = action
+            self.owner = owner
+        }
         func dispose() {
             flag.dispose()
             owner.graveyard.withLock { $0.append(self) }
@@ -214,7 +224,9 @@ final class KeepsDisposedClosuresMutant: MutantBase, @unchecked Sendable {
 final class SharedDeadlineTimerMutant: MutantBase, @unchecked Sendable {
     private let handles = Lock<[SchedulerTime: BooleanDisposable]>([:])
 
-    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         let flag = handles.withLock { handles in
             if let shared = handles[deadline] { return shared }
             let flag = BooleanDisposable()
@@ -230,7 +242,9 @@ final class SharedDeadlineTimerMutant: MutantBase, @unchecked Sendable {
 
 /// A repeating timer whose disposal only sets a flag nobody reads.
 final class RepeatingIgnoresDisposalMutant: MutantBase, @unchecked Sendable {
-    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
+        -> any Disposable
+    {
         let handle = super.makeTimer(deadline: deadline, spec: spec, tick)
         // Keep the real handle (and so the timer) forever; hand out a dummy.
         leaked.withLock { $0.append(handle) }
@@ -243,9 +257,13 @@ final class RepeatingIgnoresDisposalMutant: MutantBase, @unchecked Sendable {
 /// A repeating timer whose handler runs the tick and only then looks at the disposed flag:
 /// a tick that falls due after `dispose()` still runs, once.
 final class RepeatingExtraTickMutant: MutantBase, @unchecked Sendable {
-    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
+        -> any Disposable
+    {
         nonisolated(unsafe) let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1)), repeating: .nanoseconds(Int(spec.intervalNanoseconds)))
+        timer.schedule(
+            deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1)),
+            repeating: .nanoseconds(Int(spec.intervalNanoseconds)))
         let flag = BooleanDisposable()
         timer.setEventHandler {
             tick()
@@ -259,7 +277,9 @@ final class RepeatingExtraTickMutant: MutantBase, @unchecked Sendable {
 /// Disposing a repeating timer hops to the scheduler's queue to cancel it, behind a tick
 /// that fell due meanwhile.
 final class RepeatingDisposeDeferredMutant: MutantBase, @unchecked Sendable {
-    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
+        -> any Disposable
+    {
         let handle = super.makeTimer(deadline: deadline, spec: spec, tick)
         let queue = self.queue
         return ActionDisposable { queue.async { handle.dispose() } }
@@ -277,7 +297,9 @@ final class RepeatingDiesWhenDroppedMutant: MutantBase, @unchecked Sendable {
         deinit { cancel.dispose() }
     }
 
-    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
+        -> any Disposable
+    {
         nonisolated(unsafe) let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(
             deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1)),

@@ -24,7 +24,9 @@ final class FaultyRealClock: Clock {
 
         func advanced(by duration: Duration) -> Instant {
             guard wraps else { return Instant(offset: offset + duration) }
-            let nanoseconds = Int64(truncatingIfNeeded: offset.attoseconds / 1_000_000_000) &+ Int64(truncatingIfNeeded: duration.attoseconds / 1_000_000_000)
+            let nanoseconds =
+                Int64(truncatingIfNeeded: offset.attoseconds / 1_000_000_000)
+                &+ Int64(truncatingIfNeeded: duration.attoseconds / 1_000_000_000)
             return Instant(offset: .nanoseconds(nanoseconds), wraps: true)
         }
         func duration(to other: Instant) -> Duration { other.offset - offset }
@@ -44,7 +46,8 @@ final class FaultyRealClock: Clock {
     }
 
     var now: Instant {
-        var instant = Instant(offset: .nanoseconds(DispatchTime.now().uptimeNanoseconds), wraps: fault == .wrappingInstants)
+        var instant = Instant(
+            offset: .nanoseconds(DispatchTime.now().uptimeNanoseconds), wraps: fault == .wrappingInstants)
         if fault == .perThreadSkew {
             let thread = ThreadProbe.id
             let order = readers.withLock { readers in
@@ -151,7 +154,8 @@ final class FaultyManualClock: Clock {
                 switch fault {
                 case .keepsCancelled: break
                 // Finds the sleeper by its deadline: with ties, the first one registered goes.
-                case .deregistersByDeadline: state.sleepers.firstIndex { $0.deadline == deadline }.map { _ = state.sleepers.remove(at: $0) }
+                case .deregistersByDeadline:
+                    state.sleepers.firstIndex { $0.deadline == deadline }.map { _ = state.sleepers.remove(at: $0) }
                 // O(1) removal: the last sleeper fills the hole, so the list leaves registration order.
                 case .cancelSwapRemoves:
                     if let index = state.sleepers.firstIndex(where: { $0.id == id }) {
@@ -186,13 +190,24 @@ final class FaultyManualClock: Clock {
     private func popDue(notAfter target: Instant) -> Registration? {
         state.withLock { state in
             let due = state.sleepers.indices.filter { state.sleepers[$0].deadline <= target }
-            let chosen: Int? = switch fault {
-            case .registrationOrder: due.min { state.sleepers[$0].id < state.sleepers[$1].id }
-            case .tiesLIFO: due.min { (state.sleepers[$0].deadline, -state.sleepers[$0].id) < (state.sleepers[$1].deadline, -state.sleepers[$1].id) }
-            // Trusts the list to be in registration order: the first of the earliest deadlines.
-            case .cancelSwapRemoves: due.min { state.sleepers[$0].deadline < state.sleepers[$1].deadline }
-            default: due.min { (state.sleepers[$0].deadline, state.sleepers[$0].id) < (state.sleepers[$1].deadline, state.sleepers[$1].id) }
-            }
+            let chosen: Int? =
+                switch fault {
+                case .registrationOrder: due.min { state.sleepers[$0].id < state.sleepers[$1].id }
+                case .tiesLIFO:
+                    due.min {
+                        (state.sleepers[$0].deadline, -state.sleepers[$0].id) < (
+                            state.sleepers[$1].deadline, -state.sleepers[$1].id
+                        )
+                    }
+                // Trusts the list to be in registration order: the first of the earliest deadlines.
+                case .cancelSwapRemoves: due.min { state.sleepers[$0].deadline < state.sleepers[$1].deadline }
+                default:
+                    due.min {
+                        (state.sleepers[$0].deadline, state.sleepers[$0].id) < (
+                            state.sleepers[$1].deadline, state.sleepers[$1].id
+                        )
+                    }
+                }
             guard let chosen else { return nil }
             let sleeper = state.sleepers.remove(at: chosen)
             state.now = fault == .nowIsTarget ? max(state.now, target) : max(state.now, sleeper.deadline)

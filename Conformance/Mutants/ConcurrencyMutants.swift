@@ -5,7 +5,9 @@ import Schedulers
 import Synchronization
 
 /// What a concurrent mutant claims: everything a concurrent Dispatch scheduler does.
-private let concurrentClaims: SchedulerCapabilities = [.asynchronous, .concurrent, .cancellation, .timers, .repeating, .tracksCurrent]
+private let concurrentClaims: SchedulerCapabilities = [
+    .asynchronous, .concurrent, .cancellation, .timers, .repeating, .tracksCurrent,
+]
 
 /// A concurrent queue, but every action runs under one lock ("to keep user code safe"):
 /// workers overlap, actions never do.
@@ -13,7 +15,9 @@ final class SerialisedByLockMutant: MutantBase, @unchecked Sendable {
     private let exclusive = Lock<Void>(())
 
     init() {
-        super.init("serialised-by-lock", claims: concurrentClaims, queue: DispatchQueue(label: "serialised-by-lock", attributes: .concurrent))
+        super.init(
+            "serialised-by-lock", claims: concurrentClaims,
+            queue: DispatchQueue(label: "serialised-by-lock", attributes: .concurrent))
     }
 
     override func run(_ action: @escaping SchedulerAction, unless disposable: BooleanDisposable) {
@@ -27,7 +31,9 @@ final class LanePerCallerMutant: MutantBase, @unchecked Sendable {
     private let lanes = Lock<[UInt: DispatchQueue]>([:])
 
     init() {
-        super.init("lane-per-caller", claims: concurrentClaims, queue: DispatchQueue(label: "lane-per-caller", attributes: .concurrent))
+        super.init(
+            "lane-per-caller", claims: concurrentClaims,
+            queue: DispatchQueue(label: "lane-per-caller", attributes: .concurrent))
     }
 
     override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {

@@ -30,7 +30,9 @@ final class CurrentNotSetFromBacklogMutant: MutantBase, @unchecked Sendable {
 
 /// Sets the current scheduler for plain actions, but delayed ones run raw.
 final class CurrentNotSetOnTimersMutant: MutantBase, @unchecked Sendable {
-    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         let disposable = BooleanDisposable()
         queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1))) {
             if !disposable.isDisposed { action() }
@@ -42,7 +44,8 @@ final class CurrentNotSetOnTimersMutant: MutantBase, @unchecked Sendable {
 /// ReactiveCocoa's gap: repeating actions run raw, without setting the current scheduler.
 final class RepeatingWithoutCurrentMutant: MutantBase, @unchecked Sendable {
     override func schedule(
-        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration, _ action: @escaping SchedulerAction
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
+        _ action: @escaping SchedulerAction
     ) throws(SchedulerError) -> any Disposable {
         makeTimer(deadline: deadline, spec: try RepeatSpec(interval: interval, leeway: leeway), action)
     }
@@ -123,13 +126,19 @@ final class FaultySubscriptionMutant: Scheduler {
     }
 
     @discardableResult
-    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
-        let target: any Scheduler = fault == .timersToBackground ? background : (CurrentScheduler.value.flatMap { $0.capabilities.contains(.timers) ? $0 : nil } ?? background)
+    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
+        let target: any Scheduler =
+            fault == .timersToBackground
+            ? background
+            : (CurrentScheduler.value.flatMap { $0.capabilities.contains(.timers) ? $0 : nil } ?? background)
         return try target.schedule(at: deadline, action)
     }
 
     func schedule(
-        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration, _ action: @escaping SchedulerAction
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
+        _ action: @escaping SchedulerAction
     ) throws(SchedulerError) -> any Disposable {
         try background.schedule(at: deadline, repeatingEvery: interval, leeway: leeway, action)
     }

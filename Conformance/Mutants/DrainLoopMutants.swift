@@ -41,18 +41,26 @@ final class DrainLoopMutant: Scheduler, @unchecked Sendable {
             guard head < entries.count else { return nil }
             let entry = entries[head]
             head += 1
-            if head == entries.count { entries.removeAll(keepingCapacity: true); head = 0 }
+            if head == entries.count {
+                entries.removeAll(keepingCapacity: true)
+                head = 0
+            }
             return entry
         }
 
         mutating func takeAll() -> ArraySlice<Entry> {
-            defer { entries.removeAll(keepingCapacity: true); head = 0 }
+            defer {
+                entries.removeAll(keepingCapacity: true)
+                head = 0
+            }
             return entries[head...]
         }
     }
 
     let name: String
-    let capabilities: SchedulerCapabilities = [.asynchronous, .serial, .cancellation, .timers, .repeating, .tracksCurrent]
+    let capabilities: SchedulerCapabilities = [
+        .asynchronous, .serial, .cancellation, .timers, .repeating, .tracksCurrent,
+    ]
     private let fault: Fault?
     private let state = Lock(State())
     /// Read and written outside the lock by the racy fault (an atomic, so the race is the
@@ -75,7 +83,9 @@ final class DrainLoopMutant: Scheduler, @unchecked Sendable {
     }
 
     @discardableResult
-    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         let disposable = BooleanDisposable()
         target.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1))) {
             self.enqueue(Entry(action: action, disposable: disposable))
@@ -84,7 +94,8 @@ final class DrainLoopMutant: Scheduler, @unchecked Sendable {
     }
 
     func schedule(
-        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration, _ action: @escaping SchedulerAction
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
+        _ action: @escaping SchedulerAction
     ) throws(SchedulerError) -> any Disposable {
         let spec = try RepeatSpec(interval: interval, leeway: leeway)
         nonisolated(unsafe) let timer = DispatchSource.makeTimerSource(queue: target)
@@ -179,7 +190,9 @@ final class DrainLoopMutant: Scheduler, @unchecked Sendable {
             guard let next = state.withLock({ $0.takeFirst() }) else {
                 racyDraining.store(false, ordering: .releasing)
                 // Work queued between the empty check and the flag's reset would be stranded.
-                guard state.withLock({ $0.head < $0.entries.count }), !racyDraining.exchange(true, ordering: .acquiringAndReleasing) else { return }
+                guard state.withLock({ $0.head < $0.entries.count }),
+                    !racyDraining.exchange(true, ordering: .acquiringAndReleasing)
+                else { return }
                 continue
             }
             run(next)

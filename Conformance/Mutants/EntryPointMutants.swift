@@ -5,7 +5,9 @@ import Synchronization
 /// Runs a `schedule(at:)` whose deadline has already come inline, on the caller's thread:
 /// "it is due, why queue it?". Plain `schedule` stays asynchronous.
 final class InlineDueDeadlineMutant: MutantBase, @unchecked Sendable {
-    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         guard deadline <= now else { return try super.schedule(at: deadline, action) }
         CurrentScheduler.run(as: self, action)
         return BooleanDisposable()
@@ -15,17 +17,22 @@ final class InlineDueDeadlineMutant: MutantBase, @unchecked Sendable {
 /// A repeating timer whose start has passed runs its first tick inline, then arms the
 /// timer for the next grid point: on the grid, first tick at once, and inside the call.
 final class RepeatingFirstTickInlineMutant: MutantBase, @unchecked Sendable {
-    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
+        -> any Disposable
+    {
         guard deadline <= now else { return super.makeTimer(deadline: deadline, spec: spec, tick) }
         tick()
-        return super.makeTimer(deadline: deadline.advancedSaturating(by: UInt64(spec.intervalNanoseconds)), spec: spec, tick)
+        return super.makeTimer(
+            deadline: deadline.advancedSaturating(by: UInt64(spec.intervalNanoseconds)), spec: spec, tick)
     }
 }
 
 /// Runs a recursion's first run inline; reschedules counted during it, and later ones, go
 /// through the queue as they should.
 final class RecursiveFirstRunInlineMutant: MutantBase, @unchecked Sendable {
-    override func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (any Disposable)? {
+    override func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (
+        any Disposable
+    )? {
         let recursion = CompositeDisposable()
         let returned = Atomic<Bool>(false)
         let deferred = Atomic<Int>(0)
@@ -47,7 +54,9 @@ final class RecursiveFirstRunInlineMutant: MutantBase, @unchecked Sendable {
 /// scheduler's own actions runs inline, inside the call. From any other thread, and for
 /// plain `schedule`, it queues as it should.
 final class InlineOnOwnQueueMutant: MutantBase, @unchecked Sendable {
-    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         guard deadline <= now, CurrentScheduler.value === self else { return try super.schedule(at: deadline, action) }
         CurrentScheduler.run(as: self, action)
         return BooleanDisposable()

@@ -76,7 +76,9 @@ final class FaultyExecutor: SerialExecutor, TaskExecutor {
             }
             if fault == .dropsJobs, state.enqueued % 150 == 0 { return (false, true, false, false) }
             if fault == .overlapsWhenBusy, state.draining { return (false, false, true, false) }
-            if fault == .runsEagerlyWhenIdle, !state.draining, state.pending.isEmpty { return (false, false, false, true) }
+            if fault == .runsEagerlyWhenIdle, !state.draining, state.pending.isEmpty {
+                return (false, false, false, true)
+            }
             state.pending.append(job)
             guard !virtual, !state.draining else { return (false, false, false, false) }
             state.draining = true
@@ -86,7 +88,11 @@ final class FaultyExecutor: SerialExecutor, TaskExecutor {
         if beside { return DispatchQueue.global().async { self.run(job, marked: true) } }
         if inline { return run(job, marked: true) }
         if startWorker {
-            if fault?.sharesPool == true { SharedWorkerPool.shared.submit { self.drain() } } else { worker.async { self.drain() } }
+            if fault?.sharesPool == true {
+                SharedWorkerPool.shared.submit { self.drain() }
+            } else {
+                worker.async { self.drain() }
+            }
         }
     }
 
@@ -132,7 +138,8 @@ final class FaultyExecutor: SerialExecutor, TaskExecutor {
         // "Executors of one type share one worker design", so they are one context.
         case .sameContextForEveryInstance: true
         // "One context is one thread": two idle executors both run on no thread.
-        case .sameContextByRunningThread: other.runningOn.load(ordering: .acquiring) == runningOn.load(ordering: .acquiring)
+        case .sameContextByRunningThread:
+            other.runningOn.load(ordering: .acquiring) == runningOn.load(ordering: .acquiring)
         default: other === self
         }
     }

@@ -24,7 +24,9 @@ final class OneShotHandleKeepsClosureMutant: MutantBase, @unchecked Sendable {
 /// Delayed actions' handles are work items that keep the closure after it ran; plain
 /// `schedule` releases as it should.
 final class DelayedHandleKeepsClosureMutant: MutantBase, @unchecked Sendable {
-    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         let handle = WorkItemHandle(action)
         queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1))) {
             self.run(handle.action, unless: handle.flag)
@@ -39,12 +41,17 @@ final class DisposedTimerKeepsTickMutant: MutantBase, @unchecked Sendable {
     private final class TimerHandle: Disposable {
         let timer: any Disposable
         let tick: SchedulerAction
-        init(_ timer: any Disposable, _ tick: @escaping SchedulerAction) { self.timer = timer; self.tick = tick }
+        init(_ timer: any Disposable, _ tick: @escaping SchedulerAction) {
+            self.timer = timer
+            self.tick = tick
+        }
         func dispose() { timer.dispose() }
         var isDisposed: Bool { timer.isDisposed }
     }
 
-    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
+        -> any Disposable
+    {
         TimerHandle(super.makeTimer(deadline: deadline, spec: spec, tick), tick)
     }
 }
@@ -55,12 +62,17 @@ final class RecursiveHandleKeepsBlockMutant: MutantBase, @unchecked Sendable {
     private final class RecursionHandle: Disposable {
         let inner: any Disposable
         let block: @Sendable (@escaping @Sendable () -> Void) -> Void
-        init(_ inner: any Disposable, _ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) { self.inner = inner; self.block = block }
+        init(_ inner: any Disposable, _ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
+            self.inner = inner
+            self.block = block
+        }
         func dispose() { inner.dispose() }
         var isDisposed: Bool { inner.isDisposed }
     }
 
-    override func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (any Disposable)? {
+    override func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (
+        any Disposable
+    )? {
         RecursionHandle(RecursiveScheduling.start(on: self, block), block)
     }
 }

@@ -38,7 +38,9 @@ class MutantBase: Scheduler, @unchecked Sendable {
     }
 
     @discardableResult
-    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         let disposable = BooleanDisposable()
         queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1))) {
             self.run(action, unless: disposable)

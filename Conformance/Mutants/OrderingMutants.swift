@@ -80,7 +80,9 @@ final class OverlapsWhenSlowMutant: MutantBase, @unchecked Sendable {
 
     override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
         let since = runningSince.load(ordering: .relaxed)
-        guard since != 0, DispatchTime.now().uptimeNanoseconds - since > 1_000_000 else { return super.schedule(action) }
+        guard since != 0, DispatchTime.now().uptimeNanoseconds - since > 1_000_000 else {
+            return super.schedule(action)
+        }
         let disposable = BooleanDisposable()
         Thread { super.run(action, unless: disposable) }.start()
         return disposable
@@ -204,6 +206,8 @@ final class DoublesAcrossThreadsMutant: MutantBase, @unchecked Sendable {
 /// Claims concurrency but runs everything on one serial queue.
 final class SerialClaimingConcurrencyMutant: MutantBase, @unchecked Sendable {
     init() {
-        super.init("serial-claiming-concurrency", claims: [.asynchronous, .concurrent, .cancellation, .timers, .repeating, .tracksCurrent])
+        super.init(
+            "serial-claiming-concurrency",
+            claims: [.asynchronous, .concurrent, .cancellation, .timers, .repeating, .tracksCurrent])
     }
 }

@@ -52,7 +52,9 @@ final class FaultyRecursionMutant: MutantBase, @unchecked Sendable {
         super.init(fault.rawValue)
     }
 
-    override func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (any Disposable)? {
+    override func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (
+        any Disposable
+    )? {
         let disposable = BooleanDisposable()
         let fault = self.fault
         let pendingLater = Atomic<Bool>(false)

@@ -4,8 +4,13 @@ import Schedulers
 /// Repeats every interval plus one leeway, from one Dispatch timer: each period is exactly
 /// one leeway too long, which a rule allowing "interval + leeway" per period never sees.
 final class PeriodStretchedByLeewayMutant: MutantBase, @unchecked Sendable {
-    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
-        let stretched = (try? RepeatSpec(interval: .nanoseconds(spec.intervalNanoseconds + spec.leewayNanoseconds), leeway: .nanoseconds(spec.leewayNanoseconds))) ?? spec
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
+        -> any Disposable
+    {
+        let stretched =
+            (try? RepeatSpec(
+                interval: .nanoseconds(spec.intervalNanoseconds + spec.leewayNanoseconds),
+                leeway: .nanoseconds(spec.leewayNanoseconds))) ?? spec
         return super.makeTimer(deadline: deadline, spec: stretched, tick)
     }
 }
@@ -15,7 +20,9 @@ final class PeriodStretchedByLeewayMutant: MutantBase, @unchecked Sendable {
 /// that looks only at the first ticks, or at the least lateness of the first and last few,
 /// sees a punctual timer.
 final class DriftsAfterWarmupMutant: MutantBase, @unchecked Sendable {
-    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
+        -> any Disposable
+    {
         let handle = BooleanDisposable()
         let interval = UInt64(spec.intervalNanoseconds)
         let leeway = UInt64(spec.leewayNanoseconds)
@@ -35,7 +42,9 @@ final class DriftsAfterWarmupMutant: MutantBase, @unchecked Sendable {
 /// keeps the grid to within microseconds, but every period is stretched by the action's
 /// length.
 final class RearmsFromActionEndMutant: MutantBase, @unchecked Sendable {
-    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
+        -> any Disposable
+    {
         rearmingTimer(deadline: deadline, period: UInt64(spec.intervalNanoseconds), tick)
     }
 }
@@ -44,8 +53,11 @@ final class RearmsFromActionEndMutant: MutantBase, @unchecked Sendable {
 /// may, but computes the window with four times the leeway asked: on the grid, no drift,
 /// every tick three leeways later than allowed.
 final class LeewayMultipliedMutant: MutantBase, @unchecked Sendable {
-    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
+        -> any Disposable
+    {
         let exact = (try? RepeatSpec(interval: .nanoseconds(spec.intervalNanoseconds), leeway: .zero)) ?? spec
-        return super.makeTimer(deadline: deadline.advancedSaturating(by: 4 * UInt64(spec.leewayNanoseconds)), spec: exact, tick)
+        return super.makeTimer(
+            deadline: deadline.advancedSaturating(by: 4 * UInt64(spec.leewayNanoseconds)), spec: exact, tick)
     }
 }

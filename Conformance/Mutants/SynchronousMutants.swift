@@ -44,7 +44,9 @@ final class FaultyImmediateMutant: Scheduler {
 
     let fault: Fault
     var name: String { fault.rawValue }
-    var capabilities: SchedulerCapabilities { fault == .synchronousUnclaimed ? [.cancellation, .timers] : [.synchronous, .timers] }
+    var capabilities: SchedulerCapabilities {
+        fault == .synchronousUnclaimed ? [.cancellation, .timers] : [.synchronous, .timers]
+    }
     private let count = Atomic<Int>(0)
 
     init(_ fault: Fault) { self.fault = fault }
@@ -78,13 +80,18 @@ final class FaultyImmediateMutant: Scheduler {
     }
 
     @discardableResult
-    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         var delay = now.duration(to: deadline)
         if fault == .wakesEarly {
             let slot = Int64(10_000_000)
             delay = .nanoseconds((try? delay.checkedNanoseconds()).map { $0 / slot * slot } ?? 0)
         }
-        if delay > .zero { Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) * 1e-18) }
+        if delay > .zero {
+            Thread.sleep(
+                forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) * 1e-18)
+        }
         if fault != .wakesEarly {
             while now < deadline { Thread.sleep(forTimeInterval: 0.0001) }
         }
@@ -92,7 +99,8 @@ final class FaultyImmediateMutant: Scheduler {
     }
 
     func schedule(
-        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration, _ action: @escaping SchedulerAction
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
+        _ action: @escaping SchedulerAction
     ) throws(SchedulerError) -> any Disposable {
         guard fault == .acceptsRepeating else { throw .repeatingUnsupported(scheduler: name) }
         action()
@@ -138,7 +146,8 @@ final class FaultyTrampolineMutant: Scheduler {
             CurrentScheduler.run(as: self, action)
             return BooleanDisposable()
         }
-        let busy = fault == .sharedBusyFlag ? sharedBusy.exchange(true, ordering: .acquiringAndReleasing) : thread.state.busy
+        let busy =
+            fault == .sharedBusyFlag ? sharedBusy.exchange(true, ordering: .acquiringAndReleasing) : thread.state.busy
         guard !busy else {
             let entry = Entry(action: action, disposable: BooleanDisposable())
             thread.state.queue.append(entry)

@@ -22,7 +22,9 @@ final class RunsPendingTwiceOnReleaseMutant: MutantBase, @unchecked Sendable {
         enqueue(action, at: nil)
     }
 
-    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         enqueue(action, at: deadline)
     }
 

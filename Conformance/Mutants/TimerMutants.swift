@@ -5,24 +5,33 @@ import Synchronization
 
 /// Fires every timer at half its delay.
 final class EarlyTimersMutant: MutantBase, @unchecked Sendable {
-    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         let now = self.now
-        let early = deadline > now ? SchedulerTime.zero.advancedSaturating(by: (now.nanoseconds + deadline.nanoseconds) / 2) : deadline
+        let early =
+            deadline > now
+            ? SchedulerTime.zero.advancedSaturating(by: (now.nanoseconds + deadline.nanoseconds) / 2) : deadline
         return try super.schedule(at: early, action)
     }
 }
 
 /// Converts deadlines to a 10 ms timer wheel by rounding down: up to 10 ms early.
 final class EarlyByRoundingMutant: MutantBase, @unchecked Sendable {
-    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         let slot: UInt64 = 10_000_000
-        return try super.schedule(at: SchedulerTime.zero.advancedSaturating(by: deadline.nanoseconds / slot * slot), action)
+        return try super.schedule(
+            at: SchedulerTime.zero.advancedSaturating(by: deadline.nanoseconds / slot * slot), action)
     }
 }
 
 /// Fires every timer 400 ms late.
 final class LateTimersMutant: MutantBase, @unchecked Sendable {
-    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         try super.schedule(at: deadline.advancedSaturating(by: 400_000_000), action)
     }
 }
@@ -42,11 +51,15 @@ final class FastClockMutant: MutantBase, @unchecked Sendable {
         return SchedulerTime.zero.advancedSaturating(by: origin + (time.nanoseconds - origin) / 5 * 4)
     }
 
-    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         try super.schedule(at: uptime(deadline), action)
     }
 
-    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
+        -> any Disposable
+    {
         super.makeTimer(deadline: uptime(deadline), spec: spec, tick)
     }
 }
@@ -72,7 +85,11 @@ final class WallClockDeadlinesMutant: MutantBase, @unchecked Sendable {
 
     private let timers = Lock<[Timer]>([])
 
-    override init(_ name: String, claims: SchedulerCapabilities = [.asynchronous, .serial, .cancellation, .timers, .tracksCurrent], queue: DispatchQueue? = nil) {
+    override init(
+        _ name: String,
+        claims: SchedulerCapabilities = [.asynchronous, .serial, .cancellation, .timers, .tracksCurrent],
+        queue: DispatchQueue? = nil
+    ) {
         super.init(name, claims: claims, queue: queue)
         let poller = Thread { [weak self] in
             while let self {
@@ -93,10 +110,14 @@ final class WallClockDeadlinesMutant: MutantBase, @unchecked Sendable {
         for timer in due { queue.async { self.run(timer.action, unless: timer.disposable) } }
     }
 
-    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         let delay = Int64(deadline.nanoseconds) - Int64(now.nanoseconds)
         let disposable = BooleanDisposable()
-        timers.withLock { $0.append(Timer(wallDeadline: MutantWallClock.now + delay, action: action, disposable: disposable)) }
+        timers.withLock {
+            $0.append(Timer(wallDeadline: MutantWallClock.now + delay, action: action, disposable: disposable))
+        }
         return disposable
     }
 }
@@ -104,7 +125,9 @@ final class WallClockDeadlinesMutant: MutantBase, @unchecked Sendable {
 /// A deadline in the past becomes a negative delay converted to an unsigned count: it
 /// lands centuries away.
 final class PastDeadlineDroppedMutant: MutantBase, @unchecked Sendable {
-    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         let now = self.now
         guard deadline < now else { return try super.schedule(at: deadline, action) }
         let delay = UInt64(bitPattern: Int64(deadline.nanoseconds) - Int64(now.nanoseconds))
@@ -117,7 +140,9 @@ final class PastDeadlineDroppedMutant: MutantBase, @unchecked Sendable {
 final class TimersInInsertionOrderMutant: MutantBase, @unchecked Sendable {
     private let list = Lock<[(deadline: SchedulerTime, action: SchedulerAction, disposable: BooleanDisposable)]>([])
 
-    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         let disposable = BooleanDisposable()
         let first = list.withLock { list in
             list.append((deadline, action, disposable))
@@ -138,7 +163,9 @@ final class TimersInInsertionOrderMutant: MutantBase, @unchecked Sendable {
 
 /// A repeating timer's first tick comes one interval after the start.
 final class RepeatingFirstTickLateMutant: MutantBase, @unchecked Sendable {
-    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
+        -> any Disposable
+    {
         super.makeTimer(deadline: deadline.advancedSaturating(by: UInt64(spec.intervalNanoseconds)), spec: spec, tick)
     }
 }
@@ -146,15 +173,22 @@ final class RepeatingFirstTickLateMutant: MutantBase, @unchecked Sendable {
 /// Repeats by re-arming a one-shot timer from each tick's own time plus the interval and
 /// three leeways: every period is too long, and the lag grows tick by tick.
 final class RepeatingDriftsMutant: MutantBase, @unchecked Sendable {
-    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
+        -> any Disposable
+    {
         rearmingTimer(deadline: deadline, period: UInt64(spec.intervalNanoseconds + 3 * spec.leewayNanoseconds), tick)
     }
 }
 
 /// Ticks every 0.8 intervals: each tick after the first is early.
 final class RepeatingEarlyMutant: MutantBase, @unchecked Sendable {
-    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
-        let shorter = (try? RepeatSpec(interval: .nanoseconds(spec.intervalNanoseconds / 5 * 4), leeway: .nanoseconds(spec.leewayNanoseconds))) ?? spec
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
+        -> any Disposable
+    {
+        let shorter =
+            (try? RepeatSpec(
+                interval: .nanoseconds(spec.intervalNanoseconds / 5 * 4), leeway: .nanoseconds(spec.leewayNanoseconds)))
+            ?? spec
         return super.makeTimer(deadline: deadline, spec: shorter, tick)
     }
 }
@@ -162,7 +196,8 @@ final class RepeatingEarlyMutant: MutantBase, @unchecked Sendable {
 /// Converts intervals with wrapping arithmetic instead of refusing what overflows.
 final class OverflowingIntervalsMutant: MutantBase, @unchecked Sendable {
     override func schedule(
-        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration, _ action: @escaping SchedulerAction
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
+        _ action: @escaping SchedulerAction
     ) throws(SchedulerError) -> any Disposable {
         let wrap = { (duration: Duration) in max(1, duration.components.seconds &* 1_000_000_000) }
         let spec = try RepeatSpec(interval: .nanoseconds(wrap(interval)), leeway: .nanoseconds(wrap(leeway) - 1))
@@ -189,7 +224,8 @@ final class RepairsRepeatingMutant: MutantBase, @unchecked Sendable {
     }
 
     override func schedule(
-        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration, _ action: @escaping SchedulerAction
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
+        _ action: @escaping SchedulerAction
     ) throws(SchedulerError) -> any Disposable {
         var interval = interval
         var leeway = leeway
@@ -205,7 +241,9 @@ final class RepairsRepeatingMutant: MutantBase, @unchecked Sendable {
 /// Adds a microsecond of slack to a deadline in signed 64-bit arithmetic that wraps: the
 /// distant future becomes the distant past, and fires at once.
 final class DistantFutureWrapsMutant: MutantBase, @unchecked Sendable {
-    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         let wrapped = Int64(truncatingIfNeeded: deadline.nanoseconds) &+ 1_000
         return try super.schedule(at: SchedulerTime.zero.advancedSaturating(by: UInt64(max(wrapped, 0))), action)
     }

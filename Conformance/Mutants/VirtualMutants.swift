@@ -62,7 +62,9 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
     let fault: Fault
     var name: String { fault.rawValue }
     var capabilities: SchedulerCapabilities {
-        var claims: SchedulerCapabilities = [.asynchronous, .serial, .cancellation, .timers, .repeating, .virtualTime, .tracksCurrent]
+        var claims: SchedulerCapabilities = [
+            .asynchronous, .serial, .cancellation, .timers, .repeating, .virtualTime, .tracksCurrent,
+        ]
         if fault != .instantStepOverruns && fault != .singleStepUnclaimed { claims.insert(.singleStep) }
         return claims
     }
@@ -91,19 +93,23 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
     }
 
     @discardableResult
-    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         insert(action, at: deadline, interval: nil)
     }
 
     func schedule(
-        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration, _ action: @escaping SchedulerAction
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
+        _ action: @escaping SchedulerAction
     ) throws(SchedulerError) -> any Disposable {
         _ = try RepeatSpec(interval: interval, leeway: leeway)
         return insert(action, at: deadline, interval: interval)
     }
 
     private func insert(
-        _ action: @escaping SchedulerAction, at time: SchedulerTime, interval: Duration?, disposable: BooleanDisposable = BooleanDisposable()
+        _ action: @escaping SchedulerAction, at time: SchedulerTime, interval: Duration?,
+        disposable: BooleanDisposable = BooleanDisposable()
     ) -> BooleanDisposable {
         guarded { state in
             var time = max(time, state.now)
@@ -111,7 +117,10 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
             state.sequence += 1
             let lifoTies = fault == .unstableTies || (fault == .unstableWhenLarge && state.entries.count >= 64)
             let tie = lifoTies ? -Int64(state.sequence) : Int64(state.sequence)
-            state.entries.insert(Entry(time: time, sequence: state.sequence, tie: tie, action: action, disposable: disposable, interval: interval))
+            state.entries.insert(
+                Entry(
+                    time: time, sequence: state.sequence, tie: tie, action: action, disposable: disposable,
+                    interval: interval))
         }
         return disposable
     }
@@ -151,7 +160,9 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
     @discardableResult
     func step() -> Bool {
         guard let first = pop(notAfter: .distantFuture) else {
-            if fault == .emptyStepMovesTime { guarded { $0.now = (try? $0.now.advanced(by: .milliseconds(1))) ?? $0.now } }
+            if fault == .emptyStepMovesTime {
+                guarded { $0.now = (try? $0.now.advanced(by: .milliseconds(1))) ?? $0.now }
+            }
             return false
         }
         run(first)

@@ -8,7 +8,9 @@ public enum RuleCatalogue {
 
     /// The rule with `id`.
     public static func rule(_ id: RuleID) -> Rule {
-        guard let rule = all.first(where: { $0.id == id }) else { preconditionFailure("\(id) is published but not in the catalogue") }
+        guard let rule = all.first(where: { $0.id == id }) else {
+            preconditionFailure("\(id) is published but not in the catalogue")
+        }
         return rule
     }
 

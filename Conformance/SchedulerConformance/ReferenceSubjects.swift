@@ -11,7 +11,9 @@ public enum ReferenceSubjects {
         ConformanceSubject(name: "immediate", origin: .reference) { ImmediateScheduler.shared },
         ConformanceSubject(name: "queue", origin: .reference) { QueueScheduler(priority: .default, name: "queue") },
         ConformanceSubject(name: "queue-concurrent-target", origin: .reference) {
-            QueueScheduler(name: "queue-concurrent-target", targetQueue: DispatchQueue(label: "concurrent target", attributes: .concurrent))
+            QueueScheduler(
+                name: "queue-concurrent-target",
+                targetQueue: DispatchQueue(label: "concurrent target", attributes: .concurrent))
         },
         ConformanceSubject(name: "concurrent", origin: .reference) { ConcurrentQueueScheduler(name: "concurrent") },
         ConformanceSubject(name: "main", origin: .reference) { MainThreadScheduler.shared },
@@ -21,7 +23,11 @@ public enum ReferenceSubjects {
         ConformanceSubject(name: "queue-executor", origin: .reference) {
             ExecutorUnderTest(QueueScheduler(priority: .default, name: "queue-executor").executor)
         },
-        ConformanceSubject(name: "test-executor", origin: .reference) { ExecutorUnderTest(TestScheduler(name: "test-executor").executor) },
-        ConformanceSubject(name: "virtual-clock", origin: .reference) { ClockUnderTest(TestScheduler(name: "virtual-clock").clock) },
+        ConformanceSubject(name: "test-executor", origin: .reference) {
+            ExecutorUnderTest(TestScheduler(name: "test-executor").executor)
+        },
+        ConformanceSubject(name: "virtual-clock", origin: .reference) {
+            ClockUnderTest(TestScheduler(name: "virtual-clock").clock)
+        },
     ]
 }

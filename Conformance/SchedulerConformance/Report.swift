@@ -11,7 +11,6 @@ public struct ConformanceReport: Codable, Sendable {
     /// The machine, toolchain and code the report was made with.
     public typealias Environment = ReportEnvironment
 
-
     /// A rule as data.
     public struct RuleInfo: Codable, Sendable {
         public var id: String
@@ -84,11 +83,16 @@ public struct ConformanceReport: Codable, Sendable {
         rules: [Rule], subjects: [SubjectReport], timing: Timing, timingScale: Double = 1, shard: Shard? = nil,
         gate: Gate = Gate(), environment: Environment = .current()
     ) {
-        self.init(rules: rules.map(RuleInfo.init), subjects: subjects, timing: timing, timingScale: timingScale, shard: shard, gate: gate, environment: environment)
+        self.init(
+            rules: rules.map(RuleInfo.init), subjects: subjects, timing: timing, timingScale: timingScale, shard: shard,
+            gate: gate, environment: environment)
     }
 
     /// A report from rules as data (as a merge has them); the summary is derived.
-    init(rules: [RuleInfo], subjects: [SubjectReport], timing: Timing, timingScale: Double?, shard: Shard?, gate: Gate, environment: Environment) {
+    init(
+        rules: [RuleInfo], subjects: [SubjectReport], timing: Timing, timingScale: Double?, shard: Shard?, gate: Gate,
+        environment: Environment
+    ) {
         self.generatedAt = ReportTime.now()
         self.environment = environment
         self.timing = timing
@@ -100,7 +104,11 @@ public struct ConformanceReport: Codable, Sendable {
         var summary = Summary()
         for subject in subjects {
             for result in subject.results {
-                summary.count(result.status, gates: gate.gates(result.status, subject: subject.name, origin: subject.origin, rule: result.rule, level: levels[result.rule]))
+                summary.count(
+                    result.status,
+                    gates: gate.gates(
+                        result.status, subject: subject.name, origin: subject.origin, rule: result.rule,
+                        level: levels[result.rule]))
             }
         }
         self.summary = summary
@@ -116,8 +124,10 @@ public struct ConformanceReport: Codable, Sendable {
 
 extension Timing {
     enum CodingKeys: String, CodingKey {
-        case mustHappen = "mustHappenSeconds", quietWindow = "quietWindowSeconds"
-        case lateness = "latenessSeconds", ruleTimeout = "ruleTimeoutSeconds"
+        case mustHappen = "mustHappenSeconds"
+        case quietWindow = "quietWindowSeconds"
+        case lateness = "latenessSeconds"
+        case ruleTimeout = "ruleTimeoutSeconds"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -139,6 +149,3 @@ extension Timing {
         )
     }
 }
-
-
-

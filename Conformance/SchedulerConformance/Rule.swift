@@ -120,7 +120,8 @@ public struct Rule: Sendable, Identifiable {
         if let reason = subject.kindMismatch(category.kind) { return reason }
         if let reason = skipReason(for: subject.capabilities) { return reason }
         if needsWallClockStep, subject.wallClockStep == nil {
-            return "declares no wall-clock step hook (what a scheduler does when the wall clock jumps cannot be seen from outside)"
+            return
+                "declares no wall-clock step hook (what a scheduler does when the wall clock jumps cannot be seen from outside)"
         }
         return nil
     }
@@ -133,14 +134,17 @@ extension Rule {
     /// for the opposite, and the fix is a claim, not a change of behaviour; nil when the rule
     /// excludes nothing.
     public func exclusionNote(for capabilities: SchedulerCapabilities) -> String? {
-        let unclaimed = SchedulerCapabilities.named.filter { excludes.contains($0.capability) && !capabilities.contains($0.capability) }
+        let unclaimed = SchedulerCapabilities.named.filter {
+            excludes.contains($0.capability) && !capabilities.contains($0.capability)
+        }
         guard !unclaimed.isEmpty else { return nil }
         let names = unclaimed.map { "`\($0.name)`" }
         let doing = unclaimed.map { SchedulerCapabilities.behaviour[$0.name] ?? "is \($0.name)" }
         if unclaimed.count == 1 {
             return "(this rule applies because the subject does not claim \(names[0]); if it \(doing[0]), claim it)"
         }
-        return "(this rule applies because the subject claims none of \(names.joined(separator: ", ")); if it \(doing.joined(separator: ", or ")), claim that)"
+        return
+            "(this rule applies because the subject claims none of \(names.joined(separator: ", ")); if it \(doing.joined(separator: ", or ")), claim that)"
     }
 }
 
@@ -174,7 +178,9 @@ extension SchedulerCapabilities {
     ) -> String? {
         let missing = requires.subtracting(self)
         if !missing.isEmpty { return "does not claim \(missing.names.joined(separator: ", "))" }
-        if !anyOf.isEmpty, anyOf.isDisjoint(with: self) { return "claims none of \(anyOf.names.joined(separator: ", "))" }
+        if !anyOf.isEmpty, anyOf.isDisjoint(with: self) {
+            return "claims none of \(anyOf.names.joined(separator: ", "))"
+        }
         let excluded = excludes.intersection(self)
         if !excluded.isEmpty { return "claims \(excluded.names.joined(separator: ", "))" }
         return nil

@@ -25,7 +25,10 @@ public final class RuleContext: Sendable {
     /// Runs code that must trap in a process of its own, when this process can start one.
     let trapProbe: TrapProbeRunner?
 
-    init(subject: ConformanceSubject, timing: Timing, mainThreadDriven: Bool, stacksOnHang: Bool = false, trapProbe: TrapProbeRunner? = nil) {
+    init(
+        subject: ConformanceSubject, timing: Timing, mainThreadDriven: Bool, stacksOnHang: Bool = false,
+        trapProbe: TrapProbeRunner? = nil
+    ) {
         self.subject = subject
         self.timing = timing
         self.mainThreadDriven = mainThreadDriven
@@ -39,7 +42,9 @@ public final class RuleContext: Sendable {
     // MARK: Assertions
 
     /// Fails the rule with `message` unless `condition` holds.
-    public func expect(_ condition: Bool, _ message: @autoclosure () -> String, kind: RuleFailure.Kind = .failed) throws(RuleFailure) {
+    public func expect(_ condition: Bool, _ message: @autoclosure () -> String, kind: RuleFailure.Kind = .failed)
+        throws(RuleFailure)
+    {
         if !condition { throw RuleFailure(message(), kind: kind) }
     }
 
@@ -75,7 +80,9 @@ public final class RuleContext: Sendable {
     ) throws(RuleFailure) {
         if let virtual = scheduler as? any VirtualTimeScheduler {
             while !signal.hasFired {
-                guard virtual.step() else { throw RuleFailure("\(what()): nothing left to run on the virtual scheduler") }
+                guard virtual.step() else {
+                    throw RuleFailure("\(what()): nothing left to run on the virtual scheduler")
+                }
             }
             return
         }
@@ -105,7 +112,9 @@ public final class RuleContext: Sendable {
     /// the caller goes on within a microsecond or so of the firing instead of after a
     /// semaphore's wake-up: for rules that must act at a known moment of the worker's work.
     /// After 200 µs it yields between polls, so a worker sharing this core still gets to run.
-    public func spinUntil(_ signal: Signal, on scheduler: any Scheduler, _ what: @autoclosure () -> String) throws(RuleFailure) {
+    public func spinUntil(_ signal: Signal, on scheduler: any Scheduler, _ what: @autoclosure () -> String)
+        throws(RuleFailure)
+    {
         if !spinWait(upTo: timing.mustHappen, until: { signal.hasFired }) {
             try waitFor(signal, on: scheduler, within: .zero, what())
         }
@@ -148,10 +157,14 @@ public final class RuleContext: Sendable {
             virtual.advance(to: (try? deadline.advanced(by: .nanoseconds(1))) ?? deadline)
             return
         }
-        let after = try attempt("deadline + lateness") { () throws(SchedulerError) in try deadline.advanced(by: timing.lateness) }
+        let after = try attempt("deadline + lateness") { () throws(SchedulerError) in
+            try deadline.advanced(by: timing.lateness)
+        }
         if subject.capabilities.contains(.serial) && subject.capabilities.contains(.timers) {
             let sentinel = Signal()
-            _ = try attempt("schedule(at:) of a sentinel") { () throws(SchedulerError) in try scheduler.schedule(at: after) { sentinel.fire() } }
+            _ = try attempt("schedule(at:) of a sentinel") { () throws(SchedulerError) in
+                try scheduler.schedule(at: after) { sentinel.fire() }
+            }
             try waitFor(sentinel, on: scheduler, "a sentinel timer after the deadline")
             return
         }
@@ -163,7 +176,9 @@ public final class RuleContext: Sendable {
     /// (``quiesce(_:)``), otherwise the quiet window has passed.
     public func settle(_ scheduler: any Scheduler) throws(RuleFailure) {
         let capabilities = subject.capabilities
-        if scheduler is any VirtualTimeScheduler || !capabilities.isDisjoint(with: [.serial, .synchronous, .trampoline]) {
+        if scheduler is any VirtualTimeScheduler
+            || !capabilities.isDisjoint(with: [.serial, .synchronous, .trampoline])
+        {
             try quiesce(scheduler)
         } else {
             Thread.sleep(forTimeInterval: timing.quietWindow.timeInterval)
@@ -180,7 +195,9 @@ public final class RuleContext: Sendable {
     ///   (an overlap) can tell.
     public func hold(_ scheduler: any Scheduler, inside: Box<Bool>? = nil) throws(RuleFailure) -> Signal {
         let gate = Signal()
-        guard !(scheduler is any VirtualTimeScheduler), subject.capabilities.isDisjoint(with: [.synchronous, .trampoline]) else { return gate }
+        guard !(scheduler is any VirtualTimeScheduler),
+            subject.capabilities.isDisjoint(with: [.synchronous, .trampoline])
+        else { return gate }
         track(gate)
         let started = Signal()
         let mustHappen = timing.mustHappen
@@ -210,7 +227,9 @@ public final class RuleContext: Sendable {
 
     /// Runs `body` on a new thread that no scheduler drives, waits for it and returns its
     /// result.
-    public func onFreshThread<T: Sendable>(_ body: @escaping @Sendable () throws(RuleFailure) -> T) throws(RuleFailure) -> T {
+    public func onFreshThread<T: Sendable>(_ body: @escaping @Sendable () throws(RuleFailure) -> T) throws(RuleFailure)
+        -> T
+    {
         let result = Lock<Result<T, RuleFailure>?>(nil)
         let done = Signal()
         Thread {
@@ -219,13 +238,17 @@ public final class RuleContext: Sendable {
             result.withLock { $0 = outcome }
             done.fire()
         }.start()
-        guard done.wait(timing.mustHappen) else { throw RuleFailure("a helper thread did not finish within \(timing.mustHappen)") }
+        guard done.wait(timing.mustHappen) else {
+            throw RuleFailure("a helper thread did not finish within \(timing.mustHappen)")
+        }
         return try result.withLock { $0 }!.get()
     }
 
     /// Runs `body` on another thread, or on this one for a ``SchedulerCapabilities/threadConfined``
     /// subject, which must only be called from the thread that made it.
-    public func fromAnotherThreadIfAllowed(_ body: @escaping @Sendable () throws(RuleFailure) -> Void) throws(RuleFailure) {
+    public func fromAnotherThreadIfAllowed(_ body: @escaping @Sendable () throws(RuleFailure) -> Void)
+        throws(RuleFailure)
+    {
         if subject.capabilities.contains(.threadConfined) { return try body() }
         try onFreshThread(body)
     }
@@ -235,7 +258,9 @@ public final class RuleContext: Sendable {
     /// - Parameter spread: pin thread `index` to the `index`-th core this process may use
     ///   (round robin; Linux only), so that on a loaded machine the kernel cannot keep all
     ///   of them on one core, where calls never overlap.
-    public func onThreads(_ count: Int, spread: Bool = false, _ body: @escaping @Sendable (Int) -> Void) throws(RuleFailure) {
+    public func onThreads(_ count: Int, spread: Bool = false, _ body: @escaping @Sendable (Int) -> Void)
+        throws(RuleFailure)
+    {
         guard Threads.run(count, pinned: spread, within: timing.mustHappen, body) else {
             throw RuleFailure("\(count) producer threads did not finish within \(timing.mustHappen)")
         }
@@ -248,7 +273,8 @@ public final class RuleContext: Sendable {
     /// real time), so that work scheduled meanwhile is provably queued together.
     public var canHold: Bool {
         let capabilities = subject.capabilities
-        return capabilities.contains(.serial) && capabilities.isDisjoint(with: [.synchronous, .trampoline, .virtualTime])
+        return capabilities.contains(.serial)
+            && capabilities.isDisjoint(with: [.synchronous, .trampoline, .virtualTime])
     }
 
     /// Throws an inconclusive result unless `occurred`: the situation the rule judges did
@@ -260,4 +286,3 @@ public final class RuleContext: Sendable {
     /// The number of producer threads for contention rules: oversubscribes the cores.
     public var producerCount: Int { max(4, ProcessInfo.processInfo.activeProcessorCount * 2) }
 }
-

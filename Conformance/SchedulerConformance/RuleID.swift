@@ -30,7 +30,8 @@ public struct RuleID: RawRepresentable, Hashable, Comparable, Sendable, Codable,
     /// Catalogue order: by category, then by number.
     public static func < (lhs: RuleID, rhs: RuleID) -> Bool {
         let categories = Rule.Category.allCases
-        let left = categories.firstIndex(of: lhs.category)!, right = categories.firstIndex(of: rhs.category)!
+        let left = categories.firstIndex(of: lhs.category)!
+        let right = categories.firstIndex(of: rhs.category)!
         return (left, lhs.number) < (right, rhs.number)
     }
 }

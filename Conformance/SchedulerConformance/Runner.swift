@@ -66,7 +66,9 @@ public enum ConformanceRunner {
         progress: @escaping @Sendable (RuleResult) -> Void = { _ in }
     ) -> [RuleResult] {
         let context = { @Sendable (mainThreadDriven: Bool) in
-            RuleContext(subject: subject, timing: timing, mainThreadDriven: mainThreadDriven, stacksOnHang: stacksOnHang, trapProbe: trapProbe)
+            RuleContext(
+                subject: subject, timing: timing, mainThreadDriven: mainThreadDriven, stacksOnHang: stacksOnHang,
+                trapProbe: trapProbe)
         }
         guard Thread.isMainThread else {
             return runRules(context(false), rules: rules, willStart: willStart, progress: progress)
@@ -82,12 +84,17 @@ public enum ConformanceRunner {
     }
 
     private static func runRules(
-        _ context: RuleContext, rules: [Rule], willStart: @Sendable (Rule) -> Void, progress: @Sendable (RuleResult) -> Void
+        _ context: RuleContext, rules: [Rule], willStart: @Sendable (Rule) -> Void,
+        progress: @Sendable (RuleResult) -> Void
     ) -> [RuleResult] {
         let subject = context.subject
         if subject.capabilities.contains(.mainThread), !context.mainThreadDriven, !mainQueueIsDrained() {
             return rules.map { rule in
-                let result = RuleResult(rule: rule.id.rawValue, level: rule.level, status: .skipped, durationSeconds: 0, message: "the main queue is not drained in this process (run from XCTest's main thread or the `conformance` command)")
+                let result = RuleResult(
+                    rule: rule.id.rawValue, level: rule.level, status: .skipped, durationSeconds: 0,
+                    message:
+                        "the main queue is not drained in this process (run from XCTest's main thread or the `conformance` command)"
+                )
                 progress(result)
                 return result
             }
@@ -116,7 +123,8 @@ public enum ConformanceRunner {
     /// Runs one rule under the watchdog.
     static func run(_ rule: Rule, in context: RuleContext) -> RuleResult {
         if let reason = rule.skipReason(for: context.subject) {
-            return RuleResult(rule: rule.id.rawValue, level: rule.level, status: .skipped, durationSeconds: 0, message: reason)
+            return RuleResult(
+                rule: rule.id.rawValue, level: rule.level, status: .skipped, durationSeconds: 0, message: reason)
         }
         if rule.needsIdleCores { return racingRule.withLock { _ in watch(rule, in: context) } }
         return watch(rule, in: context)
@@ -131,23 +139,31 @@ public enum ConformanceRunner {
             var result: RuleResult
             do throws(RuleFailure) {
                 try rule.check(context)
-                result = rule.guarantee.map {
-                    RuleResult(rule: rule.id.rawValue, level: rule.level, status: .guaranteed, durationSeconds: 0, message: $0)
-                } ?? RuleResult(rule: rule.id.rawValue, level: rule.level, status: .passed, durationSeconds: 0)
+                result =
+                    rule.guarantee.map {
+                        RuleResult(
+                            rule: rule.id.rawValue, level: rule.level, status: .guaranteed, durationSeconds: 0,
+                            message: $0)
+                    } ?? RuleResult(rule: rule.id.rawValue, level: rule.level, status: .passed, durationSeconds: 0)
             } catch {
-                let status: RuleResult.Status = switch error.kind {
-                case .failed: .failed
-                case .error: .error
-                case .skipped: .skipped
-                case .inconclusive: .inconclusive
-                case .hung: .timeout
-                }
+                let status: RuleResult.Status =
+                    switch error.kind {
+                    case .failed: .failed
+                    case .error: .error
+                    case .skipped: .skipped
+                    case .inconclusive: .inconclusive
+                    case .hung: .timeout
+                    }
                 var message = error.message
                 // A failure of a rule that applies only for want of a claim may be a missing claim.
-                if status == .failed || status == .timeout, let note = rule.exclusionNote(for: context.subject.capabilities) {
+                if status == .failed || status == .timeout,
+                    let note = rule.exclusionNote(for: context.subject.capabilities)
+                {
                     message += " " + note
                 }
-                result = RuleResult(rule: rule.id.rawValue, level: rule.level, status: status, durationSeconds: 0, message: message, threadDump: error.threadDump)
+                result = RuleResult(
+                    rule: rule.id.rawValue, level: rule.level, status: status, durationSeconds: 0, message: message,
+                    threadDump: error.threadDump)
             }
             result.durationSeconds = (ContinuousClock.now - started).timeInterval
             outcome.value = result
@@ -158,7 +174,8 @@ public enum ConformanceRunner {
         thread.start()
         guard finished.wait(context.timing.ruleTimeout), let result = outcome.value else {
             return RuleResult(
-                rule: rule.id.rawValue, level: rule.level, status: .timeout, durationSeconds: (ContinuousClock.now - started).timeInterval,
+                rule: rule.id.rawValue, level: rule.level, status: .timeout,
+                durationSeconds: (ContinuousClock.now - started).timeInterval,
                 message: "did not finish within \(context.timing.ruleTimeout); its thread was abandoned"
             )
         }

@@ -49,22 +49,37 @@ public struct ConformanceSubject: Sendable {
         wallClockStep: (@Sendable (Duration) -> Void)? = nil,
         make: @escaping @Sendable () -> any Scheduler
     ) {
-        self.init(name: name, origin: origin, capabilities: capabilities ?? make().capabilities, wallClockStep: wallClockStep, factory: .scheduler(make))
+        self.init(
+            name: name, origin: origin, capabilities: capabilities ?? make().capabilities, wallClockStep: wallClockStep,
+            factory: .scheduler(make))
     }
 
     /// A clock subject: `make` returns a fresh clock (or the shared one, for a clock without
     /// state) behind its adapter, whose capabilities the subject claims unless overridden.
-    public init(name: String, origin: Origin = .thirdParty, capabilities: SchedulerCapabilities? = nil, clock make: @escaping @Sendable () -> ClockUnderTest) {
-        self.init(name: name, origin: origin, capabilities: capabilities ?? make().capabilities, wallClockStep: nil, factory: .clock(make))
+    public init(
+        name: String, origin: Origin = .thirdParty, capabilities: SchedulerCapabilities? = nil,
+        clock make: @escaping @Sendable () -> ClockUnderTest
+    ) {
+        self.init(
+            name: name, origin: origin, capabilities: capabilities ?? make().capabilities, wallClockStep: nil,
+            factory: .clock(make))
     }
 
     /// An executor subject: `make` returns a fresh executor behind its adapter, whose
     /// capabilities the subject claims unless overridden.
-    public init(name: String, origin: Origin = .thirdParty, capabilities: SchedulerCapabilities? = nil, executor make: @escaping @Sendable () -> ExecutorUnderTest) {
-        self.init(name: name, origin: origin, capabilities: capabilities ?? make().capabilities, wallClockStep: nil, factory: .executor(make))
+    public init(
+        name: String, origin: Origin = .thirdParty, capabilities: SchedulerCapabilities? = nil,
+        executor make: @escaping @Sendable () -> ExecutorUnderTest
+    ) {
+        self.init(
+            name: name, origin: origin, capabilities: capabilities ?? make().capabilities, wallClockStep: nil,
+            factory: .executor(make))
     }
 
-    private init(name: String, origin: Origin, capabilities: SchedulerCapabilities, wallClockStep: (@Sendable (Duration) -> Void)?, factory: Factory) {
+    private init(
+        name: String, origin: Origin, capabilities: SchedulerCapabilities,
+        wallClockStep: (@Sendable (Duration) -> Void)?, factory: Factory
+    ) {
         self.name = name
         self.origin = origin
         self.capabilities = capabilities
@@ -82,7 +97,10 @@ public struct ConformanceSubject: Sendable {
     }
 
     /// The scheduler factory, as before clocks and executors were subjects.
-    @available(*, deprecated, renamed: "makeScheduler()", message: "subjects are schedulers, clocks or executors: use makeScheduler()")
+    @available(
+        *, deprecated, renamed: "makeScheduler()",
+        message: "subjects are schedulers, clocks or executors: use makeScheduler()"
+    )
     public var make: @Sendable () -> any Scheduler { { makeScheduler() } }
 
     /// A fresh scheduler. Only for scheduler subjects: rules and scenarios check ``kind``
@@ -106,6 +124,8 @@ public struct ConformanceSubject: Sendable {
 
     /// Why a check written for subjects of `kind` does not apply to this one, or `nil`.
     public func kindMismatch(_ kind: Kind) -> String? {
-        self.kind == kind ? nil : "is \(self.kind == .executor ? "an" : "a") \(self.kind), not \(kind == .executor ? "an" : "a") \(kind)"
+        self.kind == kind
+            ? nil
+            : "is \(self.kind == .executor ? "an" : "a") \(self.kind), not \(kind == .executor ? "an" : "a") \(kind)"
     }
 }

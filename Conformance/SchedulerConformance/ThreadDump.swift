@@ -1,6 +1,6 @@
-import Schedulers
 import Dispatch
 import Foundation
+import Schedulers
 import Subprocess
 
 /// Every thread's stack of a live process, taken with gdb: how a hang is diagnosed, in a
@@ -16,7 +16,8 @@ public enum ThreadDump {
     /// The backtraces of all threads of `pid`, or nil when gdb is not installed, fails, or
     /// takes longer than `bound` (it is then killed: a dump must not stall the watchdog).
     public static func take(pid: Int32, within bound: Duration) async -> String? {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("stacks-\(pid)-\(UInt32.random(in: 0 ... .max)).txt")
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "stacks-\(pid)-\(UInt32.random(in: 0 ... .max)).txt")
         defer { try? FileManager.default.removeItem(at: log) }
         // gdb stops every thread of the process it attaches to. When that is this process,
         // nothing here may wait on gdb: its output goes to a file, not a pipe this process
@@ -26,16 +27,19 @@ public enum ThreadDump {
             .name("timeout"),
             arguments: [
                 "--kill-after=2", seconds, "gdb", "-p", String(pid), "-batch", "-nx", "-q",
-                "-ex", "set logging file \(log.path)", "-ex", "set logging redirect on", "-ex", "set logging overwrite on",
+                "-ex", "set logging file \(log.path)", "-ex", "set logging redirect on", "-ex",
+                "set logging overwrite on",
                 "-ex", "set logging enabled on", "-ex", "thread apply all bt 30",
             ],
             output: .discarded,
             error: .discarded
         )
         guard let result, result.terminationStatus.isSuccess, let text = try? String(contentsOf: log, encoding: .utf8),
-              text.contains("Thread") else { return nil }
+            text.contains("Thread")
+        else { return nil }
         // The dump is for people: keep the thread headers and frames, drop gdb's chatter.
-        return text.split(separator: "\n").filter { $0.hasPrefix("Thread") || $0.hasPrefix("#") }.joined(separator: "\n")
+        return text.split(separator: "\n").filter { $0.hasPrefix("Thread") || $0.hasPrefix("#") }.joined(
+            separator: "\n")
     }
 }
 

@@ -29,7 +29,9 @@ public enum TrapProbes {
     /// (a correct subject never lets it); false for an unknown probe or subject, or a probe
     /// that neither returned nor ended the process within 20 s.
     public static func run(_ id: String, for subject: ConformanceSubject) -> Bool {
-        guard id == checkIsolatedOutside, subject.kind == .executor, let serial = subject.makeExecutor().serial else { return false }
+        guard id == checkIsolatedOutside, subject.kind == .executor, let serial = subject.makeExecutor().serial else {
+            return false
+        }
         let returned = Signal()
         Thread {
             serial.checkIsolated()

@@ -46,9 +46,11 @@ public func assertConformance(
     // record each at once. On the main thread (XCTest) they arrive on the runner's thread;
     // XCTest takes failures from any thread, Swift Testing only in the test's task.
     let recordAtOnce = !Thread.isMainThread || Test.current == nil
-    let results = ConformanceRunner.run(subject, rules: rules, timing: timing, progress: { result in
-        if recordAtOnce { recorder.record(result) }
-    })
+    let results = ConformanceRunner.run(
+        subject, rules: rules, timing: timing,
+        progress: { result in
+            if recordAtOnce { recorder.record(result) }
+        })
     if !recordAtOnce { results.forEach(recorder.record) }
     return results
 }
@@ -112,8 +114,11 @@ private struct IssueRecorder: Sendable {
     }
 
     func record(_ result: RuleResult) {
-        guard result.status.isFailure, let rule = rules[result.rule], failingLevels.contains(rule.level), !expectedDeviations.contains(rule.id) else { return }
-        var message = "\(subject.name) \(rule.id) \(result.status.rawValue): \(rule.title). Observed: \(result.message ?? "nothing"). If this fails, check: \(rule.hint)"
+        guard result.status.isFailure, let rule = rules[result.rule], failingLevels.contains(rule.level),
+            !expectedDeviations.contains(rule.id)
+        else { return }
+        var message =
+            "\(subject.name) \(rule.id) \(result.status.rawValue): \(rule.title). Observed: \(result.message ?? "nothing"). If this fails, check: \(rule.hint)"
         if let stacks = result.threadDump { message += "\nEvery thread's stack:\n\(stacks)" }
         if Test.current != nil {
             Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)

@@ -8,7 +8,7 @@ let package = Package(
     name: "ThirdPartyScheduler",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "SchedulerBehaviour", path: "../.."),
+        .package(name: "SchedulerBehaviour", path: "../..")
     ],
     targets: [
         .target(

@@ -10,7 +10,8 @@ package enum History {
     /// is not a stress report, with a note.
     package static func load(_ folder: String, before current: StressReport) -> [StressReport]? {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
-        var reports: [(date: Date, report: StressReport)] = [], incomparable = 0
+        var reports: [(date: Date, report: StressReport)] = []
+        var incomparable = 0
         let now = ReportTime.date(current.generatedAt) ?? Date()
         for name in names.sorted() where name.hasSuffix(".json") && name != "latest.json" {
             let path = URL(fileURLWithPath: folder).appendingPathComponent(name).path
@@ -19,13 +20,19 @@ package enum History {
                 continue
             }
             guard let made = ReportTime.date(report.generatedAt), made < now else { continue }
-            guard report.environment.allocator == current.environment.allocator, report.environment.sanitizer == current.environment.sanitizer else {
+            guard report.environment.allocator == current.environment.allocator,
+                report.environment.sanitizer == current.environment.sanitizer
+            else {
                 incomparable += 1
                 continue
             }
             reports.append((made, report))
         }
-        if incomparable > 0 { printError("stress compare: \(incomparable) earlier report(s) used another allocator or sanitizer and are left out") }
+        if incomparable > 0 {
+            printError(
+                "stress compare: \(incomparable) earlier report(s) used another allocator or sanitizer and are left out"
+            )
+        }
         return reports.isEmpty ? nil : reports.sorted { $0.date < $1.date }.map(\.report)
     }
 }

@@ -40,13 +40,21 @@ package struct JUnit {
             let errors = count { if case .error = $0 { true } else { false } }
             let skipped = count { if case .skipped = $0 { true } else { false } }
             let time = suite.cases.reduce(0) { $0 + $1.seconds }
-            xml += #"  <testsuite name="\#(escape(suite.name))" tests="\#(suite.cases.count)" failures="\#(failures)" errors="\#(errors)" skipped="\#(skipped)" time="\#(format(time))">"# + "\n"
+            xml +=
+                #"  <testsuite name="\#(escape(suite.name))" tests="\#(suite.cases.count)" failures="\#(failures)" errors="\#(errors)" skipped="\#(skipped)" time="\#(format(time))">"#
+                + "\n"
             for test in suite.cases {
-                xml += #"    <testcase classname="\#(escape(test.classname))" name="\#(escape(test.name))" time="\#(format(test.seconds))""#
+                xml +=
+                    #"    <testcase classname="\#(escape(test.classname))" name="\#(escape(test.name))" time="\#(format(test.seconds))""#
                 switch test.outcome {
-                case .passed: xml += "/>\n"; continue
-                case .failure(let message, let details): xml += ">\n      <failure message=\"\(escape(message))\">\(escape(details))</failure>\n"
-                case .error(let type, let message, let details): xml += ">\n      <error type=\"\(escape(type))\" message=\"\(escape(message))\">\(escape(details))</error>\n"
+                case .passed:
+                    xml += "/>\n"
+                    continue
+                case .failure(let message, let details):
+                    xml += ">\n      <failure message=\"\(escape(message))\">\(escape(details))</failure>\n"
+                case .error(let type, let message, let details):
+                    xml +=
+                        ">\n      <error type=\"\(escape(type))\" message=\"\(escape(message))\">\(escape(details))</error>\n"
                 case .skipped(let message): xml += ">\n      <skipped message=\"\(escape(message))\"/>\n"
                 case .note(let text): xml += ">\n      <system-out>\(escape(text))</system-out>\n"
                 }
@@ -62,37 +70,49 @@ package struct JUnit {
         let rules = Dictionary(uniqueKeysWithValues: report.rules.map { ($0.id, $0) })
         name = "scheduler-conformance"
         suites = report.subjects.map { subject in
-            Suite(name: subject.name, cases: subject.results.map { result in
-                let rule = rules[result.rule]
-                let message = result.message ?? ""
-                let outcome: Outcome = switch result.status {
-                case .passed: .passed
-                case .failed: .failure(message: message, details: rule.map { "If this fails, check: \($0.hint)" } ?? "")
-                case .timeout: .error(type: "timeout", message: message, details: result.threadDump ?? "")
-                case .error: .error(type: "error", message: message, details: result.threadDump ?? "")
-                case .skipped: .skipped(message: message)
-                case .inconclusive: .skipped(message: "inconclusive: \(message)")
-                case .guaranteed: .note("guaranteed by the protocol: \(message)")
-                }
-                return TestCase(classname: subject.name, name: rule.map { "\(result.rule) \($0.title)" } ?? result.rule, seconds: result.durationSeconds, outcome: outcome)
-            })
+            Suite(
+                name: subject.name,
+                cases: subject.results.map { result in
+                    let rule = rules[result.rule]
+                    let message = result.message ?? ""
+                    let outcome: Outcome =
+                        switch result.status {
+                        case .passed: .passed
+                        case .failed:
+                            .failure(message: message, details: rule.map { "If this fails, check: \($0.hint)" } ?? "")
+                        case .timeout: .error(type: "timeout", message: message, details: result.threadDump ?? "")
+                        case .error: .error(type: "error", message: message, details: result.threadDump ?? "")
+                        case .skipped: .skipped(message: message)
+                        case .inconclusive: .skipped(message: "inconclusive: \(message)")
+                        case .guaranteed: .note("guaranteed by the protocol: \(message)")
+                        }
+                    return TestCase(
+                        classname: subject.name, name: rule.map { "\(result.rule) \($0.title)" } ?? result.rule,
+                        seconds: result.durationSeconds, outcome: outcome)
+                })
         }
     }
 
     /// A stress report: one suite, one case per scenario × subject.
     package init(_ report: StressReport) {
         name = "scheduler-stress"
-        suites = [Suite(name: "stress", cases: report.runs.map { run in
-            let message = run.message ?? ""
-            let outcome: Outcome = switch run.status {
-            case .passed: .passed
-            case .failed: .failure(message: message, details: run.reproduce ?? "")
-            case .timeout: .error(type: "timeout", message: message, details: run.diagnostics ?? "")
-            case .error: .error(type: "error", message: message, details: run.diagnostics ?? "")
-            case .skipped, .inconclusive, .guaranteed: .skipped(message: message)
-            }
-            return TestCase(classname: run.subject, name: run.scenario, seconds: run.durationSeconds, outcome: outcome)
-        })]
+        suites = [
+            Suite(
+                name: "stress",
+                cases: report.runs.map { run in
+                    let message = run.message ?? ""
+                    let outcome: Outcome =
+                        switch run.status {
+                        case .passed: .passed
+                        case .failed: .failure(message: message, details: run.reproduce ?? "")
+                        case .timeout: .error(type: "timeout", message: message, details: run.diagnostics ?? "")
+                        case .error: .error(type: "error", message: message, details: run.diagnostics ?? "")
+                        case .skipped, .inconclusive, .guaranteed: .skipped(message: message)
+                        }
+                    return TestCase(
+                        classname: run.subject, name: run.scenario, seconds: run.durationSeconds, outcome: outcome)
+                })
+        ]
     }
 
     /// Text safe in an attribute or element: markup escaped, control characters but newline

@@ -7,6 +7,8 @@ extension GeneratedSection {
     /// - Throws: `ValidationError` with the ``GeneratedSection/Problem``.
     package func publish(_ document: String, into file: String?) throws {
         guard let file else { return print(document) }
-        do { try replace(with: document, in: URL(fileURLWithPath: file)) } catch { throw ValidationError(error.description) }
+        do { try replace(with: document, in: URL(fileURLWithPath: file)) } catch {
+            throw ValidationError(error.description)
+        }
     }
 }

@@ -26,10 +26,11 @@ package enum ReportFiles {
     /// Writes `conformance.json` and `conformance.junit.xml`.
     @discardableResult
     package static func write(_ report: ConformanceReport, to folder: URL) throws -> [URL] {
-        try write([
-            ("conformance.json", try report.jsonData()),
-            ("conformance.junit.xml", Data(JUnit(report).render().utf8)),
-        ], to: folder)
+        try write(
+            [
+                ("conformance.json", try report.jsonData()),
+                ("conformance.junit.xml", Data(JUnit(report).render().utf8)),
+            ], to: folder)
     }
 
     /// Writes `<UTC timestamp>.json` (the nightly history), `latest.json` and `latest.junit.xml`.
@@ -40,11 +41,12 @@ package enum ReportFiles {
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
         let json = try report.jsonData()
-        return try write([
-            ("\(formatter.string(from: Date())).json", json),
-            ("latest.json", json),
-            ("latest.junit.xml", Data(JUnit(report).render().utf8)),
-        ], to: folder)
+        return try write(
+            [
+                ("\(formatter.string(from: Date())).json", json),
+                ("latest.json", json),
+                ("latest.junit.xml", Data(JUnit(report).render().utf8)),
+            ], to: folder)
     }
 
     private static func write(_ files: [(name: String, data: Data)], to folder: URL) throws -> [URL] {

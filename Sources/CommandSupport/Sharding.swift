@@ -22,7 +22,8 @@ package struct ShardOptions: ParsableArguments {
     /// sharding comes from the environment.
     package func resolve() throws -> Shard? {
         do {
-            return try Shard.resolve(totalShards: totalShards, shardIndex: shardIndex, environment: ProcessInfo.processInfo.environment)
+            return try Shard.resolve(
+                totalShards: totalShards, shardIndex: shardIndex, environment: ProcessInfo.processInfo.environment)
         } catch {
             throw ValidationError(error.description)
         }

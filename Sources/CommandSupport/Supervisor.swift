@@ -34,13 +34,16 @@ package enum Supervisor {
         while !pending.isEmpty {
             let batch = pending
             let attempt = runBlocking {
-                await runWorker(executable: executable, arguments: arguments(batch), environment: environment, allowance: allowance)
+                await runWorker(
+                    executable: executable, arguments: arguments(batch), environment: environment, allowance: allowance)
             }
             for (item, outcome) in attempt.outcomes where batch.contains(item) { outcomes[item] = outcome }
             let unfinished = batch.filter { outcomes[$0] == nil }
             if unfinished.count == batch.count {
                 // Nothing started: the same launch would fail again.
-                for item in unfinished { outcomes[item] = .notRun(reason: attempt.failure ?? "the worker exited without running anything") }
+                for item in unfinished {
+                    outcomes[item] = .notRun(reason: attempt.failure ?? "the worker exited without running anything")
+                }
             }
             pending = unfinished.filter { outcomes[$0] == nil }
         }
@@ -63,7 +66,9 @@ package enum Supervisor {
         package var timedOut: (item: String, started: ContinuousClock.Instant)?
     }
 
-    private static func runWorker(executable: String, arguments: [String], environment: [String: String], allowance: Duration) async -> Attempt {
+    private static func runWorker(
+        executable: String, arguments: [String], environment: [String: String], allowance: Duration
+    ) async -> Attempt {
         let progress = Box(Progress())
         let exit = await WorkerProcess.run(
             executable: executable, arguments: arguments, environment: environment,
@@ -95,9 +100,12 @@ package enum Supervisor {
         var attempt = Attempt(outcomes: state.finished)
         if let running = state.timedOut ?? state.running {
             let seconds = (ContinuousClock.now - running.started).timeInterval
-            attempt.outcomes[running.item] = exit.timedOut
+            attempt.outcomes[running.item] =
+                exit.timedOut
                 ? .timedOut(seconds: seconds, stacks: exit.threadDump)
-                : .crashed(seconds: seconds, reason: exit.crashReason, standardError: String(exit.standardError.suffix(1 << 16)))
+                : .crashed(
+                    seconds: seconds, reason: exit.crashReason,
+                    standardError: String(exit.standardError.suffix(1 << 16)))
         } else if state.watchdogFired {
             attempt.failure = "the worker hung between items for \(allowance) and was killed"
         } else if !exit.succeeded {

@@ -1,8 +1,8 @@
-import SchedulerReporting
-import Schedulers
 import ArgumentParser
 import Foundation
 import SchedulerConformance
+import SchedulerReporting
+import Schedulers
 
 /// What a tool built on the harness works with: its subjects, its mutants, the deviations
 /// it knows, and the gate that decides its exit status. ``ConformanceTool`` and
@@ -21,9 +21,13 @@ public struct Toolkit: Sendable {
     /// A toolkit of `subjects` and `mutants`, whose subjects are added to the known ones.
     /// Without a `gate`, required failures of every non-mutant subject fail the run unless
     /// `explanations` explains them.
-    public init(subjects: [ConformanceSubject], mutants: [Mutant] = [], explanations: Explanations = [:], gate: Gate? = nil) {
+    public init(
+        subjects: [ConformanceSubject], mutants: [Mutant] = [], explanations: Explanations = [:], gate: Gate? = nil
+    ) {
         var known = subjects
-        for mutant in mutants where !known.contains(where: { $0.name == mutant.subject.name }) { known.append(mutant.subject) }
+        for mutant in mutants where !known.contains(where: { $0.name == mutant.subject.name }) {
+            known.append(mutant.subject)
+        }
         self.subjects = known
         self.mutants = mutants
         self.explanations = explanations
@@ -59,7 +63,8 @@ public struct Toolkit: Sendable {
         if names.isEmpty { return defaultSubjects }
         var selected: [ConformanceSubject] = []
         for name in names {
-            guard let members = groups.first(where: { $0.name == name })?.subjects ?? subject(named: name).map({ [$0] }) else {
+            guard let members = groups.first(where: { $0.name == name })?.subjects ?? subject(named: name).map({ [$0] })
+            else {
                 throw ValidationError("unknown subject '\(name)'; `list-subjects` lists them")
             }
             selected += members.filter { member in !selected.contains { $0.name == member.name } }
@@ -69,7 +74,9 @@ public struct Toolkit: Sendable {
 
     /// The toolkit `main` was given; the commands read it.
     package static var current: Toolkit {
-        guard let toolkit = installed.withLock({ $0 }) else { fatalError("a harness command ran without a toolkit: call ConformanceTool.main or StressTool.main") }
+        guard let toolkit = installed.withLock({ $0 }) else {
+            fatalError("a harness command ran without a toolkit: call ConformanceTool.main or StressTool.main")
+        }
         return toolkit
     }
 

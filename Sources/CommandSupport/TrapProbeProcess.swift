@@ -1,7 +1,7 @@
-import Schedulers
 import Dispatch
 import Foundation
 import SchedulerConformance
+import Schedulers
 
 /// Trap probes (``TrapProbes``) in a child process of a tool built on this harness: what
 /// lets a rule judge that a subject stops the process (a failed isolation check), which no
@@ -24,7 +24,9 @@ public enum TrapProbeProcess {
                 done.signal()
             }
             // The watchdog above runs on the cooperative pool; if the pool is held, give up.
-            guard done.wait(timeout: .now() + .seconds(45)) == .success else { return .unavailable("the probe did not report within 45 s") }
+            guard done.wait(timeout: .now() + .seconds(45)) == .success else {
+                return .unavailable("the probe did not report within 45 s")
+            }
             return outcome.withLock { $0 } ?? .unavailable("the probe did not report")
         }
     }
@@ -37,7 +39,9 @@ public enum TrapProbeProcess {
         // Only a death by signal is a trap: any other exit (a usage error, a tool without
         // the command) says nothing about the subject.
         case .signaled?: return .trapped(exit.crashReason)
-        case .exited(let code)?: return .unavailable("the probe process exited with \(code) (a tool without the probe, or it does not know the subject)")
+        case .exited(let code)?:
+            return .unavailable(
+                "the probe process exited with \(code) (a tool without the probe, or it does not know the subject)")
         case nil: return .unavailable("the probe process did not start")
         }
     }
@@ -49,7 +53,9 @@ package enum TrapProbeCommand {
     package static let unknownProbe: Int32 = 65
 
     package static func run(subject name: String, probe: String) -> Never {
-        guard let subject = Toolkit.current.subject(named: name), TrapProbes.run(probe, for: subject) else { exit(unknownProbe) }
+        guard let subject = Toolkit.current.subject(named: name), TrapProbes.run(probe, for: subject) else {
+            exit(unknownProbe)
+        }
         exit(0)
     }
 }

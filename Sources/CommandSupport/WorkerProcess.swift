@@ -1,7 +1,7 @@
-import Schedulers
-import Foundation
 import Dispatch
+import Foundation
 import SchedulerConformance
+import Schedulers
 import Subprocess
 
 /// A child process run under a watchdog: the isolation both the `conformance` and the
@@ -60,17 +60,22 @@ public enum WorkerProcess {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     // Output of any size: stderr keeps only its tail, lines have no length limit.
                     group.addTask {
-                        for try await line in execution.standardError.strings(bufferingPolicy: .unbounded) { stderr.append(line) }
+                        for try await line in execution.standardError.strings(bufferingPolicy: .unbounded) {
+                            stderr.append(line)
+                        }
                     }
                     group.addTask {
-                        for try await line in execution.standardOutput.strings(bufferingPolicy: .unbounded) { onLine(line) }
+                        for try await line in execution.standardOutput.strings(bufferingPolicy: .unbounded) {
+                            onLine(line)
+                        }
                     }
                     group.addTask {
                         while true {
                             try await Task.sleep(for: .milliseconds(100))
                             guard let due = deadline(), ContinuousClock.now > due else { continue }
                             onTimeout()
-                            let stacks = await ThreadDump.take(pid: execution.processIdentifier.value, within: .seconds(20))
+                            let stacks = await ThreadDump.take(
+                                pid: execution.processIdentifier.value, within: .seconds(20))
                             watch.state.withLock { $0 = (true, stacks) }
                             try? execution.send(signal: .kill)
                             return
@@ -88,7 +93,9 @@ public enum WorkerProcess {
                 timedOut: watch.state.withLock { $0.timedOut }, threadDump: watch.state.withLock { $0.dump }
             )
         } catch {
-            return Exit(status: nil, standardError: "", timedOut: false, threadDump: nil, launchError: "could not run the worker: \(error)")
+            return Exit(
+                status: nil, standardError: "", timedOut: false, threadDump: nil,
+                launchError: "could not run the worker: \(error)")
         }
     }
 }

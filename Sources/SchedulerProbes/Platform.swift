@@ -1,10 +1,10 @@
 // The raw C calls of the probes sit here and in CoreAffinity.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Identity and stack position of the calling thread, for re-entrancy and stack-growth checks.
@@ -12,9 +12,9 @@ public enum ThreadProbe {
     /// An identifier of the calling thread, unique among live threads.
     public static var id: UInt {
         #if canImport(Darwin)
-        UInt(bitPattern: pthread_self())
+            UInt(bitPattern: pthread_self())
         #else
-        UInt(pthread_self())
+            UInt(pthread_self())
         #endif
     }
 

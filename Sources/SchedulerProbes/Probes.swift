@@ -118,7 +118,6 @@ public func spin(_ duration: Duration) {
 @inline(never)
 public func blackHole<T>(_ value: T) {}
 
-
 /// What one thread saw of the machine while it watched the clock flat out from another core:
 /// the longest pause between two of its reads, and whether the kernel switched it out. On a
 /// virtual machine the host pauses every virtual core at once, thousands of times a second,
@@ -151,7 +150,9 @@ public struct PauseWatch: Sendable {
             last = now
             if finished || from.duration(to: now) >= bound { break }
         }
-        return PauseWatch(from: from, until: last, longestGap: longest, switchedOut: ThreadMark.now()?.evidence(since: mark) != .notPreempted)
+        return PauseWatch(
+            from: from, until: last, longestGap: longest,
+            switchedOut: ThreadMark.now()?.evidence(since: mark) != .notPreempted)
     }
 
     /// Whether the watch covered `instant` with evidence: it ran unswitched up to then.

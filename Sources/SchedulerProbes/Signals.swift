@@ -38,7 +38,12 @@ public final class Recorder<Value: Sendable>: Sendable {
     public init(expecting expected: Int = .max) { self.expected = expected }
     /// Appends `value`.
     public func record(_ value: Value) {
-        if values.withLock({ $0.append(value); return $0.count }) == expected { complete.fire() }
+        if values.withLock({
+            $0.append(value)
+            return $0.count
+        }) == expected {
+            complete.fire()
+        }
     }
     public var all: [Value] { values.withLock { $0 } }
     public var count: Int { values.withLock { $0.count } }

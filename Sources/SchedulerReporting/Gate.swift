@@ -39,7 +39,8 @@ public struct Explanations: Sendable, ExpressibleByDictionaryLiteral {
     /// The most specific explanation of `subject` failing `check` (a rule or scenario ID):
     /// that subject and check, then the check for any subject, then any check of the subject.
     public func explanation(subject: String, rule check: String) -> String? {
-        entries[Key(subject: subject, check: check)] ?? entries[Key(subject: nil, check: check)] ?? entries[.subject(subject)]
+        entries[Key(subject: subject, check: check)] ?? entries[Key(subject: nil, check: check)]
+            ?? entries[.subject(subject)]
     }
 }
 
@@ -73,7 +74,9 @@ public struct Gate: Sendable {
 
     /// Whether `status` of `rule` (nil for a stress scenario, which has no level) on a
     /// subject named `subject` from `origin` fails the run.
-    public func gates(_ status: ResultStatus, subject: String, origin: SubjectOrigin, rule: String, level: RuleLevel?) -> Bool {
+    public func gates(_ status: ResultStatus, subject: String, origin: SubjectOrigin, rule: String, level: RuleLevel?)
+        -> Bool
+    {
         guard status.isFailure, origins.contains(origin) else { return false }
         if let level, !levels.contains(level) { return false }
         return excused.explanation(subject: subject, rule: rule) == nil

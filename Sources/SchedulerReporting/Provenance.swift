@@ -16,24 +16,24 @@ public enum Provenance {
     /// The compiler this suite was built with.
     public static let compilerVersion: String = {
         #if compiler(>=6.4)
-        "6.4 or later"
+            "6.4 or later"
         #elseif compiler(>=6.3)
-        "6.3"
+            "6.3"
         #elseif compiler(>=6.2)
-        "6.2"
+            "6.2"
         #else
-        "6.1 or earlier"
+            "6.1 or earlier"
         #endif
     }()
 
     /// The CPU architecture this process runs on.
     public static let architecture: String = {
         #if arch(x86_64)
-        "x86_64"
+            "x86_64"
         #elseif arch(arm64)
-        "arm64"
+            "arm64"
         #else
-        "other"
+            "other"
         #endif
     }()
 

@@ -34,11 +34,14 @@ public struct GeneratedSection: Sendable {
     /// Replaces what stands between the markers of `file` with `text`, atomically.
     /// - Throws: ``Problem`` when the file cannot be read or lacks the markers, or the write fails.
     public func replace(with text: String, in file: URL) throws(Problem) {
-        let begin = "<!-- \(name):begin -->", end = "<!-- \(name):end -->"
+        let begin = "<!-- \(name):begin -->"
+        let end = "<!-- \(name):end -->"
         guard let document = try? String(contentsOf: file, encoding: .utf8) else {
             throw Problem(description: "cannot read '\(file.path)'")
         }
-        guard let start = document.range(of: begin), let stop = document.range(of: end, range: start.upperBound..<document.endIndex) else {
+        guard let start = document.range(of: begin),
+            let stop = document.range(of: end, range: start.upperBound..<document.endIndex)
+        else {
             throw Problem(description: "'\(file.path)' has no \(begin) … \(end) markers")
         }
         let updated = document[..<start.upperBound] + "\n" + text + "\n" + document[stop.lowerBound...]

@@ -13,13 +13,20 @@ public enum MergeError: Error, Equatable, CustomStringConvertible {
 
 /// Checks what every merge needs: at least one report, one format, one commit (or none
 /// known for all), one build (sanitizer or not), and the shards of one split, each exactly once.
-package func checkOneRun(schemaVersions: [Int], commits: [String?], sanitizers: [String?], shards: [Shard?]) throws(MergeError) {
+package func checkOneRun(schemaVersions: [Int], commits: [String?], sanitizers: [String?], shards: [Shard?])
+    throws(MergeError)
+{
     guard !schemaVersions.isEmpty else { throw .notOneRun("no reports to merge") }
-    guard Set(schemaVersions).count == 1 else { throw .notOneRun("the reports have different schema versions: \(Set(schemaVersions).sorted())") }
-    guard Set(commits).count == 1 else {
-        throw .notOneRun("the reports were made from different commits: \(commits.map { $0 ?? "unknown" }.joined(separator: ", "))")
+    guard Set(schemaVersions).count == 1 else {
+        throw .notOneRun("the reports have different schema versions: \(Set(schemaVersions).sorted())")
     }
-    guard Set(sanitizers).count == 1 else { throw .notOneRun("some reports come from a sanitizer build and some do not") }
+    guard Set(commits).count == 1 else {
+        throw .notOneRun(
+            "the reports were made from different commits: \(commits.map { $0 ?? "unknown" }.joined(separator: ", "))")
+    }
+    guard Set(sanitizers).count == 1 else {
+        throw .notOneRun("some reports come from a sanitizer build and some do not")
+    }
     do { try Shard.checkComplete(shards) } catch { throw .notOneRun(error.description) }
 }
 

@@ -15,8 +15,12 @@ public struct Shard: Codable, Sendable, Equatable, CustomStringConvertible {
     /// Shard `index` of `total`.
     /// - Throws: ``ShardError/invalid(_:)`` unless `0 <= index < total`.
     public init(index: Int, total: Int) throws(ShardError) {
-        guard total >= 1, total <= 100_000 else { throw .invalid("the total number of shards must be between 1 and 100000, got \(total)") }
-        guard (0..<total).contains(index) else { throw .invalid("the shard index must be between 0 and \(total - 1), got \(index)") }
+        guard total >= 1, total <= 100_000 else {
+            throw .invalid("the total number of shards must be between 1 and 100000, got \(total)")
+        }
+        guard (0..<total).contains(index) else {
+            throw .invalid("the shard index must be between 0 and \(total - 1), got \(index)")
+        }
         self.index = index
         self.total = total
     }
@@ -33,7 +37,8 @@ public struct Shard: Codable, Sendable, Equatable, CustomStringConvertible {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         do {
-            try self.init(index: container.decode(Int.self, forKey: .index), total: container.decode(Int.self, forKey: .total))
+            try self.init(
+                index: container.decode(Int.self, forKey: .index), total: container.decode(Int.self, forKey: .total))
         } catch let error as ShardError {
             throw DecodingError.dataCorruptedError(forKey: .index, in: container, debugDescription: error.description)
         }
@@ -62,9 +67,11 @@ public struct Shard: Codable, Sendable, Equatable, CustomStringConvertible {
     /// `TEST_SHARD_STATUS_FILE` is touched, which tells Bazel the runner honours sharding.
     /// - Throws: ``ShardError`` for half a pair, a value that is not a number, an index out of
     ///   range, or a status file that cannot be written.
-    public static func resolve(totalShards: Int?, shardIndex: Int?, environment: [String: String]) throws(ShardError) -> Shard? {
+    public static func resolve(totalShards: Int?, shardIndex: Int?, environment: [String: String]) throws(ShardError)
+        -> Shard?
+    {
         switch (totalShards, shardIndex) {
-        case let (total?, index?):
+        case (let total?, let index?):
             return try Shard(index: index, total: total)
         case (.some, nil), (nil, .some):
             throw .invalid("--total-shards and --shard-index go together")
@@ -72,9 +79,13 @@ public struct Shard: Codable, Sendable, Equatable, CustomStringConvertible {
             break
         }
         guard let totalText = environment["TEST_TOTAL_SHARDS"], !totalText.isEmpty else { return nil }
-        guard let total = Int(totalText) else { throw .invalid("TEST_TOTAL_SHARDS must be a number, got '\(totalText)'") }
+        guard let total = Int(totalText) else {
+            throw .invalid("TEST_TOTAL_SHARDS must be a number, got '\(totalText)'")
+        }
         let indexText = environment["TEST_SHARD_INDEX"] ?? ""
-        guard let index = Int(indexText) else { throw .invalid("TEST_SHARD_INDEX must be a number when TEST_TOTAL_SHARDS is set, got '\(indexText)'") }
+        guard let index = Int(indexText) else {
+            throw .invalid("TEST_SHARD_INDEX must be a number when TEST_TOTAL_SHARDS is set, got '\(indexText)'")
+        }
         let shard = try Shard(index: index, total: total)
         if let status = environment["TEST_SHARD_STATUS_FILE"], !status.isEmpty {
             let url = URL(fileURLWithPath: status)
@@ -94,19 +105,28 @@ public struct Shard: Codable, Sendable, Equatable, CustomStringConvertible {
         guard !shards.isEmpty else { throw .incomplete("no reports") }
         let sharded = shards.compactMap { $0 }
         if sharded.isEmpty {
-            guard shards.count == 1 else { throw .incomplete("\(shards.count) unsharded reports: each already holds the whole run") }
+            guard shards.count == 1 else {
+                throw .incomplete("\(shards.count) unsharded reports: each already holds the whole run")
+            }
             return
         }
-        guard sharded.count == shards.count else { throw .incomplete("a sharded report and an unsharded one cannot be merged") }
+        guard sharded.count == shards.count else {
+            throw .incomplete("a sharded report and an unsharded one cannot be merged")
+        }
         let totals = Set(sharded.map(\.total))
         guard totals.count == 1, let total = totals.first else {
             throw .incomplete("the reports come from splits into different numbers of shards: \(totals.sorted())")
         }
         let indices = sharded.map(\.index)
         let doubled = Set(indices.filter { index in indices.filter { $0 == index }.count > 1 }).sorted()
-        guard doubled.isEmpty else { throw .incomplete("shard \(doubled.map { "\($0)" }.joined(separator: ", ")) given more than once") }
+        guard doubled.isEmpty else {
+            throw .incomplete("shard \(doubled.map { "\($0)" }.joined(separator: ", ")) given more than once")
+        }
         let missing = Set(0..<total).subtracting(indices).sorted()
-        guard missing.isEmpty else { throw .incomplete("missing shard \(missing.map { "\($0)" }.joined(separator: ", ")) of \(total) (indices from 0)") }
+        guard missing.isEmpty else {
+            throw .incomplete(
+                "missing shard \(missing.map { "\($0)" }.joined(separator: ", ")) of \(total) (indices from 0)")
+        }
     }
 }
 

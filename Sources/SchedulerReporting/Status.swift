@@ -34,7 +34,8 @@ public enum ResultStatus: String, Codable, Sendable, CaseIterable {
     public var isFailure: Bool { self == .failed || self == .timeout || self == .error }
 
     /// The legend of ``symbol``, for under a matrix.
-    public static let legend = "✓ passed, ✗ failed, · not claimed (skipped), T timeout, E error, ? inconclusive (the risky situation did not occur), G guaranteed by the protocol."
+    public static let legend =
+        "✓ passed, ✗ failed, · not claimed (skipped), T timeout, E error, ? inconclusive (the risky situation did not occur), G guaranteed by the protocol."
 }
 
 /// Counts of results by status, shared by the conformance and stress reports.

@@ -25,7 +25,9 @@ public final class ImmediateScheduler: Scheduler {
     }
 
     @discardableResult
-    public func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    public func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         ThreadState.sleep(until: deadline) { DispatchBackend.now }
         action()
         return nil

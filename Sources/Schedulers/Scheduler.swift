@@ -36,7 +36,9 @@ public protocol Scheduler: AnyObject, Sendable {
     /// - Throws: ``SchedulerError/timersUnsupported(scheduler:)`` when the scheduler has no
     ///   timers. The scheduler keeps working after refusing.
     @discardableResult
-    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)?
+    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )?
 
     /// Runs `action` first at `deadline`, then every `interval` until the returned handle is
     /// disposed. Dropping the handle without disposing it does not stop the timer.
@@ -66,7 +68,9 @@ public protocol Scheduler: AnyObject, Sendable {
 extension Scheduler {
     /// Refuses: this scheduler has no timers.
     @discardableResult
-    public func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    public func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         throw .timersUnsupported(scheduler: name)
     }
 
@@ -94,7 +98,9 @@ extension Scheduler {
     /// - Throws: ``SchedulerError`` as ``schedule(at:_:)`` does, or when `now + delay`
     ///   overflows a nanosecond count.
     @discardableResult
-    public func schedule(after delay: Duration, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    public func schedule(after delay: Duration, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         try schedule(at: now.advanced(by: delay), action)
     }
 

@@ -81,11 +81,11 @@ public struct RepeatSpec: Sendable, Equatable {
     ///   nanosecond), ``SchedulerError/invalidLeeway(_:)`` for `leeway < 0`,
     ///   ``SchedulerError/overflow(_:)`` for values beyond a 64-bit nanosecond count.
     public init(interval: Duration, leeway: Duration) throws(SchedulerError) {
-        let interval_ = try interval.checkedNanoseconds()
-        guard interval_ > 0 else { throw .invalidInterval(interval) }
-        let leeway_ = try leeway.checkedNanoseconds()
-        guard leeway_ >= 0 else { throw .invalidLeeway(leeway) }
-        self.intervalNanoseconds = interval_
-        self.leewayNanoseconds = leeway_
+        let intervalNanoseconds = try interval.checkedNanoseconds()
+        guard intervalNanoseconds > 0 else { throw .invalidInterval(interval) }
+        let leewayNanoseconds = try leeway.checkedNanoseconds()
+        guard leewayNanoseconds >= 0 else { throw .invalidLeeway(leeway) }
+        self.intervalNanoseconds = intervalNanoseconds
+        self.leewayNanoseconds = leewayNanoseconds
     }
 }

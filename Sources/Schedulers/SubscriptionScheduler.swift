@@ -35,7 +35,9 @@ public final class SubscriptionScheduler: Scheduler {
     }
 
     @discardableResult
-    public func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    public func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         try target(for: .timers).schedule(at: deadline, action)
     }
 

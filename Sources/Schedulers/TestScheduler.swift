@@ -89,7 +89,9 @@ public final class TestScheduler: VirtualTimeScheduler {
     }
 
     @discardableResult
-    public func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    public func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         let item = ScheduledAction(action, scheduler: nil)
         state.withLock { $0.insert(.once(item), at: deadline) }
         return item
@@ -135,7 +137,8 @@ public final class TestScheduler: VirtualTimeScheduler {
             }
             state.now = max(state.now, entry.time)
             if case .repeating(_, let interval) = entry.work,
-               let next = try? entry.time.advanced(by: .nanoseconds(interval)) {
+                let next = try? entry.time.advanced(by: .nanoseconds(interval))
+            {
                 // Queued before the tick runs, so work the tick schedules for the same
                 // time comes after the next tick only if it is due later.
                 state.insert(entry.work, at: next)

@@ -9,8 +9,10 @@ extension StressCommand {
     struct CalibrateAllocations: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "calibrate-allocations",
-            abstract: "Allocate a known number of objects on several threads and read the count back (must be within 1%).",
-            discussion: "Runs in a child process on jemalloc when it is installed. Exit status: 0 within 1% (or no jemalloc, reported as allocator system), 1 outside, 64 bad usage."
+            abstract:
+                "Allocate a known number of objects on several threads and read the count back (must be within 1%).",
+            discussion:
+                "Runs in a child process on jemalloc when it is installed. Exit status: 0 within 1% (or no jemalloc, reported as allocator system), 1 outside, 64 bad usage."
         )
 
         @Option(help: "Allocating threads.")
@@ -27,13 +29,17 @@ extension StressCommand {
 
         mutating func validate() throws {
             guard (1...256).contains(threads) else { throw ValidationError("--threads must be between 1 and 256") }
-            guard (1_000...10_000_000).contains(objects) else { throw ValidationError("--objects must be between 1000 and 10000000") }
+            guard (1_000...10_000_000).contains(objects) else {
+                throw ValidationError("--objects must be between 1000 and 10000000")
+            }
             try JemallocLibrary.validate(allocator: allocator)
         }
 
         func run() throws {
             guard child || allocator == "system" || JemallocLibrary.path == nil else {
-                let arguments = ["calibrate-allocations", "--child", "--threads", String(threads), "--objects", String(objects)]
+                let arguments = [
+                    "calibrate-allocations", "--child", "--threads", String(threads), "--objects", String(objects),
+                ]
                 let exit = runBlocking {
                     await WorkerProcess.run(
                         executable: CommandLine.arguments[0], arguments: arguments,

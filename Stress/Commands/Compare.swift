@@ -10,17 +10,20 @@ extension StressCommand {
         static let configuration = CommandConfiguration(
             abstract: "Compare a stress report with a baseline report.",
             discussion: """
-            Exit status: 0 no change beyond the thresholds, 10 regression, 11 improvement only, \
-            12 baseline missing, 64 bad usage. A run that newly fails (forbidden outcome, timeout, \
-            error) is a regression whatever the thresholds. Allocation numbers are compared only \
-            when both reports used the same allocator.
-            """
+                Exit status: 0 no change beyond the thresholds, 10 regression, 11 improvement only, \
+                12 baseline missing, 64 bad usage. A run that newly fails (forbidden outcome, timeout, \
+                error) is a regression whatever the thresholds. Allocation numbers are compared only \
+                when both reports used the same allocator.
+                """
         )
 
         @Option(help: "The earlier report (a path).")
         var baseline: String?
 
-        @Option(help: "A folder of earlier reports (the nightly history): judge against the last --last of them with a rank test instead of against one --baseline.")
+        @Option(
+            help:
+                "A folder of earlier reports (the nightly history): judge against the last --last of them with a rank test instead of against one --baseline."
+        )
         var history: String?
 
         @Option(help: "How many of the latest comparable history reports to judge against.")
@@ -32,14 +35,22 @@ extension StressCommand {
         @Option(help: "The report to judge; default: Reports/stress/latest.json.")
         var current = "Reports/stress/latest.json"
 
-        @Option(name: .customLong("threshold"), help: "metric=percent, repeatable; metrics: throughput, p99, ratio, allocations. With --history, the smallest change of the median that counts.")
+        @Option(
+            name: .customLong("threshold"),
+            help:
+                "metric=percent, repeatable; metrics: throughput, p99, ratio, allocations. With --history, the smallest change of the median that counts."
+        )
         var thresholds: [String] = []
 
         mutating func validate() throws {
             _ = try parsedThresholds()
-            guard (baseline == nil) != (history == nil) else { throw ValidationError("give either --baseline REPORT or --history FOLDER") }
+            guard (baseline == nil) != (history == nil) else {
+                throw ValidationError("give either --baseline REPORT or --history FOLDER")
+            }
             guard (1...10_000).contains(last) else { throw ValidationError("--last must be between 1 and 10000") }
-            guard alpha.isFinite, alpha > 0, alpha <= 0.5 else { throw ValidationError("--alpha must be above 0 and at most 0.5, got \(alpha)") }
+            guard alpha.isFinite, alpha > 0, alpha <= 0.5 else {
+                throw ValidationError("--alpha must be above 0 and at most 0.5, got \(alpha)")
+            }
         }
 
         func run() throws {
@@ -50,7 +61,9 @@ extension StressCommand {
                     printError("stress compare: no earlier comparable report in '\(history)'")
                     throw ExitCode(StressExit.baselineMissing)
                 }
-                verdict = Comparison.judge(history: Array(earlier.suffix(last)), current: new, thresholds: try parsedThresholds(), alpha: alpha)
+                verdict = Comparison.judge(
+                    history: Array(earlier.suffix(last)), current: new, thresholds: try parsedThresholds(), alpha: alpha
+                )
             } else {
                 let baseline = baseline ?? ""
                 guard FileManager.default.fileExists(atPath: baseline) else {
@@ -73,8 +86,12 @@ extension StressCommand {
             for entry in thresholds {
                 let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
                 guard parts.count == 2, let metric = Comparison.Metric(rawValue: parts[0]),
-                      let percent = Double(parts[1].replacingOccurrences(of: "%", with: "")), percent.isFinite, percent >= 0 else {
-                    throw ValidationError("bad threshold '\(entry)': use metric=percent with metric one of \(Comparison.Metric.allCases.map(\.rawValue).joined(separator: ", "))")
+                    let percent = Double(parts[1].replacingOccurrences(of: "%", with: "")), percent.isFinite,
+                    percent >= 0
+                else {
+                    throw ValidationError(
+                        "bad threshold '\(entry)': use metric=percent with metric one of \(Comparison.Metric.allCases.map(\.rawValue).joined(separator: ", "))"
+                    )
                 }
                 result[metric] = percent
             }
@@ -117,11 +134,14 @@ enum Comparison {
     /// its numbers.
     private static func newFailure(_ run: StressRun, earlier: StressRun?) -> String? {
         guard run.status.isFailure, earlier.map({ !$0.status.isFailure }) ?? true else { return nil }
-        return "\(run.scenario) × \(run.subject): now \(run.status.rawValue)\(earlier == nil ? " (not in the baseline)" : "") — \(run.message ?? "")"
+        return
+            "\(run.scenario) × \(run.subject): now \(run.status.rawValue)\(earlier == nil ? " (not in the baseline)" : "") — \(run.message ?? "")"
     }
 
     /// The verdict from what was found, improvements reported only when nothing regressed.
-    private static func verdict(notes: [String], regressions: [String], improvements: [String]) -> (kind: Kind, lines: [String]) {
+    private static func verdict(notes: [String], regressions: [String], improvements: [String]) -> (
+        kind: Kind, lines: [String]
+    ) {
         if !regressions.isEmpty { return (.regression, notes + regressions + improvements) }
         if !improvements.isEmpty { return (.improvementOnly, notes + improvements) }
         return (.noChange, notes)
@@ -133,14 +153,23 @@ enum Comparison {
     /// `alpha` one-sided and the median moved by more than the metric's threshold. A single
     /// value against k earlier runs can reach p = 1/(k+1) at best, so one night is judged on
     /// those metrics once the history is long enough for that to fall under `alpha`.
-    static func judge(history: [StressReport], current: StressReport, thresholds: [Metric: Double], alpha: Double) -> (kind: Kind, lines: [String]) {
+    static func judge(history: [StressReport], current: StressReport, thresholds: [Metric: Double], alpha: Double) -> (
+        kind: Kind, lines: [String]
+    ) {
         let key = { (run: StressRun) in "\(run.scenario)|\(run.subject)" }
-        let byReport = history.map { report in Dictionary(report.runs.map { (key($0), $0) }, uniquingKeysWith: { first, _ in first }) }
-        var regressions: [String] = [], improvements: [String] = []
-        var notes = ["judged against \(history.count) earlier run\(history.count == 1 ? "" : "s") (\(history.first?.generatedAt ?? "") … \(history.last?.generatedAt ?? "")) with a Mann–Whitney U test at alpha \(alpha)"]
+        let byReport = history.map { report in
+            Dictionary(report.runs.map { (key($0), $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        var regressions: [String] = []
+        var improvements: [String] = []
+        var notes = [
+            "judged against \(history.count) earlier run\(history.count == 1 ? "" : "s") (\(history.first?.generatedAt ?? "") … \(history.last?.generatedAt ?? "")) with a Mann–Whitney U test at alpha \(alpha)"
+        ]
         let singleFloor = 1 / Double(history.count + 1)
         if singleFloor >= alpha {
-            notes.append("with \(history.count) earlier runs, a single value cannot reach p < \(alpha) (at best \(String(format: "%.3g", singleFloor))): only metrics measured in rounds are judged tonight")
+            notes.append(
+                "with \(history.count) earlier runs, a single value cannot reach p < \(alpha) (at best \(String(format: "%.3g", singleFloor))): only metrics measured in rounds are judged tonight"
+            )
         }
         for run in current.runs where run.status != .skipped {
             let name = "\(run.scenario) × \(run.subject)"
@@ -152,17 +181,23 @@ enum Comparison {
             let passing = earlier.filter { !$0.status.isFailure }
             for metric in Metric.allCases {
                 guard let threshold = thresholds[metric] else { continue }
-                let now = metric.samples(run), before = passing.flatMap(metric.samples)
+                let now = metric.samples(run)
+                let before = passing.flatMap(metric.samples)
                 guard !now.isEmpty, !before.isEmpty else { continue }
                 let test = RankTest.mannWhitney(now, before)
                 let (worse, better) = metric.higherIsBetter ? (test.less, test.greater) : (test.greater, test.less)
-                let was = median(before), tonight = median(now)
+                let was = median(before)
+                let tonight = median(now)
                 guard was > 0 else { continue }
                 let change = (tonight - was) / was * 100
                 let gain = metric.higherIsBetter ? change : -change
-                let line = "\(name) \(metric.rawValue): median \(String(format: "%.3g", was)) over \(passing.count) runs → \(String(format: "%.3g", tonight)) (\(String(format: "%+.1f", change))%)"
-                if worse < alpha && gain < -threshold { regressions.append("regression: \(line), p = \(String(format: "%.2g", worse))") }
-                else if better < alpha && gain > threshold { improvements.append("improvement: \(line), p = \(String(format: "%.2g", better))") }
+                let line =
+                    "\(name) \(metric.rawValue): median \(String(format: "%.3g", was)) over \(passing.count) runs → \(String(format: "%.3g", tonight)) (\(String(format: "%+.1f", change))%)"
+                if worse < alpha && gain < -threshold {
+                    regressions.append("regression: \(line), p = \(String(format: "%.2g", worse))")
+                } else if better < alpha && gain > threshold {
+                    improvements.append("improvement: \(line), p = \(String(format: "%.2g", better))")
+                }
             }
         }
         return verdict(notes: notes, regressions: regressions, improvements: improvements)
@@ -170,13 +205,18 @@ enum Comparison {
 
     private static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+        return sorted.count % 2 == 1
+            ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
-    static func judge(baseline: StressReport, current: StressReport, thresholds: [Metric: Double]) -> (kind: Kind, lines: [String]) {
-        let before = Dictionary(baseline.runs.map { ("\($0.scenario)|\($0.subject)", $0) }, uniquingKeysWith: { first, _ in first })
+    static func judge(baseline: StressReport, current: StressReport, thresholds: [Metric: Double]) -> (
+        kind: Kind, lines: [String]
+    ) {
+        let before = Dictionary(
+            baseline.runs.map { ("\($0.scenario)|\($0.subject)", $0) }, uniquingKeysWith: { first, _ in first })
         let sameAllocator = baseline.environment.allocator == current.environment.allocator
-        var regressions: [String] = [], improvements: [String] = []
+        var regressions: [String] = []
+        var improvements: [String] = []
         for run in current.runs where run.status != .skipped {
             let name = "\(run.scenario) × \(run.subject)"
             let old = before["\(run.scenario)|\(run.subject)"]
@@ -187,20 +227,32 @@ enum Comparison {
             guard let old else { continue }
             for metric in Metric.allCases {
                 if metric == .allocations && !sameAllocator { continue }
-                guard let was = metric.value(old), let now = metric.value(run), let threshold = thresholds[metric] else { continue }
+                guard let was = metric.value(old), let now = metric.value(run), let threshold = thresholds[metric]
+                else { continue }
                 guard was > 0 else {
                     // From nothing to something is a regression when lower is better.
-                    if !metric.higherIsBetter && now > 0 { regressions.append("regression: \(name) \(metric.rawValue): 0 → \(String(format: "%.3g", now))") }
+                    if !metric.higherIsBetter && now > 0 {
+                        regressions.append("regression: \(name) \(metric.rawValue): 0 → \(String(format: "%.3g", now))")
+                    }
                     continue
                 }
                 let change = (now - was) / was * 100
                 let better = metric.higherIsBetter ? change : -change
-                let line = "\(name) \(metric.rawValue): \(String(format: "%.3g", was)) → \(String(format: "%.3g", now)) (\(String(format: "%+.1f", change))%)"
-                if better < -threshold { regressions.append("regression: " + line) }
-                else if better > threshold { improvements.append("improvement: " + line) }
+                let line =
+                    "\(name) \(metric.rawValue): \(String(format: "%.3g", was)) → \(String(format: "%.3g", now)) (\(String(format: "%+.1f", change))%)"
+                if better < -threshold {
+                    regressions.append("regression: " + line)
+                } else if better > threshold {
+                    improvements.append("improvement: " + line)
+                }
             }
         }
-        let notes = sameAllocator ? [] : ["allocators differ (\(baseline.environment.allocator ?? "unknown") vs \(current.environment.allocator ?? "unknown")): allocations not compared"]
+        let notes =
+            sameAllocator
+            ? []
+            : [
+                "allocators differ (\(baseline.environment.allocator ?? "unknown") vs \(current.environment.allocator ?? "unknown")): allocations not compared"
+            ]
         return verdict(notes: notes, regressions: regressions, improvements: improvements)
     }
 }

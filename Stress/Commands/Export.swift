@@ -8,7 +8,8 @@ extension StressCommand {
     /// A report in a trend service's format.
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write a stress report in Bencher's Metric Format (bmf) or as JMH's JSON results (jmh), for existing trend services.",
+            abstract:
+                "Write a stress report in Bencher's Metric Format (bmf) or as JMH's JSON results (jmh), for existing trend services.",
             discussion: "Only passing runs are exported. Exit status: 0, or 64 for bad usage or an unreadable report."
         )
 
@@ -22,7 +23,9 @@ extension StressCommand {
         var output: String?
 
         func validate() throws {
-            guard ["bmf", "jmh"].contains(format) else { throw ValidationError("--format must be bmf or jmh, got '\(format)'") }
+            guard ["bmf", "jmh"].contains(format) else {
+                throw ValidationError("--format must be bmf or jmh, got '\(format)'")
+            }
             if let output {
                 let folder = URL(fileURLWithPath: output).deletingLastPathComponent()
                 if let problem = ReportFolder.problem(with: folder) { throw ValidationError(problem) }

@@ -8,7 +8,9 @@ import SchedulerStress
 /// see only this run.
 enum IsolatedRun {
     /// Runs `plan`; past its budget plus `grace` (time to finish the last round) it is a hang.
-    static func run(_ plan: RunPlan, scenario: StressScenario, subject: ConformanceSubject, jemalloc: String?, grace: Duration) -> StressRun {
+    static func run(
+        _ plan: RunPlan, scenario: StressScenario, subject: ConformanceSubject, jemalloc: String?, grace: Duration
+    ) -> StressRun {
         var environment: [String: String] = [:]
         if let jemalloc {
             environment["LD_PRELOAD"] = jemalloc
@@ -19,7 +21,9 @@ enum IsolatedRun {
             if scenario.id != "throughput" { environment["MALLOC_CONF"] = "tcache:false" }
         }
         let allowance = Duration.nanoseconds(Int64(plan.durationSeconds * 1e9)) + grace
-        let outcome = Supervisor.run(items: [plan.scenario], environment: environment, allowance: allowance) { _ in plan.workerArguments }[plan.scenario]
+        let outcome = Supervisor.run(items: [plan.scenario], environment: environment, allowance: allowance) { _ in
+            plan.workerArguments
+        }[plan.scenario]
         var run: StressRun
         switch outcome {
         case .finished(.stress(let finished)):
@@ -27,16 +31,21 @@ enum IsolatedRun {
         case .timedOut(let seconds, let stacks):
             run = StressRun(
                 scenario: scenario, subject: subject, threads: plan.threads, seed: plan.seed, status: .timeout,
-                message: "no result \(grace) past the budget; the worker was killed" + (stacks == nil ? " (gdb unavailable: no stacks)" : ""),
+                message: "no result \(grace) past the budget; the worker was killed"
+                    + (stacks == nil ? " (gdb unavailable: no stacks)" : ""),
                 durationSeconds: seconds, diagnostics: stacks)
         case .crashed(let seconds, let reason, let standardError):
             run = StressRun(
                 scenario: scenario, subject: subject, threads: plan.threads, seed: plan.seed, status: .error,
                 message: "the worker process died (\(reason))", durationSeconds: seconds, diagnostics: standardError)
         case .notRun(let reason):
-            run = StressRun(scenario: scenario, subject: subject, threads: plan.threads, seed: plan.seed, status: .error, message: "the worker failed: \(reason)")
+            run = StressRun(
+                scenario: scenario, subject: subject, threads: plan.threads, seed: plan.seed, status: .error,
+                message: "the worker failed: \(reason)")
         case .finished, nil:
-            run = StressRun(scenario: scenario, subject: subject, threads: plan.threads, seed: plan.seed, status: .error, message: "the worker sent no result")
+            run = StressRun(
+                scenario: scenario, subject: subject, threads: plan.threads, seed: plan.seed, status: .error,
+                message: "the worker sent no result")
         }
         run.reproduce = plan.reproduce
         return run

@@ -20,7 +20,9 @@ import SchedulerStress
 public enum StressTool {
     /// Runs the command line of this process against `subjects`; `explanations` are printed
     /// beside the failures they explain and excuse them from the gate. Does not return.
-    public static func main(subjects: [ConformanceSubject], explanations: Explanations = [:], gate: Gate? = nil) -> Never {
+    public static func main(subjects: [ConformanceSubject], explanations: Explanations = [:], gate: Gate? = nil)
+        -> Never
+    {
         main(Toolkit(subjects: subjects, explanations: explanations, gate: gate))
     }
 
@@ -36,7 +38,10 @@ struct StressCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stress",
         abstract: "Stress schedulers: classified outcomes, latency histograms, allocation statistics.",
-        subcommands: [Run.self, Merge.self, Compare.self, Export.self, Table.self, ListScenarios.self, CalibrateAllocations.self, Worker.self],
+        subcommands: [
+            Run.self, Merge.self, Compare.self, Export.self, Table.self, ListScenarios.self, CalibrateAllocations.self,
+            Worker.self,
+        ],
         defaultSubcommand: Run.self
     )
 }
@@ -54,16 +59,23 @@ extension StressCommand {
     struct Run: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run scenarios × subjects and write Reports/stress/<UTC timestamp>.json and latest.json.",
-            discussion: "Exit status: 0 when no reference subject shows a forbidden outcome, a timeout or an error; 1 otherwise; 64 for bad usage."
+            discussion:
+                "Exit status: 0 when no reference subject shows a forbidden outcome, a timeout or an error; 1 otherwise; 64 for bad usage."
         )
 
         @Option(name: .customLong("scenario"), help: "Scenarios (repeatable or comma-separated); default: all.")
         var scenarios: [String] = []
 
-        @Option(name: .customLong("subject"), help: "Subjects or groups (reference, third-party, mutant, all); repeatable or comma-separated; default: every subject but the mutants.")
+        @Option(
+            name: .customLong("subject"),
+            help:
+                "Subjects or groups (reference, third-party, mutant, all); repeatable or comma-separated; default: every subject but the mutants."
+        )
         var subjects: [String] = []
 
-        @Option(help: "Wall-clock budget for the whole run, spread over its runs: 90s, 30m, 2h. Default: --duration per run.")
+        @Option(
+            help:
+                "Wall-clock budget for the whole run, spread over its runs: 90s, 30m, 2h. Default: --duration per run.")
         var budget: String?
 
         @Option(help: "Seconds each scenario × subject run keeps going (when no --budget).")
@@ -93,12 +105,22 @@ extension StressCommand {
             _ = try ScenarioSelection.select(scenarios)
             _ = try Toolkit.current.select(subjects)
             if let budget, Budget.seconds(budget) == nil {
-                throw ValidationError("bad budget '\(budget)': use a positive number with s, m or h, such as 90s, 30m or 2h, up to a week")
+                throw ValidationError(
+                    "bad budget '\(budget)': use a positive number with s, m or h, such as 90s, 30m or 2h, up to a week"
+                )
             }
-            guard duration.isFinite, duration > 0, duration <= 86_400 else { throw ValidationError("--duration must be between 0 and 86400 seconds") }
-            guard hangGrace.isFinite, hangGrace > 0, hangGrace <= 3_600 else { throw ValidationError("--hang-grace must be between 0 and 3600 seconds") }
-            if let threads, threads < 1 || threads > 1_024 { throw ValidationError("--threads must be between 1 and 1024") }
-            guard (1...64).contains(oversubscribe) else { throw ValidationError("--oversubscribe must be between 1 and 64") }
+            guard duration.isFinite, duration > 0, duration <= 86_400 else {
+                throw ValidationError("--duration must be between 0 and 86400 seconds")
+            }
+            guard hangGrace.isFinite, hangGrace > 0, hangGrace <= 3_600 else {
+                throw ValidationError("--hang-grace must be between 0 and 3600 seconds")
+            }
+            if let threads, threads < 1 || threads > 1_024 {
+                throw ValidationError("--threads must be between 1 and 1024")
+            }
+            guard (1...64).contains(oversubscribe) else {
+                throw ValidationError("--oversubscribe must be between 1 and 64")
+            }
             try JemallocLibrary.validate(allocator: allocator)
         }
 
@@ -120,23 +142,35 @@ extension StressCommand {
             let mine = plans.indices.filter { shard?.contains(Shard.pairID(plans[$0].0.id, plans[$0].1.name)) ?? true }
             let preload = allocator == "system" ? nil : JemallocLibrary.path
             let applicableHere = mine.filter { plans[$0].0.skipReason(for: plans[$0].1) == nil }.count
-            printError("stress: \(shard.map { "\($0), " } ?? "")\(applicableHere) runs of \(String(format: "%.1f", perRun)) s, \(threads) threads, seed \(seed), allocator \(preload == nil ? "system" : "jemalloc")")
+            printError(
+                "stress: \(shard.map { "\($0), " } ?? "")\(applicableHere) runs of \(String(format: "%.1f", perRun)) s, \(threads) threads, seed \(seed), allocator \(preload == nil ? "system" : "jemalloc")"
+            )
             var runs: [StressRun] = []
             for index in mine {
                 let (scenario, subject) = plans[index]
                 let runSeed = seed &+ UInt64(index)
                 if let reason = scenario.skipReason(for: subject) {
-                    runs.append(StressRun(scenario: scenario, subject: subject, threads: threads, seed: runSeed, status: .skipped, message: reason))
+                    runs.append(
+                        StressRun(
+                            scenario: scenario, subject: subject, threads: threads, seed: runSeed, status: .skipped,
+                            message: reason))
                     continue
                 }
-                let plan = RunPlan(scenario: scenario.id, subject: subject.name, threads: threads, seed: runSeed, durationSeconds: perRun)
-                let run = IsolatedRun.run(plan, scenario: scenario, subject: subject, jemalloc: preload, grace: .nanoseconds(Int64(hangGrace * 1e9)))
-                printError("  \(scenario.id) × \(subject.name): \(run.status.rawValue)\(run.message.map { " — \($0)" } ?? "")")
+                let plan = RunPlan(
+                    scenario: scenario.id, subject: subject.name, threads: threads, seed: runSeed,
+                    durationSeconds: perRun)
+                let run = IsolatedRun.run(
+                    plan, scenario: scenario, subject: subject, jemalloc: preload,
+                    grace: .nanoseconds(Int64(hangGrace * 1e9)))
+                printError(
+                    "  \(scenario.id) × \(subject.name): \(run.status.rawValue)\(run.message.map { " — \($0)" } ?? "")")
                 runs.append(run)
             }
             let report = StressReport(
-                runs: runs, seed: seed, budgetSeconds: perRun * Double(applicableHere), allocator: preload == nil ? "system" : "jemalloc",
-                scenarios: selectedScenarios.map(\.id), subjects: selectedSubjects.map(\.name), shard: shard, gate: Toolkit.current.gate
+                runs: runs, seed: seed, budgetSeconds: perRun * Double(applicableHere),
+                allocator: preload == nil ? "system" : "jemalloc",
+                scenarios: selectedScenarios.map(\.id), subjects: selectedSubjects.map(\.name), shard: shard,
+                gate: Toolkit.current.gate
             )
             try Self.finish(report, in: folder)
         }
@@ -153,7 +187,8 @@ extension StressCommand {
     struct Merge: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Merge the reports of every shard of one stress run into the report of the whole run.",
-            discussion: "Writes <UTC timestamp>.json, latest.json and latest.junit.xml as `run` does. Exit status as for `run`; 64 when the reports are not every shard of one run exactly once."
+            discussion:
+                "Writes <UTC timestamp>.json, latest.json and latest.junit.xml as `run` does. Exit status as for `run`; 64 when the reports are not every shard of one run exactly once."
         )
 
         @Argument(help: "The shards' reports (each shard's latest.json).")
@@ -166,13 +201,16 @@ extension StressCommand {
             let folder = URL(fileURLWithPath: reportDir, isDirectory: true)
             try ReportFiles.prepare(folder)
             let parts = try MergeInput.read(StressReport.self, paths: reports, what: "stress")
-            let merged = try MergeInput.merge { () throws(MergeError) in try StressReport.merged(parts, gate: Toolkit.current.gate) }
+            let merged = try MergeInput.merge { () throws(MergeError) in
+                try StressReport.merged(parts, gate: Toolkit.current.gate)
+            }
             try Run.finish(merged, in: folder)
         }
     }
 
     struct ListScenarios: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "list-scenarios", abstract: "List the stress scenarios and what each needs.")
+        static let configuration = CommandConfiguration(
+            commandName: "list-scenarios", abstract: "List the stress scenarios and what each needs.")
 
         func run() {
             for scenario in StressCatalogue.all {
@@ -192,9 +230,14 @@ extension StressCommand {
         @Option var threads: Int
 
         func run() throws {
-            guard let subject = Toolkit.current.subject(named: subject) else { throw ValidationError("unknown subject '\(subject)'") }
-            guard let scenario = StressCatalogue.scenario(scenario) else { throw ValidationError("unknown scenario '\(scenario)'") }
-            let plan = RunPlan(scenario: scenario.id, subject: subject.name, threads: threads, seed: seed, durationSeconds: duration)
+            guard let subject = Toolkit.current.subject(named: subject) else {
+                throw ValidationError("unknown subject '\(subject)'")
+            }
+            guard let scenario = StressCatalogue.scenario(scenario) else {
+                throw ValidationError("unknown scenario '\(scenario)'")
+            }
+            let plan = RunPlan(
+                scenario: scenario.id, subject: subject.name, threads: threads, seed: seed, durationSeconds: duration)
             StressWorker.run(plan, scenario: scenario, subject: subject)
         }
     }
@@ -209,7 +252,8 @@ enum ScenarioSelection {
         var seen = Set<String>()
         return try names.compactMap { name in
             guard let scenario = StressCatalogue.scenario(name) else {
-                throw ValidationError("unknown scenario '\(name)'; known: \(StressCatalogue.all.map(\.id).joined(separator: ", "))")
+                throw ValidationError(
+                    "unknown scenario '\(name)'; known: \(StressCatalogue.all.map(\.id).joined(separator: ", "))")
             }
             return seen.insert(scenario.id).inserted ? scenario : nil
         }
@@ -230,7 +274,10 @@ struct RunPlan: Sendable {
     }
 
     var workerArguments: [String] {
-        ["worker", "--subject", subject, "--scenario", scenario, "--seed", String(seed), "--duration", String(durationSeconds), "--threads", String(threads)]
+        [
+            "worker", "--subject", subject, "--scenario", scenario, "--seed", String(seed), "--duration",
+            String(durationSeconds), "--threads", String(threads),
+        ]
     }
 }
 
@@ -238,8 +285,10 @@ struct RunPlan: Sendable {
 enum Budget {
     static func seconds(_ text: String) -> Double? {
         let units: [Character: Double] = ["s": 1, "m": 60, "h": 3_600]
-        guard let unit = text.last.flatMap({ units[$0] }), let value = Double(text.dropLast()), value.isFinite, value > 0,
-              value * unit <= 7 * 86_400 else { return nil }
+        guard let unit = text.last.flatMap({ units[$0] }), let value = Double(text.dropLast()), value.isFinite,
+            value > 0,
+            value * unit <= 7 * 86_400
+        else { return nil }
         return value * unit
     }
 }

@@ -17,7 +17,8 @@ enum StressWorker {
             let start = ContinuousClock.now
             var failure: StressFailure?
             do throws(StressFailure) { try scenario.run(context) } catch { failure = error }
-            var run = StressRun(scenario: scenario, context: context, duration: ContinuousClock.now - start, failure: failure)
+            var run = StressRun(
+                scenario: scenario, context: context, duration: ContinuousClock.now - start, failure: failure)
             if run.status != .passed { run.reproduce = plan.reproduce }
             result.value = run
         }.start()

@@ -10,18 +10,23 @@ extension StressCommand {
     /// allocations beside the bare-Dispatch baseline, and its status in every scenario.
     struct Table: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print a stress report as a Markdown table of subjects: throughput, allocations and scenario statuses."
+            abstract:
+                "Print a stress report as a Markdown table of subjects: throughput, allocations and scenario statuses."
         )
 
         @Argument(help: "The report to render.")
         var report = "Reports/stress/latest.json"
 
-        @Option(help: "Replace what stands between <!-- stress:begin --> and <!-- stress:end --> in this file, instead of printing.")
+        @Option(
+            help:
+                "Replace what stands between <!-- stress:begin --> and <!-- stress:end --> in this file, instead of printing."
+        )
         var into: String?
 
         func run() throws {
             let decoded = try ReportFiles.read(StressReport.self, at: report, what: "a stress report")
-            try GeneratedSection(name: "stress").publish(Self.render(decoded, explanations: Toolkit.current.explanations), into: into)
+            try GeneratedSection(name: "stress").publish(
+                Self.render(decoded, explanations: Toolkit.current.explanations), into: into)
         }
 
         static func render(_ report: StressReport, explanations: Explanations) -> String {
@@ -29,7 +34,9 @@ extension StressCommand {
             for run in report.runs where !subjects.contains(where: { $0.name == run.subject }) {
                 subjects.append((run.subject, run.origin))
             }
-            let scenarios = report.runs.map(\.scenario).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+            let scenarios = report.runs.map(\.scenario).reduce(into: [String]()) {
+                if !$0.contains($1) { $0.append($1) }
+            }
             let others = scenarios.filter { $0 != "throughput" }
             var lines = [
                 "Generated from one `stress` run (`make matrix`) on \(report.environment.os), \(report.environment.cpuCount) cores, "
@@ -49,14 +56,20 @@ extension StressCommand {
                     throughput?.metrics[.ratioToBaseline].map { String(format: "%.2f×", $0) },
                     throughput?.metrics[BenchmarkUnit.action.extraAllocations].map { String(format: "%+.1f", $0) },
                 ].map { $0 ?? "—" }
-                let statuses = others.map { scenario in (runs.first { $0.scenario == scenario }?.status ?? .skipped).symbol }
+                let statuses = others.map { scenario in
+                    (runs.first { $0.scenario == scenario }?.status ?? .skipped).symbol
+                }
                 lines.append(row([subject.name, subject.origin.rawValue] + cells + statuses))
             }
             let failures = report.runs.filter { $0.origin == .thirdParty && $0.status.isFailure }
             if !failures.isEmpty { lines += ["", "Third-party failures:", ""] }
             for run in failures {
-                let why = explanations.explanation(subject: run.subject, rule: run.scenario) ?? "Unexplained: to be investigated."
-                let observed = run.message ?? run.outcomes.filter { $0.value.expect == .forbidden && $0.value.count > 0 }
+                let why =
+                    explanations.explanation(subject: run.subject, rule: run.scenario)
+                    ?? "Unexplained: to be investigated."
+                let observed =
+                    run.message
+                    ?? run.outcomes.filter { $0.value.expect == .forbidden && $0.value.count > 0 }
                     .map { "\($0.key) ×\($0.value.count)" }.sorted().joined(separator: ", ")
                 lines.append("- **\(run.subject) \(run.scenario)** — observed: \(observed). \(why)")
             }

@@ -22,10 +22,12 @@ public enum AllocationCalibration {
         public var summary: String {
             guard let counted else {
                 return "allocator system: no allocation statistics ("
-                    + (ThreadSanitizerBuild.isEnabled ? "ThreadSanitizer's allocator replaces jemalloc" : "install libjemalloc-dev for them") + ")"
+                    + (ThreadSanitizerBuild.isEnabled
+                        ? "ThreadSanitizer's allocator replaces jemalloc" : "install libjemalloc-dev for them") + ")"
             }
             let error = (Double(counted) - Double(expected)) / Double(expected) * 100
-            return "allocator \(allocator): expected \(expected) allocations, counted \(counted) (\(String(format: "%+.3f", error))%) — \(passed ? "within" : "OUTSIDE") 1%"
+            return
+                "allocator \(allocator): expected \(expected) allocations, counted \(counted) (\(String(format: "%+.3f", error))%) — \(passed ? "within" : "OUTSIDE") 1%"
         }
     }
 

@@ -1,12 +1,13 @@
+import Synchronization
+
 // Every raw C call of the stress runners sits in this file.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
-import Synchronization
 
 /// Allocation statistics from jemalloc, when the process runs on it.
 ///
@@ -16,9 +17,10 @@ import Synchronization
 /// jemalloc everything runs the same and reports `system` with no statistics; numbers from
 /// different allocators are never comparable.
 public enum Allocator {
-    private typealias Mallctl = @convention(c) (
-        UnsafePointer<CChar>?, UnsafeMutableRawPointer?, UnsafeMutablePointer<Int>?, UnsafeMutableRawPointer?, Int
-    ) -> Int32
+    private typealias Mallctl =
+        @convention(c) (
+            UnsafePointer<CChar>?, UnsafeMutableRawPointer?, UnsafeMutablePointer<Int>?, UnsafeMutableRawPointer?, Int
+        ) -> Int32
 
     private static let mallctl: Mallctl? = {
         guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "mallctl") else { return nil }
@@ -35,7 +37,8 @@ public enum Allocator {
         if let mallctl { _ = mallctl("thread.tcache.flush", nil, nil, nil, 0) }
         guard refresh() else { return nil }
         guard let small: UInt64 = read("stats.arenas.4096.small.nrequests"),
-              let large: UInt64 = read("stats.arenas.4096.large.nrequests") else { return nil }
+            let large: UInt64 = read("stats.arenas.4096.large.nrequests")
+        else { return nil }
         return small + large
     }
 
@@ -69,7 +72,9 @@ public enum Allocator {
         guard let mallctl else { return nil }
         return withUnsafeTemporaryAllocation(of: T.self, capacity: 1) { buffer -> T? in
             var size = MemoryLayout<T>.size
-            guard mallctl(name, buffer.baseAddress, &size, nil, 0) == 0, size == MemoryLayout<T>.size else { return nil }
+            guard mallctl(name, buffer.baseAddress, &size, nil, 0) == 0, size == MemoryLayout<T>.size else {
+                return nil
+            }
             return buffer[0]
         }
     }
@@ -85,7 +90,9 @@ final class AllocationCollector: Sendable {
     func measuringBytes<T>(_ body: () throws -> T) rethrows -> T {
         let before = Allocator.threadAllocatedBytes()
         defer {
-            if let before, let after = Allocator.threadAllocatedBytes() { bytes.wrappingAdd(after &- before, ordering: .relaxed) }
+            if let before, let after = Allocator.threadAllocatedBytes() {
+                bytes.wrappingAdd(after &- before, ordering: .relaxed)
+            }
         }
         return try body()
     }

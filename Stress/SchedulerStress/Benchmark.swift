@@ -18,7 +18,8 @@ extension StressContext {
     /// shared 2-core machine's outliers are one-sided) as the `unit`'s metrics and
     /// ``StressMetric/ratioToBaseline``; the allocation metrics with jemalloc only.
     func benchmark(
-        unit: BenchmarkUnit, operations: Int, completed: some StressOutcome, _ round: () throws(StressFailure) -> BenchmarkRound
+        unit: BenchmarkUnit, operations: Int, completed: some StressOutcome,
+        _ round: () throws(StressFailure) -> BenchmarkRound
     ) throws(StressFailure) {
         var rounds: [BenchmarkRound] = []
         repeat {
@@ -26,13 +27,15 @@ extension StressContext {
             record(completed, count: operations)
             addOperations(operations)
         } while !timeIsUp || rounds.count < 3
-        let cost = median(rounds.map(\.nanoseconds)), baseline = median(rounds.map(\.baselineNanoseconds))
+        let cost = median(rounds.map(\.nanoseconds))
+        let baseline = median(rounds.map(\.baselineNanoseconds))
         setMetric(unit.nanoseconds, cost)
         setMetric(unit.baselineNanoseconds, baseline)
         setMetric(.ratioToBaseline, cost / baseline)
         setSamples(unit.nanoseconds, rounds.map(\.nanoseconds))
         setSamples(.ratioToBaseline, rounds.map { $0.nanoseconds / $0.baselineNanoseconds })
-        let allocations = rounds.compactMap(\.allocations), baselineAllocations = rounds.compactMap(\.baselineAllocations)
+        let allocations = rounds.compactMap(\.allocations)
+        let baselineAllocations = rounds.compactMap(\.baselineAllocations)
         if !allocations.isEmpty, !baselineAllocations.isEmpty {
             setMetric(unit.allocations, median(allocations))
             setMetric(unit.baselineAllocations, median(baselineAllocations))

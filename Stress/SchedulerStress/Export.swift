@@ -15,7 +15,11 @@ extension StressReport {
             var value: Double
             var lowerValue: Double? = nil
             var upperValue: Double? = nil
-            enum CodingKeys: String, CodingKey { case value, lowerValue = "lower_value", upperValue = "upper_value" }
+            enum CodingKeys: String, CodingKey {
+                case value
+                case lowerValue = "lower_value"
+                case upperValue = "upper_value"
+            }
         }
         var document: [String: [String: Measure]] = [:]
         for run in runs where run.status == .passed {
@@ -25,9 +29,12 @@ extension StressReport {
             }
             if let ratio = run.ratioToBaseline {
                 let rounds = run.samples?[.ratioToBaseline] ?? []
-                measures["ratio-to-baseline"] = Measure(value: ratio, lowerValue: rounds.min(), upperValue: rounds.max())
+                measures["ratio-to-baseline"] = Measure(
+                    value: ratio, lowerValue: rounds.min(), upperValue: rounds.max())
             }
-            if let allocations = run.allocations?.perOperation { measures["allocations-per-operation"] = Measure(value: allocations) }
+            if let allocations = run.allocations?.perOperation {
+                measures["allocations-per-operation"] = Measure(value: allocations)
+            }
             document[Shard.pairID(run.scenario, run.subject)] = measures
         }
         return try Self.encoder.encode(document)
@@ -84,7 +91,8 @@ extension StressReport {
                 }
             }
             if let ratio = run.ratioToBaseline {
-                secondary["ratio-to-baseline"] = Metric(run.samples?[.ratioToBaseline] ?? [], score: ratio, unit: "ratio")
+                secondary["ratio-to-baseline"] = Metric(
+                    run.samples?[.ratioToBaseline] ?? [], score: ratio, unit: "ratio")
             }
             if let allocations = run.allocations?.perOperation {
                 secondary["allocations-per-operation"] = Metric([], score: allocations, unit: "allocations/op")

@@ -1,5 +1,5 @@
-import Schedulers
 import Histogram
+import Schedulers
 import Synchronization
 
 /// Latency percentiles of a run, in nanoseconds.
@@ -32,7 +32,8 @@ final class LatencyCollector: Sendable {
     /// An hour in nanoseconds: beyond that a sample is out of range.
     static let highest: UInt64 = 3_600_000_000_000
 
-    private let merged = Lock(Histogram<UInt64>(highestTrackableValue: LatencyCollector.highest, numberOfSignificantValueDigits: .three))
+    private let merged = Lock(
+        Histogram<UInt64>(highestTrackableValue: LatencyCollector.highest, numberOfSignificantValueDigits: .three))
     private let outOfRange = Atomic<UInt64>(0)
 
     /// A histogram for one worker.

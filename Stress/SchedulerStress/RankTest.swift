@@ -24,7 +24,8 @@ public enum RankTest {
     /// Compares `x` with `y`; both must be non-empty.
     public static func mannWhitney(_ x: [Double], _ y: [Double]) -> Result {
         precondition(!x.isEmpty && !y.isEmpty, "RankTest.mannWhitney needs two non-empty samples")
-        let m = x.count, n = y.count
+        let m = x.count
+        let n = y.count
         var u = 0.0
         for a in x {
             for b in y {
@@ -37,7 +38,8 @@ public enum RankTest {
             let counts = distribution(m, n)
             let total = counts.reduce(0, +)
             let observed = Int(u)
-            let atMost = counts[0...observed].reduce(0, +), atLeast = counts[observed...].reduce(0, +)
+            let atMost = counts[0...observed].reduce(0, +)
+            let atLeast = counts[observed...].reduce(0, +)
             return Result(u: u, greater: atLeast / total, less: atMost / total)
         }
         // Normal approximation: the variance shrinks by the ties, and half a count of
@@ -94,9 +96,9 @@ public enum RankTest {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -59,7 +59,9 @@ public struct StressScenario: Sendable, Identifiable {
         self.requires = requires
         self.anyOf = anyOf
         self.excludes = excludes
-        self.outcomes = Outcomes.allCases.map { Outcome(name: $0.rawValue, expect: $0.judgement.expect, meaning: $0.judgement.meaning) }
+        self.outcomes = Outcomes.allCases.map {
+            Outcome(name: $0.rawValue, expect: $0.judgement.expect, meaning: $0.judgement.meaning)
+        }
         self.body = body
     }
 
@@ -97,7 +99,8 @@ public protocol StressOutcome: RawRepresentable<String>, CaseIterable, Sendable 
 /// Every scenario, in report order.
 public enum StressCatalogue {
     public static let all: [StressScenario] = [
-        .fanIn, .disposeRace, .recursiveStorm, .timerStorm, .repeatingCancelRace, .currentChurn, .trampolineAndVirtualLoad, .throughput,
+        .fanIn, .disposeRace, .recursiveStorm, .timerStorm, .repeatingCancelRace, .currentChurn,
+        .trampolineAndVirtualLoad, .throughput,
         .executorThroughput, .sleepStorm,
     ]
 

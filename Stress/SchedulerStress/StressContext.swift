@@ -30,8 +30,10 @@ public final class StressContext: Sendable {
     let allocations = AllocationCollector()
 
     /// A context for one run of a scenario against `subject`.
-    public init(subject: ConformanceSubject, threads: Int, duration: Duration, seed: UInt64,
-                mustHappen: Duration = .seconds(10), grace: Duration = .milliseconds(20)) {
+    public init(
+        subject: ConformanceSubject, threads: Int, duration: Duration, seed: UInt64,
+        mustHappen: Duration = .seconds(10), grace: Duration = .milliseconds(20)
+    ) {
         self.subject = subject
         self.threads = max(1, threads)
         self.duration = duration
@@ -90,4 +92,3 @@ public final class StressContext: Sendable {
     @inline(__always)
     public static func nanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 }
-

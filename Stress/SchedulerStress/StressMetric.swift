@@ -3,7 +3,9 @@
 ///
 /// Every metric is declared here, so a misspelt one does not compile, and a new one is one
 /// line here plus its name in the schema (a test keeps the two lists equal).
-public struct StressMetric: RawRepresentable, Hashable, Sendable, Codable, CodingKeyRepresentable, CustomStringConvertible {
+public struct StressMetric: RawRepresentable, Hashable, Sendable, Codable, CodingKeyRepresentable,
+    CustomStringConvertible
+{
     /// The name in reports.
     public let rawValue: String
 
@@ -45,7 +47,9 @@ public enum BenchmarkUnit: Sendable, CaseIterable {
     public var bytes: StressMetric { metric("bytesPerAction", "bytesPerJob") }
 
     /// The unit's whole family.
-    public var metrics: [StressMetric] { [nanoseconds, baselineNanoseconds, allocations, baselineAllocations, extraAllocations, bytes] }
+    public var metrics: [StressMetric] {
+        [nanoseconds, baselineNanoseconds, allocations, baselineAllocations, extraAllocations, bytes]
+    }
 
     private func metric(_ action: String, _ job: String) -> StressMetric {
         StressMetric(rawValue: self == .action ? action : job)

@@ -42,7 +42,8 @@ public struct StressRun: Codable, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case scenario, subject, origin, threads, seed, operations, durationSeconds, throughputPerSecond
-        case latencyNanoseconds, outcomes, status, allocations, ratioToBaseline, metrics, samples, message, reproduce, diagnostics
+        case latencyNanoseconds, outcomes, status, allocations, ratioToBaseline, metrics, samples, message, reproduce,
+            diagnostics
     }
 
     /// Absent measurements are written as `null` (not left out), so a nightly job can tell
@@ -78,7 +79,9 @@ public struct StressRun: Codable, Sendable {
     public init(scenario: StressScenario, context: StressContext, duration: Duration, failure: StressFailure?) {
         var outcomes: [String: OutcomeCount] = [:]
         let counts = context.outcomeCounts
-        for outcome in scenario.outcomes { outcomes[outcome.name] = OutcomeCount(count: counts[outcome.name] ?? 0, expect: outcome.expect) }
+        for outcome in scenario.outcomes {
+            outcomes[outcome.name] = OutcomeCount(count: counts[outcome.name] ?? 0, expect: outcome.expect)
+        }
         let seconds = max(duration.timeInterval, 1e-9)
         let metrics = context.metrics
         self.scenario = scenario.id
@@ -93,7 +96,9 @@ public struct StressRun: Codable, Sendable {
         self.outcomes = outcomes
         self.allocations = context.allocations.perOperation(context.operations)
         // The benchmarks count their subject's allocations themselves, apart from the baseline's.
-        if let perOperation = BenchmarkUnit.allCases.lazy.compactMap({ metrics[$0.allocations] }).first { self.allocations?.perOperation = perOperation }
+        if let perOperation = BenchmarkUnit.allCases.lazy.compactMap({ metrics[$0.allocations] }).first {
+            self.allocations?.perOperation = perOperation
+        }
         if let bytes = metrics[BenchmarkUnit.action.bytes] { self.allocations?.bytesPerOperation = bytes }
         self.ratioToBaseline = metrics[.ratioToBaseline]
         self.metrics = metrics
@@ -103,7 +108,8 @@ public struct StressRun: Codable, Sendable {
         if !undeclared.isEmpty {
             // Counts the report has no place for must not vanish: the run is not judged.
             self.status = .error
-            self.message = "the scenario recorded outcomes it does not declare: \(undeclared.sorted().joined(separator: ", "))"
+            self.message =
+                "the scenario recorded outcomes it does not declare: \(undeclared.sorted().joined(separator: ", "))"
         } else if let failure {
             // A run cut short after a forbidden outcome (work lost, so nothing left to wait
             // for) is the subject's failure; otherwise the run could not be judged.
@@ -111,12 +117,20 @@ public struct StressRun: Codable, Sendable {
             self.message = failure.description
         } else {
             self.status = Self.judge(outcomes)
-            self.message = self.status == .failed ? "forbidden: " + outcomes.filter { $0.value.expect == .forbidden && $0.value.count > 0 }.map { "\($0.key) ×\($0.value.count)" }.sorted().joined(separator: ", ") : nil
+            self.message =
+                self.status == .failed
+                ? "forbidden: "
+                    + outcomes.filter { $0.value.expect == .forbidden && $0.value.count > 0 }.map {
+                        "\($0.key) ×\($0.value.count)"
+                    }.sorted().joined(separator: ", ") : nil
         }
     }
 
     /// A run that did not produce observations (skipped, timed out, crashed).
-    public init(scenario: StressScenario, subject: ConformanceSubject, threads: Int, seed: UInt64, status: Status, message: String, durationSeconds: Double = 0, diagnostics: String? = nil) {
+    public init(
+        scenario: StressScenario, subject: ConformanceSubject, threads: Int, seed: UInt64, status: Status,
+        message: String, durationSeconds: Double = 0, diagnostics: String? = nil
+    ) {
         self.scenario = scenario.id
         self.subject = subject.name
         self.origin = subject.origin
@@ -125,7 +139,8 @@ public struct StressRun: Codable, Sendable {
         self.operations = 0
         self.durationSeconds = durationSeconds
         self.throughputPerSecond = 0
-        self.outcomes = Dictionary(uniqueKeysWithValues: scenario.outcomes.map { ($0.name, OutcomeCount(count: 0, expect: $0.expect)) })
+        self.outcomes = Dictionary(
+            uniqueKeysWithValues: scenario.outcomes.map { ($0.name, OutcomeCount(count: 0, expect: $0.expect)) })
         self.status = status
         self.metrics = [:]
         self.message = message
@@ -160,13 +175,19 @@ public struct StressReport: Codable, Sendable {
     /// A report of `runs`; the environment is this machine's and the summary is derived,
     /// with `gate` deciding which failures fail the run.
     public init(
-        runs: [StressRun], seed: UInt64, budgetSeconds: Double, allocator: String, scenarios: [String]? = nil, subjects: [String]? = nil,
+        runs: [StressRun], seed: UInt64, budgetSeconds: Double, allocator: String, scenarios: [String]? = nil,
+        subjects: [String]? = nil,
         shard: Shard? = nil, gate: Gate = Gate()
     ) {
-        self.init(runs: runs, seed: seed, budgetSeconds: budgetSeconds, environment: .current(allocator: allocator), scenarios: scenarios, subjects: subjects, shard: shard, gate: gate)
+        self.init(
+            runs: runs, seed: seed, budgetSeconds: budgetSeconds, environment: .current(allocator: allocator),
+            scenarios: scenarios, subjects: subjects, shard: shard, gate: gate)
     }
 
-    init(runs: [StressRun], seed: UInt64, budgetSeconds: Double, environment: Environment, scenarios: [String]?, subjects: [String]?, shard: Shard?, gate: Gate) {
+    init(
+        runs: [StressRun], seed: UInt64, budgetSeconds: Double, environment: Environment, scenarios: [String]?,
+        subjects: [String]?, shard: Shard?, gate: Gate
+    ) {
         generatedAt = ReportTime.now()
         self.environment = environment
         self.seed = seed
@@ -176,7 +197,11 @@ public struct StressReport: Codable, Sendable {
         self.shard = shard
         self.runs = runs
         var summary = Summary()
-        for run in runs { summary.count(run.status, gates: gate.gates(run.status, subject: run.subject, origin: run.origin, rule: run.scenario, level: nil)) }
+        for run in runs {
+            summary.count(
+                run.status,
+                gates: gate.gates(run.status, subject: run.subject, origin: run.origin, rule: run.scenario, level: nil))
+        }
         self.summary = summary
     }
 
@@ -196,9 +221,13 @@ public struct StressReport: Codable, Sendable {
         // Each run's seed and length come from the whole run's seed and plan: shards run with
         // other seeds or thread counts are not parts of one run.
         guard Set(reports.map(\.seed)).count == 1 else {
-            throw .notOneRun("the shards ran with different seeds (\(reports.map { String($0.seed) }.joined(separator: ", "))): give every shard the same --seed")
+            throw .notOneRun(
+                "the shards ran with different seeds (\(reports.map { String($0.seed) }.joined(separator: ", "))): give every shard the same --seed"
+            )
         }
-        guard Set(reports.flatMap { $0.runs.map(\.threads) }).count <= 1 else { throw .notOneRun("the shards ran with different thread counts") }
+        guard Set(reports.flatMap { $0.runs.map(\.threads) }).count <= 1 else {
+            throw .notOneRun("the shards ran with different thread counts")
+        }
         guard Set(reports.map(\.environment.allocator)).count == 1 else {
             throw .notOneRun("the reports were made with different allocators, whose numbers are not comparable")
         }
@@ -208,14 +237,16 @@ public struct StressReport: Codable, Sendable {
             throw .notOneRun("\(run.scenario) × \(run.subject) appears in two reports")
         }
         if let scenarios = first.scenarios, let subjects = first.subjects {
-            let scenarioOrder = positions(scenarios), subjectOrder = positions(subjects)
+            let scenarioOrder = positions(scenarios)
+            let subjectOrder = positions(subjects)
             runs.sort {
                 (scenarioOrder[$0.scenario, default: .max], subjectOrder[$0.subject, default: .max])
                     < (scenarioOrder[$1.scenario, default: .max], subjectOrder[$1.subject, default: .max])
             }
         }
         return StressReport(
-            runs: runs, seed: first.seed, budgetSeconds: reports.map(\.budgetSeconds).reduce(0, +), environment: first.environment,
+            runs: runs, seed: first.seed, budgetSeconds: reports.map(\.budgetSeconds).reduce(0, +),
+            environment: first.environment,
             scenarios: first.scenarios, subjects: first.subjects, shard: nil, gate: gate
         )
     }

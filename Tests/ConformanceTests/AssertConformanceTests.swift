@@ -1,7 +1,7 @@
+import Foundation
 import SchedulerConformance
 import SchedulerConformanceTesting
 import SchedulerMutants
-import Foundation
 import SchedulerProbes
 import Schedulers
 import Testing
@@ -17,14 +17,18 @@ import Testing
     @Test func fromAnAsyncTestTheRulesRunOffThePool() async {
         let inTask = Box<[Bool]>([])
         // Capabilities are given, so every scheduler made is one a rule asked for.
-        let subject = ConformanceSubject(name: "test scheduler", origin: .thirdParty, capabilities: TestScheduler().capabilities) {
+        let subject = ConformanceSubject(
+            name: "test scheduler", origin: .thirdParty, capabilities: TestScheduler().capabilities
+        ) {
             inTask.update { $0.append(withUnsafeCurrentTask { $0 != nil }) }
             return TestScheduler()
         }
         let results = await assertConformance(subject, rules: RuleCatalogue.all.filter { $0.category == .virtualTime })
         #expect(results.count == RuleCatalogue.all.filter { $0.category == .virtualTime }.count)
         #expect(results.allSatisfy { $0.status == .passed || $0.status == .skipped })
-        #expect(!inTask.value.isEmpty && !inTask.value.contains(true), "schedulers were made inside a task: \(inTask.value)")
+        #expect(
+            !inTask.value.isEmpty && !inTask.value.contains(true), "schedulers were made inside a task: \(inTask.value)"
+        )
     }
 
     @Test func clocksAndExecutorsAreCheckedByTheirProfiles() {
@@ -32,11 +36,14 @@ import Testing
         let clockResults = assertConformance(clock)
         #expect(clockResults.filter { $0.status == .passed }.map(\.rule).allSatisfy { $0.hasPrefix("CLK-") })
         #expect(clockResults.filter { $0.status == .passed }.count >= 10)
-        let executor = ConformanceSubject(name: "queue executor", executor: { ExecutorUnderTest(QueueScheduler(name: "executor").executor) })
+        let executor = ConformanceSubject(
+            name: "queue executor", executor: { ExecutorUnderTest(QueueScheduler(name: "executor").executor) })
         let executorResults = assertConformance(executor, rules: RuleCatalogue.all.filter { $0.category == .executor })
         // No process of its own for trap probes here: EXE-7 judges what it can, and this
         // executor answers false outside its jobs, so it still passes.
-        #expect(executorResults.allSatisfy { $0.status == .passed || $0.status == .skipped }, "\(executorResults.filter { $0.status != .passed })")
+        #expect(
+            executorResults.allSatisfy { $0.status == .passed || $0.status == .skipped },
+            "\(executorResults.filter { $0.status != .passed })")
     }
 
     @Test func aBrokenSubjectRecordsOneIssuePerFailedRule() {
@@ -62,8 +69,12 @@ import Testing
             results = assertConformance(subject, rules: rules, timing: timing)
         }
         #expect(results.map(\.rule) == ["ORD-1", "ORD-5"], "every rule has its result")
-        #expect(results.allSatisfy { $0.status == .timeout && $0.message?.contains("the scheduler is stuck") == true }, "\(results)")
-        #expect(results.allSatisfy { $0.threadDump == nil }, "stacks stop the whole test process: only a tool's worker takes them")
+        #expect(
+            results.allSatisfy { $0.status == .timeout && $0.message?.contains("the scheduler is stuck") == true },
+            "\(results)")
+        #expect(
+            results.allSatisfy { $0.threadDump == nil },
+            "stacks stop the whole test process: only a tool's worker takes them")
     }
 
     @Test func aLostActionOnALiveSchedulerIsStillAFailure() {

@@ -10,8 +10,11 @@ import Testing
         #expect(ids == RuleID.all)
         #expect(RuleID(rawValue: "ORD-999") == nil && RuleID(rawValue: "ORD1") == nil)
         for rule in RuleCatalogue.all {
-            #expect(rule.id.rawValue.hasPrefix(rule.category.rawValue + "-"), "\(rule.id) is not in its category's prefix")
-            #expect(RuleID(rawValue: rule.id.rawValue.lowercased()) == rule.id, "\(rule.id) does not read back from its text")
+            #expect(
+                rule.id.rawValue.hasPrefix(rule.category.rawValue + "-"), "\(rule.id) is not in its category's prefix")
+            #expect(
+                RuleID(rawValue: rule.id.rawValue.lowercased()) == rule.id,
+                "\(rule.id) does not read back from its text")
             #expect(!rule.title.isEmpty && !rule.rationale.isEmpty && !rule.hint.isEmpty, "\(rule.id) lacks text")
         }
     }

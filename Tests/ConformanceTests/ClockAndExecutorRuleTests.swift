@@ -15,10 +15,11 @@ import Testing
 
     /// Correct subjects: the mutants' fault-free controls, the reference bridges and the
     /// standard library's clocks.
-    static let correct: [ConformanceSubject] = Mutants.controls + ReferenceSubjects.all.filter { $0.kind != .scheduler } + [
-        ConformanceSubject(name: "continuous-clock", clock: { ClockUnderTest(ContinuousClock()) }),
-        ConformanceSubject(name: "suspending-clock", clock: { ClockUnderTest(SuspendingClock()) }),
-    ]
+    static let correct: [ConformanceSubject] =
+        Mutants.controls + ReferenceSubjects.all.filter { $0.kind != .scheduler } + [
+            ConformanceSubject(name: "continuous-clock", clock: { ClockUnderTest(ContinuousClock()) }),
+            ConformanceSubject(name: "suspending-clock", clock: { ClockUnderTest(SuspendingClock()) }),
+        ]
 
     @Test(arguments: correct.map(\.name))
     func correctSubjectPassesEveryRuleOfItsKind(_ name: String) throws {

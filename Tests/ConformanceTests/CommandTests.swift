@@ -5,8 +5,10 @@ import Testing
 
 /// The `conformance` command as users and CI call it.
 @Suite(.serialized) struct CommandTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("conformance").path
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("conformance").path
 
     struct Outcome {
         let status: TerminationStatus
@@ -39,7 +41,9 @@ import Testing
 
     @Test func writesReportsThatValidateAgainstTheSchema() async throws {
         let folder = Self.temporaryFolder()
-        let outcome = try await Self.conformance(["--subject", "test,trampoline", "--category", "VT,TRM,REC", "--report-dir", folder.path])
+        let outcome = try await Self.conformance([
+            "--subject", "test,trampoline", "--category", "VT,TRM,REC", "--report-dir", folder.path,
+        ])
         #expect(outcome.status == .exited(0), "\(outcome.output)\n\(outcome.error)")
         let json = folder.appendingPathComponent("conformance.json")
         let report = try JSONDecoder().decode(ConformanceReport.self, from: Data(contentsOf: json))
@@ -49,8 +53,10 @@ import Testing
         #expect(junit.contains(#"<testcase classname="test" name="VT-1"#))
         let validation = try await Subprocess.run(
             .name("python3"),
-            arguments: [Self.packageRoot.appendingPathComponent("Reports/schema/validate.py").path,
-                        Self.packageRoot.appendingPathComponent("Reports/schema/conformance.schema.json").path, json.path],
+            arguments: [
+                Self.packageRoot.appendingPathComponent("Reports/schema/validate.py").path,
+                Self.packageRoot.appendingPathComponent("Reports/schema/conformance.schema.json").path, json.path,
+            ],
             output: .string(limit: 1 << 16), error: .string(limit: 1 << 16)
         )
         #expect(validation.terminationStatus == .exited(0), "\(validation.standardError)")
@@ -59,63 +65,90 @@ import Testing
     @Test func twoShardsMergedEqualTheUnshardedRun() async throws {
         // Rules whose verdict cannot turn inconclusive under load (no race of threads), so two runs agree.
         let selection = ["--subject", "queue,test,trampoline", "--category", "CUR,REC,VT", "--quiet"]
-        let whole = Self.temporaryFolder(), first = Self.temporaryFolder(), second = Self.temporaryFolder(), merged = Self.temporaryFolder()
+        let whole = Self.temporaryFolder()
+        let first = Self.temporaryFolder()
+        let second = Self.temporaryFolder()
+        let merged = Self.temporaryFolder()
         let unsharded = try await Self.conformance(["run"] + selection + ["--report-dir", whole.path])
         #expect(unsharded.status == .exited(0), "\(unsharded.output)\n\(unsharded.error)")
         let status = Self.temporaryFolder().appendingPathComponent("shard-status")
-        try FileManager.default.createDirectory(at: status.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let bazel: Environment = .inherit.updating(["TEST_TOTAL_SHARDS": "2", "TEST_SHARD_INDEX": "1", "TEST_SHARD_STATUS_FILE": status.path])
-        let bazelShard = try await Self.conformance(["run"] + selection + ["--report-dir", second.path], environment: bazel)
+        try FileManager.default.createDirectory(
+            at: status.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let bazel: Environment = .inherit.updating([
+            "TEST_TOTAL_SHARDS": "2", "TEST_SHARD_INDEX": "1", "TEST_SHARD_STATUS_FILE": status.path,
+        ])
+        let bazelShard = try await Self.conformance(
+            ["run"] + selection + ["--report-dir", second.path], environment: bazel)
         #expect(bazelShard.status == .exited(0), "\(bazelShard.output)\n\(bazelShard.error)")
         #expect(FileManager.default.fileExists(atPath: status.path), "TEST_SHARD_STATUS_FILE was not touched")
-        let flagShard = try await Self.conformance(["run"] + selection + ["--total-shards", "2", "--shard-index", "0", "--report-dir", first.path])
+        let flagShard = try await Self.conformance(
+            ["run"] + selection + ["--total-shards", "2", "--shard-index", "0", "--report-dir", first.path])
         #expect(flagShard.status == .exited(0), "\(flagShard.output)\n\(flagShard.error)")
         let parts = [second, first].map { $0.appendingPathComponent("conformance.json").path }
         let merge = try await Self.conformance(["merge"] + parts + ["--report-dir", merged.path])
         #expect(merge.status == .exited(0), "\(merge.error)")
 
         func report(_ folder: URL) throws -> ConformanceReport {
-            try JSONDecoder().decode(ConformanceReport.self, from: Data(contentsOf: folder.appendingPathComponent("conformance.json")))
+            try JSONDecoder().decode(
+                ConformanceReport.self, from: Data(contentsOf: folder.appendingPathComponent("conformance.json")))
         }
         func identity(_ report: ConformanceReport) -> [String] {
-            report.subjects.flatMap { subject in subject.results.map { "\(subject.name) \($0.rule) \($0.status.rawValue)" } }
+            report.subjects.flatMap { subject in
+                subject.results.map { "\(subject.name) \($0.rule) \($0.status.rawValue)" }
+            }
         }
         let shards = try [first, second].map(report)
         #expect(shards.map(\.shard) == [try Shard(index: 0, total: 2), try Shard(index: 1, total: 2)])
         #expect(Set(identity(shards[0])).isDisjoint(with: identity(shards[1])))
-        let expected = try report(whole), result = try report(merged)
+        let expected = try report(whole)
+        let result = try report(merged)
         #expect(identity(result) == identity(expected))
         #expect(result.summary == expected.summary && result.shard == nil)
         #expect(result.rules.map(\.id) == expected.rules.map(\.id))
         #expect(result.subjects.map(\.name) == expected.subjects.map(\.name))
-        #expect(expected.environment.commit != nil && expected.timingScale == 1, "the report does not say what it was made from")
+        #expect(
+            expected.environment.commit != nil && expected.timingScale == 1,
+            "the report does not say what it was made from")
         let validation = try await Subprocess.run(
             .name("python3"),
-            arguments: [Self.packageRoot.appendingPathComponent("Reports/schema/validate.py").path,
-                        Self.packageRoot.appendingPathComponent("Reports/schema/conformance.schema.json").path,
-                        merged.appendingPathComponent("conformance.json").path, first.appendingPathComponent("conformance.json").path],
+            arguments: [
+                Self.packageRoot.appendingPathComponent("Reports/schema/validate.py").path,
+                Self.packageRoot.appendingPathComponent("Reports/schema/conformance.schema.json").path,
+                merged.appendingPathComponent("conformance.json").path,
+                first.appendingPathComponent("conformance.json").path,
+            ],
             output: .string(limit: 1 << 16), error: .string(limit: 1 << 16)
         )
         #expect(validation.terminationStatus == .exited(0), "\(validation.standardError)")
 
         // A shard of another subject selection is not part of this run either.
         let narrower = Self.temporaryFolder()
-        _ = try await Self.conformance(["run", "--subject", "queue", "--category", "ORD,CAN,VT", "--quiet", "--total-shards", "2", "--shard-index", "0", "--report-dir", narrower.path])
+        _ = try await Self.conformance([
+            "run", "--subject", "queue", "--category", "ORD,CAN,VT", "--quiet", "--total-shards", "2", "--shard-index",
+            "0", "--report-dir", narrower.path,
+        ])
         let otherSubjects = [parts[0], narrower.appendingPathComponent("conformance.json").path]
-        for bad in [[parts[0]], [parts[0], parts[0]], [parts[0], whole.appendingPathComponent("conformance.json").path], otherSubjects] {
+        for bad in [
+            [parts[0]], [parts[0], parts[0]], [parts[0], whole.appendingPathComponent("conformance.json").path],
+            otherSubjects,
+        ] {
             let outcome = try await Self.conformance(["merge"] + bad + ["--report-dir", Self.temporaryFolder().path])
             #expect(outcome.status == .exited(64), "\(bad)")
-            #expect(outcome.error.split(separator: "\n").filter { $0.hasPrefix("Error: cannot merge") }.count == 1, "\(outcome.error)")
+            #expect(
+                outcome.error.split(separator: "\n").filter { $0.hasPrefix("Error: cannot merge") }.count == 1,
+                "\(outcome.error)")
         }
     }
 
     @Test func aHungRuleBecomesATimeoutWithStacksAndTheRunGoesOn() async throws {
         let folder = Self.temporaryFolder()
         let outcome = try await Self.conformance([
-            "--subject", "mutant-hanging", "--rule", "ORD-1,CAN-6,TIM-3", "--rule-timeout", "2", "--report-dir", folder.path,
+            "--subject", "mutant-hanging", "--rule", "ORD-1,CAN-6,TIM-3", "--rule-timeout", "2", "--report-dir",
+            folder.path,
         ])
         #expect(outcome.status == .exited(0), "a mutant does not gate the run")
-        let report = try JSONDecoder().decode(ConformanceReport.self, from: Data(contentsOf: folder.appendingPathComponent("conformance.json")))
+        let report = try JSONDecoder().decode(
+            ConformanceReport.self, from: Data(contentsOf: folder.appendingPathComponent("conformance.json")))
         let results = Dictionary(uniqueKeysWithValues: report.subjects[0].results.map { ($0.rule, $0) })
         #expect(results["ORD-1"]?.status == .passed)
         #expect(results["CAN-6"]?.status == .timeout)
@@ -127,8 +160,11 @@ import Testing
 
     @Test func aCrashBecomesAnErrorAndTheRunGoesOn() async throws {
         let folder = Self.temporaryFolder()
-        _ = try await Self.conformance(["--subject", "mutant-crashing", "--rule", "TIM-1,ORD-1", "--report-dir", folder.path])
-        let report = try JSONDecoder().decode(ConformanceReport.self, from: Data(contentsOf: folder.appendingPathComponent("conformance.json")))
+        _ = try await Self.conformance([
+            "--subject", "mutant-crashing", "--rule", "TIM-1,ORD-1", "--report-dir", folder.path,
+        ])
+        let report = try JSONDecoder().decode(
+            ConformanceReport.self, from: Data(contentsOf: folder.appendingPathComponent("conformance.json")))
         let statuses = report.subjects[0].results.map(\.status)
         #expect(statuses == [.passed, .error], "ORD-1 comes first in the catalogue, then the crashing TIM-1")
         #expect(report.subjects[0].results[1].message?.contains("traps on purpose") == true)
@@ -136,7 +172,8 @@ import Testing
 
     @Test func theCommittedRuleDocumentIsUpToDate() async throws {
         let outcome = try await Self.conformance(["--list-rules", "--markdown"])
-        let committed = try String(contentsOf: Self.packageRoot.appendingPathComponent("Conformance/RULES.md"), encoding: .utf8)
+        let committed = try String(
+            contentsOf: Self.packageRoot.appendingPathComponent("Conformance/RULES.md"), encoding: .utf8)
         #expect(committed == outcome.output, "Conformance/RULES.md is stale: run `make rules`")
     }
 

@@ -7,25 +7,35 @@ import Testing
 /// in a browser (headless Chromium, which CI installs), with no script error, every chart
 /// drawn, and a screenshot that is not blank.
 @Suite(.serialized) struct DashboardTests {
-    static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].first { FileManager.default.isExecutableFile(atPath: $0) }
-    static let stressExecutable = URL(fileURLWithPath: CommandTests.executable).deletingLastPathComponent().appendingPathComponent("stress").path
+    static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+    static let stressExecutable = URL(fileURLWithPath: CommandTests.executable).deletingLastPathComponent()
+        .appendingPathComponent("stress").path
 
     /// Reports of both commands (a failing mutant among the subjects, two stress nights), and
     /// the dashboard made from them; the folder.
     static func makeDashboard() async throws -> URL {
         let folder = CommandTests.temporaryFolder()
-        _ = try await CommandTests.conformance(["run", "--subject", "queue,test,mutant-lifo", "--category", "ORD,VT", "--quiet", "--report-dir", folder.path])
+        _ = try await CommandTests.conformance([
+            "run", "--subject", "queue,test,mutant-lifo", "--category", "ORD,VT", "--quiet", "--report-dir",
+            folder.path,
+        ])
         for _ in 1...2 {
             let night = try await Subprocess.run(
                 .path(.init(stressExecutable)),
-                arguments: ["run", "--scenario", "throughput,fan-in", "--subject", "queue,immediate", "--duration", "0.2", "--report-dir", folder.appendingPathComponent("stress").path],
+                arguments: [
+                    "run", "--scenario", "throughput,fan-in", "--subject", "queue,immediate", "--duration", "0.2",
+                    "--report-dir", folder.appendingPathComponent("stress").path,
+                ],
                 output: .discarded, error: .discarded
             )
             #expect(night.terminationStatus == .exited(0))
         }
         let outcome = try await CommandTests.conformance([
             "dashboard", "--conformance", folder.appendingPathComponent("conformance.json").path,
-            "--stress", folder.appendingPathComponent("stress/latest.json").path, "--history", folder.appendingPathComponent("stress").path,
+            "--stress", folder.appendingPathComponent("stress/latest.json").path, "--history",
+            folder.appendingPathComponent("stress").path,
             "--output", folder.appendingPathComponent("dashboard/index.html").path,
         ])
         #expect(outcome.status == .exited(0), "\(outcome.error)")
@@ -38,9 +48,13 @@ import Testing
         // A passing cell links to its rule; a failing one to the observation, which links on.
         #expect(page.contains(##"<td class="passed"><a href="#rule-ORD-1""##))
         #expect(page.contains(##"<td class="failed"><a href="#obs-mutant-lifo-ORD-1""##))
-        #expect(page.contains(##"<li id="obs-mutant-lifo-ORD-1"><b class="failed">failed</b> mutant-lifo × <a href="#rule-ORD-1">"##))
+        #expect(
+            page.contains(
+                ##"<li id="obs-mutant-lifo-ORD-1"><b class="failed">failed</b> mutant-lifo × <a href="#rule-ORD-1">"##))
         #expect(page.contains(##"<dt id="rule-ORD-1">"##) && page.contains("If it fails, check:"))
-        #expect(page.contains("Trends over the last 2 runs") && page.contains("Chart.js v3.9.1"), "trends and the inlined plotting library")
+        #expect(
+            page.contains("Trends over the last 2 runs") && page.contains("Chart.js v3.9.1"),
+            "trends and the inlined plotting library")
         #expect(!page.contains("src=\"http"), "the page needs no network")
     }
 
@@ -51,7 +65,8 @@ import Testing
         for file in ["conformance.json", "stress/latest.json"] {
             let url = folder.appendingPathComponent(file)
             let text = try String(contentsOf: url, encoding: .utf8)
-            let renamed = text.replacingOccurrences(of: #""queue""#, with: "\"" + hostile.replacingOccurrences(of: "/", with: "\\/") + "\"")
+            let renamed = text.replacingOccurrences(
+                of: #""queue""#, with: "\"" + hostile.replacingOccurrences(of: "/", with: "\\/") + "\"")
             try Data(renamed.utf8).write(to: url)
         }
         let output = folder.appendingPathComponent("dashboard/hostile.html")
@@ -66,42 +81,57 @@ import Testing
         #expect(page.components(separatedBy: "</script>").count == 5, "exactly the page's own four scripts end")
     }
 
-    @Test(.enabled(if: chromium != nil, "headless Chromium is not installed (CI installs it: apt-get install chromium)"))
+    @Test(
+        .enabled(if: chromium != nil, "headless Chromium is not installed (CI installs it: apt-get install chromium)"))
     func itLoadsInABrowserWithoutErrorsAndDrawsEveryChart() async throws {
         let folder = try await Self.makeDashboard()
         let page = folder.appendingPathComponent("dashboard/index.html")
-        let browser = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--enable-logging=stderr", "--v=0"]
+        let browser = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--enable-logging=stderr", "--v=0",
+        ]
         let dom = try await Subprocess.run(
             .path(.init(Self.chromium!)), arguments: .init(browser + ["--dump-dom", page.absoluteString]),
             output: .string(limit: 1 << 24), error: .string(limit: 1 << 22)
         )
         #expect(dom.terminationStatus == .exited(0), "\(dom.standardError)")
-        let body = try #require(dom.standardOutput.firstMatch(of: /<body data-charts="(\d+)" data-errors="(\d+)">/), "the page's script never ran")
+        let body = try #require(
+            dom.standardOutput.firstMatch(of: /<body data-charts="(\d+)" data-errors="(\d+)">/),
+            "the page's script never ran")
         // Every chart in the page's data is drawn: latency, benchmarks and trends.
         let html = try String(contentsOf: page, encoding: .utf8)
         let planned = html.ranges(of: #""kind":"#).count
         #expect(planned >= 6 && Int(body.1) == planned, "charts drawn: \(body.1) of \(planned)")
-        #expect(body.2 == "0", "script errors on the page: \(dom.standardOutput.firstMatch(of: /<ul id="errors">.*?<\/ul>/).map { String($0.0) } ?? "")")
+        #expect(
+            body.2 == "0",
+            "script errors on the page: \(dom.standardOutput.firstMatch(of: /<ul id="errors">.*?<\/ul>/).map { String($0.0) } ?? "")"
+        )
         #expect(!dom.standardError.contains("Uncaught"), "\(dom.standardError)")
 
         // A screenshot of the page against one of an empty page of the same size.
         func screenshot(_ url: URL, _ name: String) async throws -> (width: UInt32, height: UInt32, bytes: Int) {
             let file = folder.appendingPathComponent(name)
             let shot = try await Subprocess.run(
-                .path(.init(Self.chromium!)), arguments: .init(browser + ["--window-size=1280,2000", "--screenshot=\(file.path)", url.absoluteString]),
+                .path(.init(Self.chromium!)),
+                arguments: .init(
+                    browser + ["--window-size=1280,2000", "--screenshot=\(file.path)", url.absoluteString]),
                 output: .discarded, error: .discarded
             )
             #expect(shot.terminationStatus == .exited(0))
             let png = try Data(contentsOf: file)
-            try #require(png.count > 24 && png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), "not a PNG")
+            try #require(
+                png.count > 24 && png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), "not a PNG")
             let header = [UInt8](png[16..<24])
-            let width = header[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }, height = header[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let width = header[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let height = header[4..<8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             return (width, height, png.count)
         }
         let empty = folder.appendingPathComponent("empty.html")
         try Data("<!doctype html><html><body></body></html>".utf8).write(to: empty)
-        let dashboard = try await screenshot(page, "dashboard.png"), blank = try await screenshot(empty, "blank.png")
+        let dashboard = try await screenshot(page, "dashboard.png")
+        let blank = try await screenshot(empty, "blank.png")
         #expect(dashboard.width == 1280 && dashboard.height == 2000)
-        #expect(dashboard.bytes > blank.bytes * 10, "the screenshot is as plain as an empty page: \(dashboard.bytes) bytes against \(blank.bytes)")
+        #expect(
+            dashboard.bytes > blank.bytes * 10,
+            "the screenshot is as plain as an empty page: \(dashboard.bytes) bytes against \(blank.bytes)")
     }
 }

@@ -24,14 +24,18 @@ import Testing
         #expect(!gate.gates(.failed, subject: "mine", origin: .thirdParty, rule: "CAN-3", level: .stochastic))
         #expect(!gate.gates(.passed, subject: "mine", origin: .thirdParty, rule: "ORD-1", level: .required))
         #expect(!gate.gates(.inconclusive, subject: "mine", origin: .thirdParty, rule: "ORD-1", level: .required))
-        #expect(gate.gates(.error, subject: "mine", origin: .thirdParty, rule: "fan-in", level: nil), "a stress scenario has no level and counts")
+        #expect(
+            gate.gates(.error, subject: "mine", origin: .thirdParty, rule: "fan-in", level: nil),
+            "a stress scenario has no level and counts")
     }
 
     @Test func explainedFailuresAndThirdPartiesOfTheMatrixDoNotGate() {
         let excusing = Gate(excused: explanations)
         #expect(!excusing.gates(.failed, subject: "mine", origin: .thirdParty, rule: "ORD-2", level: .required))
         #expect(excusing.gates(.failed, subject: "theirs", origin: .thirdParty, rule: "ORD-2", level: .required))
-        #expect(!Gate.referenceOnly.gates(.failed, subject: "theirs", origin: .thirdParty, rule: "ORD-2", level: .required))
-        #expect(Gate.referenceOnly.gates(.failed, subject: "queue", origin: .reference, rule: "ORD-2", level: .required))
+        #expect(
+            !Gate.referenceOnly.gates(.failed, subject: "theirs", origin: .thirdParty, rule: "ORD-2", level: .required))
+        #expect(
+            Gate.referenceOnly.gates(.failed, subject: "queue", origin: .reference, rule: "ORD-2", level: .required))
     }
 }

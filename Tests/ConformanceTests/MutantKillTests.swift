@@ -10,41 +10,62 @@ import Testing
 /// ten runs, since a rule that catches a fault only sometimes lets it through the rest.
 @Suite struct MutantKillTests {
     /// Shorter "must happen" bounds: a mutant's missing event should not cost 10 s.
-    static let timing = Timing(mustHappen: .seconds(1), quietWindow: .milliseconds(100), lateness: .milliseconds(100), ruleTimeout: .seconds(30))
+    static let timing = Timing(
+        mustHappen: .seconds(1), quietWindow: .milliseconds(100), lateness: .milliseconds(100),
+        ruleTimeout: .seconds(30))
     static let runs = 10
     /// Rules that judge a trap run it in a child process of the `conformance` command, which
     /// knows every mutant.
     static let trapProbe = TrapProbeProcess.runner(
-        executable: URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("conformance").path
+        executable: URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "conformance"
+        ).path
     )
 
     @Test(arguments: Mutants.all.map(\.subject.name))
     func killedByItsRuleInEveryRun(_ name: String) throws {
         let mutant = try #require(Mutants.named(name))
-        let rule = try #require(RuleCatalogue.rule(mutant.killer), "\(name) names an unknown rule \(mutant.killer)")
-        try #require(rule.skipReason(for: mutant.subject) == nil, "\(name) does not claim what \(rule.id) needs: \(rule.skipReason(for: mutant.subject) ?? "")")
+        let rule = RuleCatalogue.rule(mutant.killer)
+        try #require(
+            rule.skipReason(for: mutant.subject) == nil,
+            "\(name) does not claim what \(rule.id) needs: \(rule.skipReason(for: mutant.subject) ?? "")")
         var misses: [String] = []
         let started = ContinuousClock.now
-        defer { print("kill: \(name) by \(rule.id), \(Self.runs - misses.count)/\(Self.runs) in \(ContinuousClock.now - started)") }
+        defer {
+            print(
+                "kill: \(name) by \(rule.id), \(Self.runs - misses.count)/\(Self.runs) in \(ContinuousClock.now - started)"
+            )
+        }
         for run in 1...Self.runs {
-            let result = ConformanceRunner.run(mutant.subject, rules: [rule], timing: Self.timing, trapProbe: Self.trapProbe)[0]
+            let result = ConformanceRunner.run(
+                mutant.subject, rules: [rule], timing: Self.timing, trapProbe: Self.trapProbe)[0]
             if !(result.status == .failed || result.status == .timeout) {
                 misses.append("run \(run): \(result.status.rawValue)\(result.message.map { " (\($0))" } ?? "")")
             }
         }
-        #expect(misses.isEmpty, "\(name) (\(mutant.fault)) escaped \(rule.id) in \(misses.count) of \(Self.runs) runs: \(misses.prefix(3).joined(separator: "; "))")
+        #expect(
+            misses.isEmpty,
+            "\(name) (\(mutant.fault)) escaped \(rule.id) in \(misses.count) of \(Self.runs) runs: \(misses.prefix(3).joined(separator: "; "))"
+        )
     }
 
     /// A rule that applies only because a capability is not claimed names that capability
     /// when it fails: a subject doing what the capability says forgot a claim, not a behaviour.
-    @Test(arguments: zip(["mutant-virtual-single-step-unclaimed", "mutant-immediate-synchronous-unclaimed"], ["singleStep", "synchronous"]))
+    @Test(
+        arguments: zip(
+            ["mutant-virtual-single-step-unclaimed", "mutant-immediate-synchronous-unclaimed"],
+            ["singleStep", "synchronous"]))
     func failureOfAnExcludingRuleNamesTheCapabilityToClaim(_ name: String, _ capability: String) throws {
         let mutant = try #require(Mutants.named(name))
-        let rule = try #require(RuleCatalogue.rule(mutant.killer))
-        #expect(rule.excludes.contains(try #require(SchedulerCapabilities.named.first { $0.name == capability }).capability))
+        let rule = RuleCatalogue.rule(mutant.killer)
+        #expect(
+            rule.excludes.contains(try #require(SchedulerCapabilities.named.first { $0.name == capability }).capability)
+        )
         let result = ConformanceRunner.run(mutant.subject, rules: [rule], timing: Self.timing)[0]
         #expect(result.status == .failed)
-        #expect(result.message?.contains("does not claim `\(capability)`; if it") == true, "\(rule.id) on \(name): \(result.message ?? "no message")")
+        #expect(
+            result.message?.contains("does not claim `\(capability)`; if it") == true,
+            "\(rule.id) on \(name): \(result.message ?? "no message")")
     }
 
     @Test func everyRequiredRuleThatCanFailHasAMutant() {
@@ -52,7 +73,9 @@ import Testing
         // Guaranteed rules cannot fail on this package's API; CUR-8 and THR-5 are left to
         // the main-thread tests and the stress runners (see RULES.md).
         let exempt: Set<RuleID> = [.cur8, .thr5]
-        let uncovered = RuleCatalogue.all.filter { $0.level == .required && $0.guarantee == nil && !killers.contains($0.id) && !exempt.contains($0.id) }.map(\.id)
+        let uncovered = RuleCatalogue.all.filter {
+            $0.level == .required && $0.guarantee == nil && !killers.contains($0.id) && !exempt.contains($0.id)
+        }.map(\.id)
         #expect(uncovered.isEmpty, "required rules without a mutant: \(uncovered)")
         #expect(Mutants.all.count >= 60)
         #expect(Set(Mutants.all.map(\.subject.name)).count == Mutants.all.count, "two mutants share a name")

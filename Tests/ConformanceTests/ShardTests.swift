@@ -1,7 +1,8 @@
 import Foundation
+import Testing
+
 @testable import SchedulerConformance
 @testable import SchedulerReporting
-import Testing
 
 /// Sharding partitions runs the same way on every machine, reads Bazel's environment, and
 /// refuses what is not one split.
@@ -38,24 +39,34 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: status))
     }
 
-    @Test(arguments: [
-        (2, nil, [String: String]()), (nil, 0, [:]), (2, 2, [:]), (0, 0, [:]), (2, -1, [:]),
-        (nil, nil, ["TEST_TOTAL_SHARDS": "two", "TEST_SHARD_INDEX": "0"]), (nil, nil, ["TEST_TOTAL_SHARDS": "2"]),
-        (nil, nil, ["TEST_TOTAL_SHARDS": "2", "TEST_SHARD_INDEX": "0", "TEST_SHARD_STATUS_FILE": "/proc/no/such/status"]),
-    ] as [(Int?, Int?, [String: String])])
+    @Test(
+        arguments: [
+            (2, nil, [String: String]()), (nil, 0, [:]), (2, 2, [:]), (0, 0, [:]), (2, -1, [:]),
+            (nil, nil, ["TEST_TOTAL_SHARDS": "two", "TEST_SHARD_INDEX": "0"]), (nil, nil, ["TEST_TOTAL_SHARDS": "2"]),
+            (
+                nil, nil,
+                ["TEST_TOTAL_SHARDS": "2", "TEST_SHARD_INDEX": "0", "TEST_SHARD_STATUS_FILE": "/proc/no/such/status"]
+            ),
+        ] as [(Int?, Int?, [String: String])])
     func badShardsAreTypedErrors(_ total: Int?, _ index: Int?, _ environment: [String: String]) {
-        #expect(throws: ShardError.self) { try Shard.resolve(totalShards: total, shardIndex: index, environment: environment) }
+        #expect(throws: ShardError.self) {
+            try Shard.resolve(totalShards: total, shardIndex: index, environment: environment)
+        }
     }
 
     @Test func aShardReadFromAReportIsCheckedLikeOneFromTheCommandLine() throws {
-        #expect(try JSONDecoder().decode(Shard.self, from: Data(#"{"index":1,"total":2}"#.utf8)) == Shard(index: 1, total: 2))
+        #expect(
+            try JSONDecoder().decode(Shard.self, from: Data(#"{"index":1,"total":2}"#.utf8))
+                == Shard(index: 1, total: 2))
         for bad in [#"{"index":2,"total":2}"#, #"{"index":0,"total":-1}"#, #"{"index":0,"total":0}"#] {
             #expect(throws: DecodingError.self, "\(bad)") { try JSONDecoder().decode(Shard.self, from: Data(bad.utf8)) }
         }
     }
 
     @Test func onlyEveryShardOfOneSplitExactlyOnceIsComplete() throws {
-        let a = try Shard(index: 0, total: 2), b = try Shard(index: 1, total: 2), c = try Shard(index: 0, total: 3)
+        let a = try Shard(index: 0, total: 2)
+        let b = try Shard(index: 1, total: 2)
+        let c = try Shard(index: 0, total: 3)
         #expect(throws: Never.self) { try Shard.checkComplete([b, a]) }
         #expect(throws: Never.self) { try Shard.checkComplete([nil]) }
         for bad: [Shard?] in [[a], [a, a, b], [a, c], [a, nil], [nil, nil], []] {

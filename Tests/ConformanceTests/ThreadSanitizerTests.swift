@@ -9,7 +9,10 @@ import Testing
 /// test scheduler whose queue is unguarded, must draw a data-race report naming that
 /// scheduler, with the project's suppressions in force. A sanitizer run that stayed quiet
 /// here would prove nothing about the rest.
-@Suite(.enabled(if: ThreadSanitizerBuild.isEnabled, "needs make tsan's build: only ThreadSanitizer sees a race that loses nothing"))
+@Suite(
+    .enabled(
+        if: ThreadSanitizerBuild.isEnabled,
+        "needs make tsan's build: only ThreadSanitizer sees a race that loses nothing"))
 struct ThreadSanitizerTests {
     @Test func anUnguardedTestSchedulerIsReportedAsARace() async throws {
         let folder = CommandTests.temporaryFolder()
@@ -26,16 +29,24 @@ struct ThreadSanitizerTests {
             environment: .inherit.updating(["TSAN_OPTIONS": options])
         )
         let logs = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("tsan.") }
-        let reports = try logs.map { try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) }.joined()
-        #expect(reports.contains("WARNING: ThreadSanitizer: data race"), "no race reported (exit \(outcome.status)):\n\(outcome.error)")
-        #expect(reports.contains("FaultyVirtualMutant"), "the reports do not name the canary:\n\(reports.prefix(3_000))")
+        let reports = try logs.map { try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) }
+            .joined()
+        #expect(
+            reports.contains("WARNING: ThreadSanitizer: data race"),
+            "no race reported (exit \(outcome.status)):\n\(outcome.error)")
+        #expect(
+            reports.contains("FaultyVirtualMutant"), "the reports do not name the canary:\n\(reports.prefix(3_000))")
     }
 
     /// `make tsan TSAN_CANARY=1` races the canary in the test process itself, so the whole
     /// run fails: the proof by hand, kept out of the normal run.
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["SCHEDULERS_TSAN_CANARY"] == "1", "set by make tsan TSAN_CANARY=1"))
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment["SCHEDULERS_TSAN_CANARY"] == "1", "set by make tsan TSAN_CANARY=1"))
     func theCanaryInThisProcessFailsTheRun() {
-        let timing = Timing(mustHappen: .seconds(30), quietWindow: .milliseconds(100), lateness: .seconds(1), ruleTimeout: .seconds(120))
+        let timing = Timing(
+            mustHappen: .seconds(30), quietWindow: .milliseconds(100), lateness: .seconds(1), ruleTimeout: .seconds(120)
+        )
         _ = ConformanceRunner.run(Mutants.raceCanary, rules: [RuleCatalogue.rule(.thr1)], timing: timing)
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
-@testable import SchedulerConformance
 import SchedulerMutants
 import Schedulers
 import Testing
+
+@testable import SchedulerConformance
 
 /// What a result says beyond passed and failed: inconclusive when the risky situation did
 /// not occur, guaranteed when no scheduler on this API can fail, and precise messages.
@@ -10,7 +11,8 @@ import Testing
     /// Correct subjects run with these bounds too, so they grow under the sanitizer.
     static let timing = Timing(
         mustHappen: .seconds(2) * ThreadSanitizerBuild.slowdown, quietWindow: .milliseconds(20),
-        lateness: .milliseconds(50) * ThreadSanitizerBuild.slowdown, ruleTimeout: .seconds(30) * ThreadSanitizerBuild.slowdown
+        lateness: .milliseconds(50) * ThreadSanitizerBuild.slowdown,
+        ruleTimeout: .seconds(30) * ThreadSanitizerBuild.slowdown
     )
 
     @Test func aRuleWhoseSituationNeverOccurredIsInconclusiveNotPassed() throws {
@@ -25,7 +27,8 @@ import Testing
 
     @Test func aRuleNoSchedulerCanFailIsReportedAsGuaranteed() throws {
         let subject = try #require(ReferenceSubjects.all.first { $0.name == "trampoline" })
-        let results = ConformanceRunner.run(subject, rules: [RuleID.cur4, .cur5, .trm1].map(RuleCatalogue.rule), timing: Self.timing)
+        let results = ConformanceRunner.run(
+            subject, rules: [RuleID.cur4, .cur5, .trm1].map(RuleCatalogue.rule), timing: Self.timing)
         #expect(results.map(\.status) == [.guaranteed, .guaranteed, .passed])
         #expect(results.map(\.exercised) == [false, false, true])
         #expect(results[0].message?.contains("CurrentScheduler.run(as:)") == true)
@@ -48,7 +51,8 @@ import Testing
 
     @Test func resultsCarryTheirLevelAndOldSummariesStillRead() throws {
         let subject = try #require(ReferenceSubjects.all.first { $0.name == "test" })
-        let results = ConformanceRunner.run(subject, rules: [RuleCatalogue.rule(.vt1), RuleCatalogue.rule(.tim2)], timing: Self.timing)
+        let results = ConformanceRunner.run(
+            subject, rules: [RuleCatalogue.rule(.vt1), RuleCatalogue.rule(.tim2)], timing: Self.timing)
         #expect(results.map(\.level) == [.required, .stochastic])
         #expect(results.map(\.status) == [.passed, .skipped])
         let old = #"{"passed": 3, "failed": 1, "skipped": 2, "timeout": 0, "error": 0, "gatingFailures": 1}"#
@@ -66,7 +70,10 @@ import Testing
         // reads changes nothing, and the rule passes.
         // A correct real-time subject on a machine the other suites load: bounds that only a
         // stalled timer (the fault: an hour) can exceed.
-        let hooked = ConformanceSubject(name: "queue with a hook", origin: .reference, wallClockStep: { _ in }) { QueueScheduler(name: "hooked") }
+        let noStep: @Sendable (Duration) -> Void = { _ in }
+        let hooked = ConformanceSubject(name: "queue with a hook", origin: .reference, wallClockStep: noStep) {
+            QueueScheduler(name: "hooked")
+        }
         let loaded = Timing(
             mustHappen: .seconds(10) * ThreadSanitizerBuild.slowdown, quietWindow: .milliseconds(100),
             lateness: .seconds(1), ruleTimeout: .seconds(60) * ThreadSanitizerBuild.slowdown

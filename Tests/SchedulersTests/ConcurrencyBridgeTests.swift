@@ -42,7 +42,9 @@ import Testing
     }
 
     @Test func aSchedulerThatIsNotSerialIsRefused() {
-        #expect(throws: SchedulerError.notSerial(scheduler: "concurrent")) { try SchedulerExecutor(ConcurrentQueueScheduler(name: "concurrent")) }
+        #expect(throws: SchedulerError.notSerial(scheduler: "concurrent")) {
+            try SchedulerExecutor(ConcurrentQueueScheduler(name: "concurrent"))
+        }
         #expect(throws: SchedulerError.self) { try SchedulerExecutor(ImmediateScheduler.shared) }
         #expect(throws: SchedulerError.self) { try SchedulerExecutor(TrampolineScheduler.shared) }
     }

@@ -70,16 +70,17 @@ import Testing
         let runs = Atomic<Int>(0)
         let handle = Lock<(any Disposable)?>(nil)
         let later = Lock<(@Sendable () -> Void)?>(nil)
-        let disposable = try #require(scheduler.scheduleRecursive { reschedule in
-            if runs.wrappingAdd(1, ordering: .relaxed).newValue == 1 {
-                // Kept for a reschedule after the block returned.
-                later.withLock { $0 = reschedule }
-                return
-            }
-            handle.withLock { $0 }?.dispose()
-            reschedule()
-            reschedule()
-        })
+        let disposable = try #require(
+            scheduler.scheduleRecursive { reschedule in
+                if runs.wrappingAdd(1, ordering: .relaxed).newValue == 1 {
+                    // Kept for a reschedule after the block returned.
+                    later.withLock { $0 = reschedule }
+                    return
+                }
+                handle.withLock { $0 }?.dispose()
+                reschedule()
+                reschedule()
+            })
         handle.withLock { $0 = disposable }
         #expect(runs.load(ordering: .relaxed) == 1)
         later.withLock { $0 }?()

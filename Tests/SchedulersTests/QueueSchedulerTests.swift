@@ -70,7 +70,10 @@ import Testing
         let handle: (any Disposable)? = {
             let token = Token()
             box.object = token
-            return scheduler.schedule { _ = token; ran.store(true, ordering: .relaxed) }
+            return scheduler.schedule {
+                _ = token
+                ran.store(true, ordering: .relaxed)
+            }
         }()
         handle?.dispose()
         handle?.dispose()

@@ -55,8 +55,12 @@ import Testing
     @Test func repeatingActionsInterleaveByTime() throws {
         let scheduler = TestScheduler()
         let log = Recorder<String>()
-        let fast = try scheduler.schedule(repeatingEvery: .seconds(2)) { log.record("2s@\(scheduler.now.nanoseconds / 1_000_000_000)") }
-        let slow = try scheduler.schedule(repeatingEvery: .seconds(3)) { log.record("3s@\(scheduler.now.nanoseconds / 1_000_000_000)") }
+        let fast = try scheduler.schedule(repeatingEvery: .seconds(2)) {
+            log.record("2s@\(scheduler.now.nanoseconds / 1_000_000_000)")
+        }
+        let slow = try scheduler.schedule(repeatingEvery: .seconds(3)) {
+            log.record("3s@\(scheduler.now.nanoseconds / 1_000_000_000)")
+        }
         try scheduler.advance(by: .seconds(6))
         // Both are due at 6s; the 3s tick was queued first (when it ran at 3s), so it runs first.
         #expect(log.all == ["2s@2", "3s@3", "2s@4", "3s@6", "2s@6"])
@@ -74,7 +78,10 @@ import Testing
         let handle: (any Disposable)? = {
             let token = Token()
             box.object = token
-            return scheduler.schedule { _ = token; ran.store(true, ordering: .relaxed) }
+            return scheduler.schedule {
+                _ = token
+                ran.store(true, ordering: .relaxed)
+            }
         }()
         handle?.dispose()
         #expect(box.object == nil)

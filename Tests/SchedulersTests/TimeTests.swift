@@ -35,8 +35,12 @@ import Testing
 
     @Test func repeatSpecValidates() throws {
         #expect(throws: SchedulerError.invalidInterval(.zero)) { try RepeatSpec(interval: .zero, leeway: .zero) }
-        #expect(throws: SchedulerError.invalidInterval(.seconds(-1))) { try RepeatSpec(interval: .seconds(-1), leeway: .zero) }
-        #expect(throws: SchedulerError.invalidLeeway(.nanoseconds(-1))) { try RepeatSpec(interval: .seconds(1), leeway: .nanoseconds(-1)) }
+        #expect(throws: SchedulerError.invalidInterval(.seconds(-1))) {
+            try RepeatSpec(interval: .seconds(-1), leeway: .zero)
+        }
+        #expect(throws: SchedulerError.invalidLeeway(.nanoseconds(-1))) {
+            try RepeatSpec(interval: .seconds(1), leeway: .nanoseconds(-1))
+        }
         #expect(throws: SchedulerError.self) { try RepeatSpec(interval: .seconds(Int64.max), leeway: .zero) }
         #expect(throws: SchedulerError.self) { try RepeatSpec(interval: .seconds(1), leeway: .seconds(Int64.max)) }
         let spec = try RepeatSpec(interval: .milliseconds(2), leeway: .microseconds(5))

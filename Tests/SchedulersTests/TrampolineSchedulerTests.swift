@@ -128,7 +128,10 @@ import Testing
                     defer { count += 1 }
                     return count
                 }
-                if run == 0 { reschedule(); reschedule() }
+                if run == 0 {
+                    reschedule()
+                    reschedule()
+                }
             }
             return count.withLock { $0 }
         }
@@ -182,7 +185,12 @@ import Testing
         let steps = onFreshThread { () -> Int in
             let count = Lock(0)
             TrampolineScheduler.shared.scheduleRecursive { reschedule in
-                if count.withLock({ $0 += 1; return $0 }) < 200_000 { reschedule() }
+                if count.withLock({
+                    $0 += 1
+                    return $0
+                }) < 200_000 {
+                    reschedule()
+                }
             }
             return count.withLock { $0 }
         }

@@ -1,20 +1,25 @@
 import SchedulerConformance
 import SchedulerProbes
-@testable import SchedulerStress
 import Testing
+
+@testable import SchedulerStress
 
 /// The Mann–Whitney U test against brute force: for tie-free samples small enough to
 /// enumerate every way of splitting the pooled values, the p-values are exact.
 @Suite struct RankTestTests {
     /// P-values by enumerating every choice of which pooled values form `x`.
     static func bruteForce(_ x: [Double], _ y: [Double]) -> (greater: Double, less: Double) {
-        let pooled = x + y, m = x.count
+        let pooled = x + y
+        let m = x.count
         let observed = RankTest.mannWhitney(x, y).u
-        var atLeast = 0, atMost = 0, total = 0
+        var atLeast = 0
+        var atMost = 0
+        var total = 0
         func choose(_ start: Int, _ chosen: [Int]) {
             if chosen.count == m {
                 let picked = Set(chosen)
-                let first = chosen.map { pooled[$0] }, second = pooled.indices.filter { !picked.contains($0) }.map { pooled[$0] }
+                let first = chosen.map { pooled[$0] }
+                let second = pooled.indices.filter { !picked.contains($0) }.map { pooled[$0] }
                 let u = first.reduce(0.0) { sum, a in sum + Double(second.filter { a > $0 }.count) }
                 total += 1
                 if u >= observed { atLeast += 1 }
@@ -31,10 +36,12 @@ import Testing
     @Test func exactPValuesMatchEnumeration() {
         var generator = SplitMix64(seed: 11)
         for _ in 0..<40 {
-            let m = Int(generator.next() % 5) + 1, n = Int(generator.next() % 7) + 1
+            let m = Int(generator.next() % 5) + 1
+            let n = Int(generator.next() % 7) + 1
             let x = (0..<m).map { _ in Double(generator.next() % 1_000_000) + 0.25 }
             let y = (0..<n).map { _ in Double(generator.next() % 1_000_000) + 0.75 }
-            let result = RankTest.mannWhitney(x, y), expected = Self.bruteForce(x, y)
+            let result = RankTest.mannWhitney(x, y)
+            let expected = Self.bruteForce(x, y)
             #expect(abs(result.greater - expected.greater) < 1e-12, "\(x) vs \(y)")
             #expect(abs(result.less - expected.less) < 1e-12, "\(x) vs \(y)")
         }
@@ -58,7 +65,8 @@ import Testing
     @Test func theNormalApproximationAgreesWithTheExactTest() {
         // Large enough to be approximated when ties force it; compare with the exact value
         // of the same samples without ties.
-        let x = (0..<30).map { Double($0) * 2 + 1.5 }, y = (0..<40).map { Double($0) * 2 }
+        let x = (0..<30).map { Double($0) * 2 + 1.5 }
+        let y = (0..<40).map { Double($0) * 2 }
         let exact = RankTest.mannWhitney(x, y)
         let tied = RankTest.mannWhitney(x + [1_000], y + [1_000])
         #expect(abs(tied.greater - exact.greater) < 0.05, "\(tied) vs \(exact)")

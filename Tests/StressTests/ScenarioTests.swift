@@ -13,7 +13,9 @@ import Testing
     static func run(_ scenario: String, on subjectName: String, seconds: Double = 0.3) throws -> StressRun {
         let scenario = try #require(StressCatalogue.scenario(scenario))
         let subject = try #require((ReferenceSubjects.all + Mutants.subjects).first { $0.name == subjectName })
-        let context = StressContext(subject: subject, threads: 4, duration: .milliseconds(Int64(seconds * 1_000)), seed: 42, mustHappen: .seconds(5) * ThreadSanitizerBuild.slowdown)
+        let context = StressContext(
+            subject: subject, threads: 4, duration: .milliseconds(Int64(seconds * 1_000)), seed: 42,
+            mustHappen: .seconds(5) * ThreadSanitizerBuild.slowdown)
         let start = ContinuousClock.now
         var failure: StressFailure?
         do throws(StressFailure) { try scenario.run(context) } catch { failure = error }
@@ -21,10 +23,11 @@ import Testing
     }
 
     @Test func theCatalogueHasEveryScenario() {
-        #expect(StressCatalogue.all.map(\.id) == [
-            "fan-in", "dispose-race", "recursive-storm", "timer-storm", "repeating-cancel-race",
-            "current-churn", "trampoline-virtual-load", "throughput", "executor-throughput", "sleep-storm",
-        ])
+        #expect(
+            StressCatalogue.all.map(\.id) == [
+                "fan-in", "dispose-race", "recursive-storm", "timer-storm", "repeating-cancel-race",
+                "current-churn", "trampoline-virtual-load", "throughput", "executor-throughput", "sleep-storm",
+            ])
         for scenario in StressCatalogue.all {
             #expect(scenario.outcomes.contains { $0.expect == .forbidden }, "\(scenario.id) declares nothing forbidden")
         }

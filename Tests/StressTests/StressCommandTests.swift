@@ -7,12 +7,16 @@ import Testing
 
 /// The `stress` command as a nightly job calls it.
 @Suite(.serialized) struct StressCommandTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("stress").path
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("stress").path
     /// Whether the stress tool will count allocations with jemalloc: it is installed, and this
     /// is not the ThreadSanitizer build (whose own allocator leaves jemalloc nothing to count).
-    static let jemallocInstalled = !ThreadSanitizerBuild.isEnabled && ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"]
-        .contains { FileManager.default.fileExists(atPath: $0 + "/libjemalloc.so.2") }
+    static let jemallocInstalled =
+        !ThreadSanitizerBuild.isEnabled
+        && ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"]
+            .contains { FileManager.default.fileExists(atPath: $0 + "/libjemalloc.so.2") }
 
     struct Outcome {
         let status: TerminationStatus
@@ -33,29 +37,46 @@ import Testing
     }
 
     static func report(in folder: URL) throws -> StressReport {
-        try JSONDecoder().decode(StressReport.self, from: Data(contentsOf: folder.appendingPathComponent("latest.json")))
+        try JSONDecoder().decode(
+            StressReport.self, from: Data(contentsOf: folder.appendingPathComponent("latest.json")))
     }
 
     static func validate(_ report: URL) async throws -> TerminationStatus {
         try await Subprocess.run(
             .name("python3"),
-            arguments: [packageRoot.appendingPathComponent("Reports/schema/validate.py").path,
-                        packageRoot.appendingPathComponent("Reports/schema/stress.schema.json").path, report.path],
+            arguments: [
+                packageRoot.appendingPathComponent("Reports/schema/validate.py").path,
+                packageRoot.appendingPathComponent("Reports/schema/stress.schema.json").path, report.path,
+            ],
             output: .discarded, error: .discarded
         ).terminationStatus
     }
 
     @Test func twoShardsMergedEqualTheUnshardedRun() async throws {
-        let selection = ["--scenario", "fan-in,dispose-race,current-churn", "--subject", "queue,immediate,test", "--duration", "0.2", "--seed", "7", "--allocator", "system"]
-        let whole = Self.folder(), first = Self.folder(), second = Self.folder(), merged = Self.folder()
+        let selection = [
+            "--scenario", "fan-in,dispose-race,current-churn", "--subject", "queue,immediate,test", "--duration", "0.2",
+            "--seed", "7", "--allocator", "system",
+        ]
+        let whole = Self.folder()
+        let first = Self.folder()
+        let second = Self.folder()
+        let merged = Self.folder()
         #expect(try await Self.stress(["run"] + selection + ["--report-dir", whole.path]).status == .exited(0))
         // One shard as Bazel asks for it, the other with flags.
         let status = Self.folder().appendingPathComponent("shard-status")
-        try FileManager.default.createDirectory(at: status.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let bazel: Environment = .inherit.updating(["TEST_TOTAL_SHARDS": "2", "TEST_SHARD_INDEX": "0", "TEST_SHARD_STATUS_FILE": status.path])
-        #expect(try await Self.stress(["run"] + selection + ["--report-dir", first.path], environment: bazel).status == .exited(0))
+        try FileManager.default.createDirectory(
+            at: status.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let bazel: Environment = .inherit.updating([
+            "TEST_TOTAL_SHARDS": "2", "TEST_SHARD_INDEX": "0", "TEST_SHARD_STATUS_FILE": status.path,
+        ])
+        #expect(
+            try await Self.stress(["run"] + selection + ["--report-dir", first.path], environment: bazel).status
+                == .exited(0))
         #expect(FileManager.default.fileExists(atPath: status.path), "TEST_SHARD_STATUS_FILE was not touched")
-        #expect(try await Self.stress(["run"] + selection + ["--total-shards", "2", "--shard-index", "1", "--report-dir", second.path]).status == .exited(0))
+        #expect(
+            try await Self.stress(
+                ["run"] + selection + ["--total-shards", "2", "--shard-index", "1", "--report-dir", second.path]
+            ).status == .exited(0))
         let parts = [first, second].map { $0.appendingPathComponent("latest.json").path }
         let merge = try await Self.stress(["merge"] + parts + ["--report-dir", merged.path])
         #expect(merge.status == .exited(0), "\(merge.error)")
@@ -63,11 +84,16 @@ import Testing
         let shards = try [first, second].map { try Self.report(in: $0) }
         #expect(shards.map(\.shard) == [try Shard(index: 0, total: 2), try Shard(index: 1, total: 2)])
         #expect(shards.allSatisfy { !$0.runs.isEmpty }, "a shard ran nothing: the partition is lopsided")
-        let expected = try Self.report(in: whole), result = try Self.report(in: merged)
-        func identity(_ report: StressReport) -> [String] { report.runs.map { "\($0.scenario) \($0.subject) \($0.status.rawValue) \($0.seed) \($0.threads)" } }
+        let expected = try Self.report(in: whole)
+        let result = try Self.report(in: merged)
+        func identity(_ report: StressReport) -> [String] {
+            report.runs.map { "\($0.scenario) \($0.subject) \($0.status.rawValue) \($0.seed) \($0.threads)" }
+        }
         #expect(identity(result) == identity(expected))
         #expect(result.summary == expected.summary)
-        #expect(result.shard == nil && result.seed == expected.seed && result.scenarios == expected.scenarios && result.subjects == expected.subjects)
+        #expect(
+            result.shard == nil && result.seed == expected.seed && result.scenarios == expected.scenarios
+                && result.subjects == expected.subjects)
         #expect(abs(result.budgetSeconds - expected.budgetSeconds) < 1e-9)
         #expect(try await Self.validate(merged.appendingPathComponent("latest.json")) == .exited(0))
         #expect(try await Self.validate(first.appendingPathComponent("latest.json")) == .exited(0))
@@ -76,12 +102,20 @@ import Testing
         // and the usage exit code.
         let reseeded = Self.folder()
         let otherSeed = selection.map { $0 == "7" ? "8" : $0 }
-        #expect(try await Self.stress(["run"] + otherSeed + ["--total-shards", "2", "--shard-index", "1", "--report-dir", reseeded.path]).status == .exited(0))
+        #expect(
+            try await Self.stress(
+                ["run"] + otherSeed + ["--total-shards", "2", "--shard-index", "1", "--report-dir", reseeded.path]
+            ).status == .exited(0))
         let differentSeed = [parts[0], reseeded.appendingPathComponent("latest.json").path]
-        for bad in [[parts[0]], [parts[0], parts[0]], [parts[0], whole.appendingPathComponent("latest.json").path], differentSeed] {
+        for bad in [
+            [parts[0]], [parts[0], parts[0]], [parts[0], whole.appendingPathComponent("latest.json").path],
+            differentSeed,
+        ] {
             let outcome = try await Self.stress(["merge"] + bad + ["--report-dir", Self.folder().path])
             #expect(outcome.status == .exited(64), "\(bad)")
-            #expect(outcome.error.split(separator: "\n").filter { $0.hasPrefix("Error: cannot merge") }.count == 1, "\(outcome.error)")
+            #expect(
+                outcome.error.split(separator: "\n").filter { $0.hasPrefix("Error: cannot merge") }.count == 1,
+                "\(outcome.error)")
         }
     }
 
@@ -92,7 +126,9 @@ import Testing
     func badInputGetsOneClearLineAndTheUsageExitCode(_ arguments: [String]) async throws {
         let outcome = try await Self.stress(arguments)
         #expect(outcome.status == .exited(64))
-        #expect(outcome.error.split(separator: "\n").filter { $0.hasPrefix("Error:") }.count == 1, "stderr: \(outcome.error)")
+        #expect(
+            outcome.error.split(separator: "\n").filter { $0.hasPrefix("Error:") }.count == 1,
+            "stderr: \(outcome.error)")
     }
 
     @Test func clocksAndExecutorsAreStressedAndTheBrokenOnesCaught() async throws {
@@ -101,11 +137,16 @@ import Testing
             "queue-executor", "test-executor", "virtual-clock", "control-real-clock", "control-manual-clock",
             "mutant-executor-drops-jobs", "mutant-clock-rounds-to-milliseconds", "mutant-manual-clock-early-by-one",
         ]
-        let outcome = try await Self.stress(["--scenario", "executor-throughput,sleep-storm", "--subject", subjects.joined(separator: ","), "--duration", "0.3", "--report-dir", folder.path])
+        let outcome = try await Self.stress([
+            "--scenario", "executor-throughput,sleep-storm", "--subject", subjects.joined(separator: ","), "--duration",
+            "0.3", "--report-dir", folder.path,
+        ])
         // Mutants and controls never gate the exit status.
         #expect(outcome.status == .exited(0), "\(outcome.output)\n\(outcome.error)")
         let report = try Self.report(in: folder)
-        func run(_ scenario: String, _ subject: String) -> StressRun? { report.runs.first { $0.scenario == scenario && $0.subject == subject } }
+        func run(_ scenario: String, _ subject: String) -> StressRun? {
+            report.runs.first { $0.scenario == scenario && $0.subject == subject }
+        }
         for subject in ["queue-executor", "test-executor"] {
             let benchmark = try #require(run("executor-throughput", subject))
             #expect(benchmark.status == .passed, "\(subject): \(benchmark.message ?? "")")
@@ -123,7 +164,9 @@ import Testing
             ("sleep-storm", "mutant-manual-clock-early-by-one", "early"),
         ] {
             let broken = try #require(run(scenario, subject))
-            #expect(broken.status == .failed && (broken.outcomes[forbidden]?.count ?? 0) > 0, "\(scenario) × \(subject): \(broken.status) \(broken.outcomes)")
+            #expect(
+                broken.status == .failed && (broken.outcomes[forbidden]?.count ?? 0) > 0,
+                "\(scenario) × \(subject): \(broken.status) \(broken.outcomes)")
         }
         #expect(run("fan-in", "queue-executor") == nil, "only the scenarios asked for run")
         #expect(try await Self.validate(folder.appendingPathComponent("latest.json")) == .exited(0))
@@ -131,7 +174,10 @@ import Testing
 
     @Test func aShortRunWritesAValidReportWithAllocatorAndSeed() async throws {
         let folder = Self.folder()
-        let outcome = try await Self.stress(["--scenario", "fan-in,throughput", "--subject", "queue", "--duration", "0.3", "--seed", "7", "--report-dir", folder.path])
+        let outcome = try await Self.stress([
+            "--scenario", "fan-in,throughput", "--subject", "queue", "--duration", "0.3", "--seed", "7", "--report-dir",
+            folder.path,
+        ])
         #expect(outcome.status == .exited(0), "\(outcome.output)\n\(outcome.error)")
         let report = try Self.report(in: folder)
         #expect(report.seed == 7)
@@ -147,8 +193,14 @@ import Testing
         #expect(buckets.reduce(0) { $0 + $1.count } == latency.count)
         #expect(zip(buckets, buckets.dropFirst()).allSatisfy { $1.upToNanoseconds > $0.upToNanoseconds })
         var seen: UInt64 = 0
-        let median = try #require(buckets.first { seen += $0.count; return seen * 2 >= latency.count })
-        #expect(latency.p50 <= median.upToNanoseconds && latency.p50 * 2 >= median.upToNanoseconds / 2, "p50 \(latency.p50) outside its bucket ≤ \(median.upToNanoseconds)")
+        let median = try #require(
+            buckets.first {
+                seen += $0.count
+                return seen * 2 >= latency.count
+            })
+        #expect(
+            latency.p50 <= median.upToNanoseconds && latency.p50 * 2 >= median.upToNanoseconds / 2,
+            "p50 \(latency.p50) outside its bucket ≤ \(median.upToNanoseconds)")
         #expect(try await Self.validate(folder.appendingPathComponent("latest.json")) == .exited(0))
         let stamped = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix("Z.json") }
         #expect(stamped.count == 1)
@@ -157,7 +209,10 @@ import Testing
 
     @Test func withoutJemallocTheReportSaysSystemAndNullStats() async throws {
         let folder = Self.folder()
-        let outcome = try await Self.stress(["--scenario", "fan-in", "--subject", "queue", "--duration", "0.2", "--allocator", "system", "--report-dir", folder.path])
+        let outcome = try await Self.stress([
+            "--scenario", "fan-in", "--subject", "queue", "--duration", "0.2", "--allocator", "system", "--report-dir",
+            folder.path,
+        ])
         #expect(outcome.status == .exited(0))
         let report = try Self.report(in: folder)
         #expect(report.environment.allocator == "system")
@@ -176,7 +231,8 @@ import Testing
             "--duration", "0.2", "--hang-grace", "10", "--report-dir", folder.path,
         ])
         #expect(outcome.status == .exited(0), "mutants do not gate the run")
-        let runs = Dictionary(uniqueKeysWithValues: try Self.report(in: folder).runs.map { ("\($0.scenario) \($0.subject)", $0) })
+        let runs = Dictionary(
+            uniqueKeysWithValues: try Self.report(in: folder).runs.map { ("\($0.scenario) \($0.subject)", $0) })
         #expect(runs["repeating-cancel-race mutant-hanging"]?.status == .timeout)
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") {
             #expect(runs["repeating-cancel-race mutant-hanging"]?.diagnostics?.contains("Thread") == true)
@@ -202,12 +258,19 @@ import Testing
     @Test func historyFlagsAPlantedRegressionAndPassesARerun() async throws {
         let history = Self.folder()
         try FileManager.default.createDirectory(at: history, withIntermediateDirectories: true)
-        let selection = ["run", "--scenario", "throughput,fan-in", "--subject", "queue", "--duration", "0.5", "--allocator", "system"]
+        let selection = [
+            "run", "--scenario", "throughput,fan-in", "--subject", "queue", "--duration", "0.5", "--allocator",
+            "system",
+        ]
         // Four nights of the same build, then a fifth: the rerun.
         for night in 1...4 {
             let folder = Self.folder()
-            #expect(try await Self.stress(selection + ["--seed", "\(night)", "--report-dir", folder.path]).status == .exited(0))
-            try FileManager.default.copyItem(at: folder.appendingPathComponent("latest.json"), to: history.appendingPathComponent("night-\(night).json"))
+            #expect(
+                try await Self.stress(selection + ["--seed", "\(night)", "--report-dir", folder.path]).status
+                    == .exited(0))
+            try FileManager.default.copyItem(
+                at: folder.appendingPathComponent("latest.json"),
+                to: history.appendingPathComponent("night-\(night).json"))
         }
         let tonight = Self.folder()
         #expect(try await Self.stress(selection + ["--seed", "5", "--report-dir", tonight.path]).status == .exited(0))
@@ -215,7 +278,10 @@ import Testing
         // The benchmark's rounds are judged. A debug build on a loaded 2-core machine moves
         // the median ratio by up to about 2× from run to run (seen: 1.73 → 3.3, p = 0.03), so
         // the floor here is 4×, and the planted regression is 10×.
-        let judge = ["compare", "--history", history.path, "--alpha", "0.01", "--threshold", "ratio=300", "--threshold", "throughput=80", "--threshold", "p99=1000"]
+        let judge = [
+            "compare", "--history", history.path, "--alpha", "0.01", "--threshold", "ratio=300", "--threshold",
+            "throughput=80", "--threshold", "p99=1000",
+        ]
         let rerun = try await Self.stress(judge + ["--current", current.path])
         #expect(rerun.status == .exited(0), "\(rerun.output)\(rerun.error)")
         #expect(rerun.output.contains("judged against 4 earlier runs"), "\(rerun.output)")
@@ -228,7 +294,8 @@ import Testing
         benchmark.ratioToBaseline = benchmark.ratioToBaseline.map { $0 * 10 }
         planted.runs[index] = benchmark
         let slower = Self.folder().appendingPathComponent("planted.json")
-        try FileManager.default.createDirectory(at: slower.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: slower.deletingLastPathComponent(), withIntermediateDirectories: true)
         try planted.jsonData().write(to: slower)
         let regression = try await Self.stress(judge + ["--current", slower.path])
         #expect(regression.status == .exited(10), "\(regression.output)\(regression.error)")
@@ -236,19 +303,29 @@ import Testing
 
         let nothing = try await Self.stress(["compare", "--history", Self.folder().path, "--current", current.path])
         #expect(nothing.status == .exited(12))
-        let both = try await Self.stress(["compare", "--history", history.path, "--baseline", current.path, "--current", current.path])
+        let both = try await Self.stress([
+            "compare", "--history", history.path, "--baseline", current.path, "--current", current.path,
+        ])
         #expect(both.status == .exited(64))
     }
 
     @Test func exportsFeedBencherAndJMHConsumers() async throws {
         let folder = Self.folder()
-        #expect(try await Self.stress(["run", "--scenario", "throughput,fan-in", "--subject", "queue", "--duration", "0.2", "--report-dir", folder.path]).status == .exited(0))
+        #expect(
+            try await Self.stress([
+                "run", "--scenario", "throughput,fan-in", "--subject", "queue", "--duration", "0.2", "--report-dir",
+                folder.path,
+            ]).status == .exited(0))
         let latest = folder.appendingPathComponent("latest.json").path
-        let bmfFile = folder.appendingPathComponent("bmf.json"), jmhFile = folder.appendingPathComponent("jmh.json")
-        #expect(try await Self.stress(["export", "--format", "bmf", latest, "--output", bmfFile.path]).status == .exited(0))
-        #expect(try await Self.stress(["export", "--format", "jmh", latest, "--output", jmhFile.path]).status == .exited(0))
+        let bmfFile = folder.appendingPathComponent("bmf.json")
+        let jmhFile = folder.appendingPathComponent("jmh.json")
+        #expect(
+            try await Self.stress(["export", "--format", "bmf", latest, "--output", bmfFile.path]).status == .exited(0))
+        #expect(
+            try await Self.stress(["export", "--format", "jmh", latest, "--output", jmhFile.path]).status == .exited(0))
 
-        let bmf = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: bmfFile)) as? [String: [String: [String: Double]]])
+        let bmf = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: bmfFile)) as? [String: [String: [String: Double]]])
         #expect(Set(bmf.keys) == ["throughput/queue", "fan-in/queue"])
         let benchmark = try #require(bmf["throughput/queue"])
         #expect((benchmark["throughput"]?["value"] ?? 0) > 0)
@@ -258,27 +335,42 @@ import Testing
         #expect(ratio["lower_value"]! <= ratio["value"]! && ratio["value"]! <= ratio["upper_value"]!)
 
         let jmh = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: jmhFile)) as? [[String: Any]])
-        #expect(jmh.compactMap { $0["benchmark"] as? String }.sorted() == ["scheduler-behaviour.fan-in.queue", "scheduler-behaviour.throughput.queue"])
+        #expect(
+            jmh.compactMap { $0["benchmark"] as? String }.sorted() == [
+                "scheduler-behaviour.fan-in.queue", "scheduler-behaviour.throughput.queue",
+            ])
         for entry in jmh {
             let primary = try #require(entry["primaryMetric"] as? [String: Any])
-            #expect((primary["score"] as? Double ?? 0) > 0 && primary["scoreUnit"] as? String == "ops/s" && entry["mode"] as? String == "thrpt")
+            #expect(
+                (primary["score"] as? Double ?? 0) > 0 && primary["scoreUnit"] as? String == "ops/s"
+                    && entry["mode"] as? String == "thrpt")
         }
-        let rounds = try #require(((jmh.first { ($0["benchmark"] as? String)?.contains("throughput") == true }?["secondaryMetrics"] as? [String: Any])?["ratio-to-baseline"] as? [String: Any])?["rawData"] as? [[Double]])
+        let rounds = try #require(
+            ((jmh.first { ($0["benchmark"] as? String)?.contains("throughput") == true }?["secondaryMetrics"]
+                as? [String: Any])?["ratio-to-baseline"] as? [String: Any])?["rawData"] as? [[Double]])
         #expect(rounds.first?.count ?? 0 >= 3, "the benchmark's rounds are the raw data")
 
-        for bad in [["export", "--format", "csv", latest], ["export", "--format", "bmf", folder.appendingPathComponent("none.json").path]] {
+        for bad in [
+            ["export", "--format", "csv", latest],
+            ["export", "--format", "bmf", folder.appendingPathComponent("none.json").path],
+        ] {
             let outcome = try await Self.stress(bad)
             #expect(outcome.status == .exited(64), "\(bad)")
-            #expect(outcome.error.split(separator: "\n").filter { $0.hasPrefix("Error:") }.count == 1, "\(outcome.error)")
+            #expect(
+                outcome.error.split(separator: "\n").filter { $0.hasPrefix("Error:") }.count == 1, "\(outcome.error)")
         }
     }
 
     @Test func compareExitsWithDistinctCodes() async throws {
         let folder = Self.folder()
-        _ = try await Self.stress(["--scenario", "fan-in", "--subject", "queue", "--duration", "0.2", "--report-dir", folder.path])
+        _ = try await Self.stress([
+            "--scenario", "fan-in", "--subject", "queue", "--duration", "0.2", "--report-dir", folder.path,
+        ])
         let latest = folder.appendingPathComponent("latest.json")
         var report = try Self.report(in: folder)
-        let missing = try await Self.stress(["compare", "--baseline", folder.appendingPathComponent("nope.json").path, "--current", latest.path])
+        let missing = try await Self.stress([
+            "compare", "--baseline", folder.appendingPathComponent("nope.json").path, "--current", latest.path,
+        ])
         #expect(missing.status == .exited(12))
         let same = try await Self.stress(["compare", "--baseline", latest.path, "--current", latest.path])
         #expect(same.status == .exited(0))
@@ -287,7 +379,9 @@ import Testing
             report.runs[0].throughputPerSecond = try Self.report(in: folder).runs[0].throughputPerSecond * factor
             let baseline = folder.appendingPathComponent("baseline-\(factor).json")
             try report.jsonData().write(to: baseline)
-            let outcome = try await Self.stress(["compare", "--baseline", baseline.path, "--current", latest.path, "--threshold", "p99=1000000"])
+            let outcome = try await Self.stress([
+                "compare", "--baseline", baseline.path, "--current", latest.path, "--threshold", "p99=1000000",
+            ])
             #expect(outcome.status == expected, "\(outcome.output)")
         }
         let bad = try await Self.stress(["compare", "--baseline", latest.path, "--threshold", "speed=5"])
@@ -296,23 +390,36 @@ import Testing
 
     @Test func groupsNameTheirSubjectsAndTheTableShowsThemSideBySide() async throws {
         let folder = Self.folder()
-        let run = try await Self.stress(["--scenario", "throughput", "--subject", "reference,mutant-lifo,queue", "--duration", "0.1", "--report-dir", folder.path])
+        let run = try await Self.stress([
+            "--scenario", "throughput", "--subject", "reference,mutant-lifo,queue", "--duration", "0.1", "--report-dir",
+            folder.path,
+        ])
         #expect(run.status == .exited(0), "\(run.output)\n\(run.error)")
         let report = try Self.report(in: folder)
-        #expect(report.runs.map(\.subject) == ReferenceSubjects.all.map(\.name) + ["mutant-lifo"], "each subject once, groups expanded in place")
+        #expect(
+            report.runs.map(\.subject) == ReferenceSubjects.all.map(\.name) + ["mutant-lifo"],
+            "each subject once, groups expanded in place")
         let document = folder.appendingPathComponent("README.md")
         try Data("intro\n<!-- stress:begin -->\nold\n<!-- stress:end -->\noutro\n".utf8).write(to: document)
-        let table = try await Self.stress(["table", folder.appendingPathComponent("latest.json").path, "--into", document.path])
+        let table = try await Self.stress([
+            "table", folder.appendingPathComponent("latest.json").path, "--into", document.path,
+        ])
         #expect(table.status == .exited(0), "\(table.error)")
         let text = try String(contentsOf: document, encoding: .utf8)
-        #expect(text.hasPrefix("intro\n<!-- stress:begin -->\n") && text.hasSuffix("<!-- stress:end -->\noutro\n") && !text.contains("old"))
+        #expect(
+            text.hasPrefix("intro\n<!-- stress:begin -->\n") && text.hasSuffix("<!-- stress:end -->\noutro\n")
+                && !text.contains("old"))
         #expect(text.contains("| queue | reference |") && text.contains("| mutant-lifo | mutant |"))
         let rows = text.split(separator: "\n").filter { $0.hasPrefix("|") }
         #expect(rows.count == 2 + report.runs.count)
-        #expect(Set(rows.map { $0.filter { $0 == "|" }.count }).count == 1, "rows with different cell counts:\n\(rows.joined(separator: "\n"))")
+        #expect(
+            Set(rows.map { $0.filter { $0 == "|" }.count }).count == 1,
+            "rows with different cell counts:\n\(rows.joined(separator: "\n"))")
         let unmarked = folder.appendingPathComponent("plain.md")
         try Data("no markers\n".utf8).write(to: unmarked)
-        let refused = try await Self.stress(["table", folder.appendingPathComponent("latest.json").path, "--into", unmarked.path])
+        let refused = try await Self.stress([
+            "table", folder.appendingPathComponent("latest.json").path, "--into", unmarked.path,
+        ])
         #expect(refused.status == .exited(64) && refused.error.contains("no <!-- stress:begin -->"), "\(refused.error)")
         #expect(try String(contentsOf: unmarked, encoding: .utf8) == "no markers\n")
     }

@@ -1,8 +1,9 @@
 import Foundation
-@testable import SchedulerStress
 import SchedulerConformance
 import Schedulers
 import Testing
+
+@testable import SchedulerStress
 
 /// Outcome and metric names are values the compiler checks; what it cannot check (the
 /// schema's list, an outcome recorded by the wrong scenario) fails here or in the report.

@@ -40,7 +40,8 @@ struct ClockSession {
         let task = start { clock in try await clock.sleepUntil(deadline, nil) }
         try settle()
         if let outcome = task.outcome {
-            throw RuleFailure("\(what): sleep(until: \(deadline)) ended before its deadline, at \(now), with \(outcome)")
+            throw RuleFailure(
+                "\(what): sleep(until: \(deadline)) ended before its deadline, at \(now), with \(outcome)")
         }
         return task
     }
@@ -48,16 +49,20 @@ struct ClockSession {
     /// `count` tasks sleeping until `deadline`, each proven parked before the next goes to
     /// sleep, so the order they registered in is known; each records its index in `woke`
     /// once its sleep returned.
-    func parkedTies(_ count: Int, until deadline: Duration, woke: Recorder<Int>, _ what: String) throws(RuleFailure) -> [ProbeTask] {
+    func parkedTies(_ count: Int, until deadline: Duration, woke: Recorder<Int>, _ what: String) throws(RuleFailure)
+        -> [ProbeTask]
+    {
         var sleepers: [ProbeTask] = []
         for index in 0..<count {
-            sleepers.append(start { clock in
-                try await clock.sleepUntil(deadline, nil)
-                woke.record(index)
-            })
+            sleepers.append(
+                start { clock in
+                    try await clock.sleepUntil(deadline, nil)
+                    woke.record(index)
+                })
             try settle()
             if let outcome = sleepers[index].outcome {
-                throw RuleFailure("\(what) \(index): sleep(until: \(deadline)) ended before its deadline, at \(now), with \(outcome)")
+                throw RuleFailure(
+                    "\(what) \(index): sleep(until: \(deadline)) ended before its deadline, at \(now), with \(outcome)")
             }
         }
         return sleepers
@@ -70,19 +75,28 @@ struct ClockSession {
         try settle()
         for index in indices {
             let outcome = try outcome(of: sleepers[index], "\(what) \(index), cancelled,")
-            guard case .cancelled = outcome else { throw RuleFailure("\(what) \(index) was cancelled but ended with \(outcome)") }
+            guard case .cancelled = outcome else {
+                throw RuleFailure("\(what) \(index) was cancelled but ended with \(outcome)")
+            }
         }
     }
 
     /// Fails unless every one of `live` (indices into `sleepers`) returned at `deadline` and
     /// `woke` recorded them exactly once each, in that order: ties resume FIFO, none is lost
     /// to a neighbour's cancellation and none comes back twice.
-    func expectResumed(_ live: [Int], of sleepers: [ProbeTask], at deadline: Duration, woke: Recorder<Int>, after step: String) throws(RuleFailure) {
+    func expectResumed(
+        _ live: [Int], of sleepers: [ProbeTask], at deadline: Duration, woke: Recorder<Int>, after step: String
+    ) throws(RuleFailure) {
         for index in live {
-            let outcome = try outcome(of: sleepers[index], "live sleeper \(index) of \(sleepers.count) sharing a deadline, \(step),")
-            try ctx.expect(outcome == .returned(at: deadline), "live sleeper \(index) ended with \(outcome), expected to return at \(deadline)")
+            let outcome = try outcome(
+                of: sleepers[index], "live sleeper \(index) of \(sleepers.count) sharing a deadline, \(step),")
+            try ctx.expect(
+                outcome == .returned(at: deadline),
+                "live sleeper \(index) ended with \(outcome), expected to return at \(deadline)")
         }
-        try ctx.expect(woke.all == live, "\(step), the live sleepers sharing a deadline resumed as \(woke.all), expected \(live) (FIFO, each once)")
+        try ctx.expect(
+            woke.all == live,
+            "\(step), the live sleepers sharing a deadline resumed as \(woke.all), expected \(live) (FIFO, each once)")
     }
 
     /// Lets every task started here run until it finishes or suspends, without moving the
@@ -113,9 +127,12 @@ struct ClockSession {
 
     /// Advances a manual clock to one nanosecond before `deadline`, where `sleeper` must
     /// still sleep, then to `deadline`, and returns how the sleeper ended.
-    func wakeExactly(_ sleeper: ProbeTask, at deadline: Duration, _ what: String) throws(RuleFailure) -> ProbeTask.Outcome {
+    func wakeExactly(_ sleeper: ProbeTask, at deadline: Duration, _ what: String) throws(RuleFailure)
+        -> ProbeTask.Outcome
+    {
         try advance(by: deadline - now - .nanoseconds(1))
-        try ctx.expect(sleeper.outcome == nil, "\(what) resumed at \(now), before its deadline \(deadline): \(sleeper.outcome!)")
+        try ctx.expect(
+            sleeper.outcome == nil, "\(what) resumed at \(now), before its deadline \(deadline): \(sleeper.outcome!)")
         try advance(by: .nanoseconds(1))
         return try outcome(of: sleeper, "\(what), once the clock reached its deadline \(deadline),")
     }
@@ -139,7 +156,10 @@ struct ClockSession {
     }
 
     /// Runs `body` on the clock in a task and returns the clock's time when it returned.
-    func perform(_ what: @autoclosure () -> String, within bound: Duration? = nil, _ body: @escaping @Sendable (ClockUnderTest) async throws -> Void) throws(RuleFailure) -> Duration {
+    func perform(
+        _ what: @autoclosure () -> String, within bound: Duration? = nil,
+        _ body: @escaping @Sendable (ClockUnderTest) async throws -> Void
+    ) throws(RuleFailure) -> Duration {
         let clock = self.clock
         return try ctx.perform(what(), within: bound) {
             try await body(clock)

@@ -47,7 +47,9 @@ public struct ClockUnderTest: Sendable {
         self.capabilities = capabilities
         self.now = { origin.duration(to: clock.now) }
         self.minimumResolution = { clock.minimumResolution }
-        self.sleepUntil = { offset, tolerance in try await clock.sleep(until: origin.advanced(by: offset), tolerance: tolerance) }
+        self.sleepUntil = { offset, tolerance in
+            try await clock.sleep(until: origin.advanced(by: offset), tolerance: tolerance)
+        }
         self.sleepFor = { duration in
             if let sleepFor { try await sleepFor(clock, duration) } else { try await clock.sleep(for: duration) }
         }
@@ -60,13 +62,15 @@ public struct ClockUnderTest: Sendable {
     ///
     /// - Parameter sleepFor: the clock's own `sleep(for:)`, when its type shadows the
     ///   protocol's (a generic adapter only ever sees the protocol's).
-    public init<C: Clock>(_ clock: C, sleepFor: (@Sendable (C, Duration) async throws -> Void)? = nil) where C.Duration == Duration {
+    public init<C: Clock>(_ clock: C, sleepFor: (@Sendable (C, Duration) async throws -> Void)? = nil)
+    where C.Duration == Duration {
         self.init(clock, capabilities: [.asynchronous], driver: nil, sleeperExecutor: nil, sleepFor: sleepFor)
     }
 
     /// A clock whose sleeps never suspend: each returns at once, the clock's time moved to
     /// its deadline.
-    public init<C: Clock>(immediate clock: C, sleepFor: (@Sendable (C, Duration) async throws -> Void)? = nil) where C.Duration == Duration {
+    public init<C: Clock>(immediate clock: C, sleepFor: (@Sendable (C, Duration) async throws -> Void)? = nil)
+    where C.Duration == Duration {
         self.init(clock, capabilities: [.synchronous], driver: nil, sleeperExecutor: nil, sleepFor: sleepFor)
     }
 
@@ -133,10 +137,13 @@ enum InstantLaws {
                     found.append("now + (\(signed)) is \(instant.duration(to: moved)) from now")
                 }
                 if moved.duration(to: instant) != .zero - signed {
-                    found.append("now is \(moved.duration(to: instant)) from now + (\(signed)), expected \(.zero - signed)")
+                    found.append(
+                        "now is \(moved.duration(to: instant)) from now + (\(signed)), expected \(.zero - signed)")
                 }
                 if (signed > .zero) != (instant < moved) || (signed == .zero) != (instant == moved) {
-                    found.append("now + (\(signed)) compares \(moved < instant ? "before" : moved == instant ? "equal to" : "after") now")
+                    found.append(
+                        "now + (\(signed)) compares \(moved < instant ? "before" : moved == instant ? "equal to" : "after") now"
+                    )
                 }
                 if moved.advanced(by: .zero - signed) != instant {
                     found.append("now + (\(signed)) - (\(signed)) is not now")

@@ -62,7 +62,9 @@ struct ExecutorSession {
             try ctx.expect(signal.hasFired, "\(what()): not done after running every ready job")
             return
         }
-        guard signal.wait(ctx.timing.mustHappen) else { throw RuleFailure("\(what()): not done within \(ctx.timing.mustHappen)") }
+        guard signal.wait(ctx.timing.mustHappen) else {
+            throw RuleFailure("\(what()): not done within \(ctx.timing.mustHappen)")
+        }
     }
 
     /// Blocks a real executor with a job waiting on the returned gate, so what is enqueued

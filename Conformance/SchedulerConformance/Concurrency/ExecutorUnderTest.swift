@@ -29,7 +29,8 @@ public struct ExecutorUnderTest: Sendable {
 
     private init(
         capabilities: SchedulerCapabilities, serial: (any SerialExecutor)?, task: (any TaskExecutor)?,
-        drive: (@Sendable () -> Void)?, context: ObjectIdentifier, sameContext: @escaping @Sendable (ExecutorUnderTest) -> Bool?
+        drive: (@Sendable () -> Void)?, context: ObjectIdentifier,
+        sameContext: @escaping @Sendable (ExecutorUnderTest) -> Bool?
     ) {
         var capabilities = capabilities.union(.asynchronous)
         if serial != nil { capabilities.insert(.serial) }
@@ -61,7 +62,9 @@ public struct ExecutorUnderTest: Sendable {
     }
 
     /// A serial executor only, reached through an actor; `context` as for ``init(_:checksIsolation:drive:context:)``.
-    public init<E: SerialExecutor>(serial executor: E, checksIsolation: Bool, drive: (@Sendable () -> Void)? = nil, context: AnyObject? = nil) {
+    public init<E: SerialExecutor>(
+        serial executor: E, checksIsolation: Bool, drive: (@Sendable () -> Void)? = nil, context: AnyObject? = nil
+    ) {
         self.init(
             capabilities: checksIsolation ? [.checksIsolation] : [], serial: executor, task: nil, drive: drive,
             context: ObjectIdentifier(context ?? executor), sameContext: Self.comparer(executor)
@@ -70,7 +73,9 @@ public struct ExecutorUnderTest: Sendable {
 
     /// A task executor only, reached through task preference.
     public init<E: TaskExecutor>(task executor: E, drive: (@Sendable () -> Void)? = nil) {
-        self.init(capabilities: [], serial: nil, task: executor, drive: drive, context: ObjectIdentifier(executor), sameContext: { _ in nil })
+        self.init(
+            capabilities: [], serial: nil, task: executor, drive: drive, context: ObjectIdentifier(executor),
+            sameContext: { _ in nil })
     }
 
     private static func comparer<E: SerialExecutor>(_ executor: E) -> @Sendable (ExecutorUnderTest) -> Bool? {

@@ -88,7 +88,8 @@ extension RuleContext {
     /// `bound` (``Timing/mustHappen`` by default); a thrown error or a missed bound fails
     /// the rule, naming `what`.
     public func perform<T: Sendable>(
-        _ what: @autoclosure () -> String, within bound: Duration? = nil, _ body: @escaping @Sendable () async throws -> T
+        _ what: @autoclosure () -> String, within bound: Duration? = nil,
+        _ body: @escaping @Sendable () async throws -> T
     ) throws(RuleFailure) -> T {
         let result = Lock<Result<T, any Error>?>(nil)
         let done = Signal()

@@ -7,8 +7,10 @@ extension RuleCatalogue {
         Rule(
             .can1, "disposed before start, from any thread: never runs, and its neighbours still run",
             requires: .cancellation, anyOf: [.serial, .virtualTime], excludes: .synchronous,
-            rationale: "Disposal is how operators stop pending work; a disposed action that runs anyway delivers events after unsubscription.",
-            hint: "the action checks its own handle's disposed flag before running, on every path; disposal marks that one entry (not a slot by index) and works from any thread."
+            rationale:
+                "Disposal is how operators stop pending work; a disposed action that runs anyway delivers events after unsubscription.",
+            hint:
+                "the action checks its own handle's disposed flag before running, on every path; disposal marks that one entry (not a slot by index) and works from any thread."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             // Held, so every action below is pending when it is disposed; half are disposed
@@ -36,14 +38,18 @@ extension RuleCatalogue {
             try ctx.quiesce(scheduler)
             let observed = ran.all
             let wrongly = observed.filter { disposed.contains($0) }
-            try ctx.expect(wrongly.isEmpty, "\(wrongly.count) disposed actions ran (first: #\(wrongly.first ?? 0), disposed from \((wrongly.first ?? 0) % 4 == 0 ? "the scheduling thread" : "another thread"))")
+            try ctx.expect(
+                wrongly.isEmpty,
+                "\(wrongly.count) disposed actions ran (first: #\(wrongly.first ?? 0), disposed from \((wrongly.first ?? 0) % 4 == 0 ? "the scheduling thread" : "another thread"))"
+            )
             let kept = (0..<40).filter { !disposed.contains($0) }
             try ctx.expect(observed == kept, "the actions that were not disposed ran as \(observed), expected \(kept)")
         },
         Rule(
             .can2, "dispose is idempotent and `isDisposed` reports it",
             requires: .cancellation, anyOf: [.serial, .virtualTime],
-            rationale: "Several owners may dispose the same handle; the second call must be harmless and the state readable.",
+            rationale:
+                "Several owners may dispose the same handle; the second call must be harmless and the state readable.",
             hint: "`dispose()` is guarded by an atomic flag and `isDisposed` reads that flag."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
@@ -61,8 +67,10 @@ extension RuleCatalogue {
         Rule(
             .can3, "a dispose racing the start: ran whole or never started",
             requires: [.cancellation, .asynchronous, .serial], excludes: .virtualTime,
-            rationale: "After `dispose()` returns, an action that had not started must never start; one that started runs to its end.",
-            hint: "the disposed check and the start are one atomic step (a compare-and-swap) made when the action is about to run, not a check followed by a later start, nor one made for a whole batch or before the action ahead of it returned, nor one on another thread than the start.",
+            rationale:
+                "After `dispose()` returns, an action that had not started must never start; one that started runs to its end.",
+            hint:
+                "the disposed check and the start are one atomic step (a compare-and-swap) made when the action is about to run, not a check followed by a later start, nor one made for a whole batch or before the action ahead of it returned, nor one on another thread than the start.",
             needsIdleCores: true
         ) { ctx throws(RuleFailure) in
             try disposeRacingTheStart(ctx)
@@ -97,12 +105,15 @@ extension RuleCatalogue {
             .can5, "a disposed delayed action never fires",
             requires: [.cancellation, .timers], excludes: .synchronous,
             rationale: "Timeouts are cancelled all the time; one that fires anyway reports a spurious timeout.",
-            hint: "the delayed path checks the disposed flag too (a `dispatch_after` block must check it before running)."
+            hint:
+                "the delayed path checks the disposed flag too (a `dispatch_after` block must check it before running)."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let fired = Box(false)
             let deadline = try ctx.deadline(.milliseconds(20), on: scheduler)
-            let handle = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in try scheduler.schedule(at: deadline) { fired.value = true } }
+            let handle = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
+                try scheduler.schedule(at: deadline) { fired.value = true }
+            }
             try ctx.unwrap(handle, "`schedule(at:)` returned no handle").dispose()
             try ctx.waitPast(deadline, on: scheduler)
             try ctx.expect(!fired.value, "the disposed delayed action fired")
@@ -110,8 +121,10 @@ extension RuleCatalogue {
         Rule(
             .can6, "a repeating action disposed while no tick runs never ticks again",
             requires: .repeating, anyOf: [.serial, .virtualTime],
-            rationale: "Polling and heartbeats are stopped by disposal; after `dispose()` returns, not one more tick may start.",
-            hint: "disposal cancels the timer source (or marks the entry so it is not re-armed), and a tick already queued checks the flag before running."
+            rationale:
+                "Polling and heartbeats are stopped by disposal; after `dispose()` returns, not one more tick may start.",
+            hint:
+                "disposal cancels the timer source (or marks the entry so it is not re-armed), and a tick already queued checks the flag before running."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let interval = Duration.milliseconds(5)
@@ -128,7 +141,10 @@ extension RuleCatalogue {
                 let handle = try ctx.attempt("repeating") { () throws(SchedulerError) in
                     try scheduler.schedule(at: start, repeatingEvery: interval, leeway: .zero) {
                         if disposed.value { afterDispose.update { $0 += 1 } }
-                        let tick = ticks.update { $0 += 1; return $0 }
+                        let tick = ticks.update {
+                            $0 += 1
+                            return $0
+                        }
                         if tick == 3 {
                             if !fromOutside, let handle = own.value {
                                 handle.dispose()
@@ -149,22 +165,30 @@ extension RuleCatalogue {
                     gate.fire()
                 }
                 try ctx.waitPast(try ctx.deadline(interval * 10, on: scheduler), on: scheduler)
-                try ctx.expect(afterDispose.value == 0, "\(afterDispose.value) ticks started after dispose() returned (\(fromOutside ? "disposed from another thread while no tick ran" : "disposed inside a tick"))")
+                try ctx.expect(
+                    afterDispose.value == 0,
+                    "\(afterDispose.value) ticks started after dispose() returned (\(fromOutside ? "disposed from another thread while no tick ran" : "disposed inside a tick"))"
+                )
                 try ctx.expect(handle.isDisposed, "isDisposed is false after dispose()")
             }
         },
         Rule(
             .can7, "disposing one timer leaves another alone",
             requires: [.cancellation, .timers], excludes: .synchronous,
-            rationale: "Handles are independent: cancelling one timeout must not cancel a neighbour sharing a timer queue.",
+            rationale:
+                "Handles are independent: cancelling one timeout must not cancel a neighbour sharing a timer queue.",
             hint: "disposal targets only its own entry (no shared timer source cancelled, no wrong index removed)."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let deadline = try ctx.deadline(.milliseconds(10), on: scheduler)
             let first = Box(false)
             let second = Signal()
-            let handle = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in try scheduler.schedule(at: deadline) { first.value = true } }
-            _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in try scheduler.schedule(at: deadline) { second.fire() } }
+            let handle = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
+                try scheduler.schedule(at: deadline) { first.value = true }
+            }
+            _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
+                try scheduler.schedule(at: deadline) { second.fire() }
+            }
             try ctx.unwrap(handle, "`schedule(at:)` returned no handle").dispose()
             try ctx.waitFor(second, on: scheduler, "the timer that was not disposed fired")
             try ctx.waitPast(deadline, on: scheduler)
@@ -173,8 +197,10 @@ extension RuleCatalogue {
         Rule(
             .can8, "a repeating timer keeps firing when the caller drops its handle",
             requires: .repeating, excludes: .cancelsWhenReleased,
-            rationale: "Only disposal stops a timer; ReactiveCocoa users hit timers that died silently when the handle was released.",
-            hint: "the timer (or its source) is kept alive by the scheduler or by its own handler, not only by the returned handle."
+            rationale:
+                "Only disposal stops a timer; ReactiveCocoa users hit timers that died silently when the handle was released.",
+            hint:
+                "the timer (or its source) is kept alive by the scheduler or by its own handler, not only by the returned handle."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let weak = WeakDisposable()
@@ -184,7 +210,12 @@ extension RuleCatalogue {
                 let start = try ctx.deadline(.milliseconds(5), on: scheduler)
                 weak.object = try ctx.attempt("repeating") { () throws(SchedulerError) in
                     try scheduler.schedule(at: start, repeatingEvery: .milliseconds(5), leeway: .zero) {
-                        guard ticks.update({ $0 += 1; return $0 }) == 3 else { return }
+                        guard
+                            ticks.update({
+                                $0 += 1
+                                return $0
+                            }) == 3
+                        else { return }
                         // Nobody holds the handle now; reach it weakly to clean up.
                         weak.object?.dispose()
                         third.fire()
@@ -196,8 +227,10 @@ extension RuleCatalogue {
         Rule(
             .can9, "an action's closure is released after it ran, even while its handle is held",
             anyOf: [.serial, .virtualTime, .synchronous, .trampoline],
-            rationale: "Whatever an action captured (a subscriber, a buffer) must be freed once it ran, or every scheduled action leaks; users keep handles for a subscription's whole life, so a handle that keeps the closure leaks it just the same.",
-            hint: "the scheduler drops its reference to the closure after calling it (no cache of past actions, no cycle through the handle); the handle of a plain, delayed or recursive action does not keep the closure once it ran, nor a disposed repeating timer's handle its tick closure."
+            rationale:
+                "Whatever an action captured (a subscriber, a buffer) must be freed once it ran, or every scheduled action leaks; users keep handles for a subscription's whole life, so a handle that keeps the closure leaks it just the same.",
+            hint:
+                "the scheduler drops its reference to the closure after calling it (no cache of past actions, no cycle through the handle); the handle of a plain, delayed or recursive action does not keep the closure once it ran, nor a disposed repeating timer's handle its tick closure."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let live = LiveCounter()
@@ -280,12 +313,14 @@ private func disposeRacingTheStart(_ ctx: RuleContext) throws(RuleFailure) {
     // inside its timeout.
     let budget = ContinuousClock.now + .seconds(20)
     while tally.exercised < wanted && tally.trials < 30 * round && ContinuousClock.now < budget {
-        var trials: [DisposalTrial] = [], controls: [DisposalTrial] = []
+        var trials: [DisposalTrial] = []
+        var controls: [DisposalTrial] = []
         trials.reserveCapacity(round)
         controls.reserveCapacity(round)
         for _ in 0..<round {
             trials.append(try racer.trial(on: scheduler, ctx, index: tally.trials + trials.count, using: &random))
-            controls.append(try racer.trial(on: control, ctx, index: controlTally.trials + controls.count, using: &random))
+            controls.append(
+                try racer.trial(on: control, ctx, index: controlTally.trials + controls.count, using: &random))
         }
         try ctx.settle(scheduler)
         try ctx.settle(scheduler)
@@ -314,9 +349,12 @@ private struct DisposalRacer {
     init(pacerBound: Duration) { self.pacerBound = pacerBound }
 
     /// One trial on `scheduler`; the caller settles the scheduler before reading it.
-    mutating func trial(on scheduler: any Scheduler, _ ctx: RuleContext, index: Int, using random: inout SystemRandomNumberGenerator) throws(RuleFailure) -> DisposalTrial {
+    mutating func trial(
+        on scheduler: any Scheduler, _ ctx: RuleContext, index: Int, using random: inout SystemRandomNumberGenerator
+    ) throws(RuleFailure) -> DisposalTrial {
         let early = Int.random(in: 0..<4, using: &random) == 0
-        let offset = Duration.nanoseconds(early ? -Int64.random(in: 20_000...60_000, using: &random) : Int64.random(in: 0...40_000, using: &random))
+        let offset = Duration.nanoseconds(
+            early ? -Int64.random(in: 20_000...60_000, using: &random) : Int64.random(in: 0...40_000, using: &random))
         let trial = DisposalTrial(offset: offset)
         let pacerBound = self.pacerBound
         scheduler.schedule {
@@ -385,9 +423,9 @@ private struct DisposalTally {
     /// own slowdown, which already covers that.
     static let slowdown: Double = {
         #if DEBUG
-        max(4, ThreadSanitizerBuild.slowdown)
+            max(4, ThreadSanitizerBuild.slowdown)
         #else
-        ThreadSanitizerBuild.slowdown
+            ThreadSanitizerBuild.slowdown
         #endif
     }()
     /// How late a start may come on a worker that was not held up: a correct pick-up takes
@@ -432,7 +470,8 @@ private struct DisposalTally {
         case .unknown: return .unjudged
         case .notPreempted:
             guard let watch = trial.watch.value, watch.covers(start) else { return .unjudged }
-            return watch.longestGap >= pause ? .excused : .lateWithoutPause(watched: watch.from.duration(to: watch.until))
+            return watch.longestGap >= pause
+                ? .excused : .lateWithoutPause(watched: watch.from.duration(to: watch.until))
         }
     }
 
@@ -454,15 +493,18 @@ private struct DisposalTally {
     /// disposal, or a second late start with no evidence while the control had none.
     func failure(control: DisposalTally) -> String? {
         let micro = { (duration: Duration) in Int((duration.timeInterval * 1e6).rounded()) }
-        let tail = "in \(trials) trials (\(excused) late starts came while the worker or the machine was held up and were excused)"
+        let tail =
+            "in \(trials) trials (\(excused) late starts came while the worker or the machine was held up and were excused)"
         if let (index, trial) = earlyStarts.first {
-            return "action #\(index) started although dispose() returned \(micro(.zero - trial.offset)) µs before the action ahead of it was told to return, so before the scheduler could pick it up; \(earlyStarts.count) such starts \(tail)"
+            return
+                "action #\(index) started although dispose() returned \(micro(.zero - trial.offset)) µs before the action ahead of it was told to return, so before the scheduler could pick it up; \(earlyStarts.count) such starts \(tail)"
         }
         guard suspects.count >= 2, control.suspects.isEmpty else { return nil }
         let starts = suspects.prefix(2).map { index, trial, watched in
             "action #\(index) started \(micro(trial.lateness ?? .zero)) µs after dispose() returned (disposed \(micro(trial.offset)) µs after the action ahead of it was told to return; watched \(micro(watched)) µs)"
         }
-        return "\(starts.joined(separator: ", and ")), each on the thread its pacer returned on, which kept its core since, while the disposing thread watched the clock and saw the machine run without a pause; \(suspects.count) such starts \(tail), and none in as many trials of the suite's own atomic-claim control"
+        return
+            "\(starts.joined(separator: ", and ")), each on the thread its pacer returned on, which kept its core since, while the disposing thread watched the clock and saw the machine run without a pause; \(suspects.count) such starts \(tail), and none in as many trials of the suite's own atomic-claim control"
     }
 }
 
@@ -496,7 +538,9 @@ private final class DisposalTrial: Sendable {
     /// Whether the disposal raced the worker's pick-up of the action: it came after the pacer
     /// returned, which it did within 10 µs of being told to.
     var raced: Bool {
-        guard offset >= .zero, let goAt = goAt.value, let end = pacerEnd.value, let returned = returned.value else { return false }
+        guard offset >= .zero, let goAt = goAt.value, let end = pacerEnd.value, let returned = returned.value else {
+            return false
+        }
         return goAt.duration(to: end) <= .microseconds(10) && end <= returned
     }
 }

@@ -8,8 +8,10 @@ extension RuleCatalogue {
             .cur1, "the scheduler is current inside its actions",
             requires: .tracksCurrent,
             excludes: .threadConfined,
-            rationale: "Operators such as ReactiveCocoa's `subscribeOn` and the subscription scheduler decide where to run by asking for the current scheduler.",
-            hint: "actions are wrapped in `CurrentScheduler.run(as: self)`, on every path (fast path, nested, drained from a backlog)."
+            rationale:
+                "Operators such as ReactiveCocoa's `subscribeOn` and the subscription scheduler decide where to run by asking for the current scheduler.",
+            hint:
+                "actions are wrapped in `CurrentScheduler.run(as: self)`, on every path (fast path, nested, drained from a backlog)."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let seen = Box<[Bool]>([])
@@ -23,13 +25,18 @@ extension RuleCatalogue {
                     scheduler.schedule {
                         // Counted, not indexed: on a concurrent scheduler the last one scheduled
                         // need not be the last one to finish.
-                        let count = seen.update { $0.append(CurrentScheduler.value === scheduler); return $0.count }
+                        let count = seen.update {
+                            $0.append(CurrentScheduler.value === scheduler)
+                            return $0.count
+                        }
                         if count == 20 { done.fire() }
                     }
                 }
                 try ctx.waitFor(done, on: scheduler, "twenty actions ran")
             }
-            try ctx.expect(seen.value == Array(repeating: true, count: 20), "current was wrong in \(seen.value.filter { !$0 }.count) of \(seen.value.count) actions")
+            try ctx.expect(
+                seen.value == Array(repeating: true, count: 20),
+                "current was wrong in \(seen.value.filter { !$0 }.count) of \(seen.value.count) actions")
         },
         Rule(
             .cur2, "the scheduler is current inside delayed actions",
@@ -55,7 +62,8 @@ extension RuleCatalogue {
         Rule(
             .cur3, "the scheduler is current inside repeating actions",
             requires: [.tracksCurrent, .repeating],
-            rationale: "ReactiveCocoa's repeating timer ran the raw block, so `current` was nil inside it: a known gap that broke nested scheduling.",
+            rationale:
+                "ReactiveCocoa's repeating timer ran the raw block, so `current` was nil inside it: a known gap that broke nested scheduling.",
             hint: "the timer's event handler runs the action as the current scheduler too."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
@@ -64,20 +72,28 @@ extension RuleCatalogue {
             let start = try ctx.deadline(.milliseconds(2), on: scheduler)
             let handle = try ctx.attempt("repeating") { () throws(SchedulerError) in
                 try scheduler.schedule(at: start, repeatingEvery: .milliseconds(3), leeway: .zero) {
-                    if seen.update({ $0.append(CurrentScheduler.value === scheduler); return $0.count }) == 3 { third.fire() }
+                    if seen.update({
+                        $0.append(CurrentScheduler.value === scheduler)
+                        return $0.count
+                    }) == 3 {
+                        third.fire()
+                    }
                 }
             }
             try ctx.waitFor(third, on: scheduler, "three ticks")
             handle.dispose()
-            try ctx.expect(seen.value.prefix(3).allSatisfy { $0 }, "current was wrong in repeating ticks: \(seen.value)")
+            try ctx.expect(
+                seen.value.prefix(3).allSatisfy { $0 }, "current was wrong in repeating ticks: \(seen.value)")
         },
         Rule(
             .cur4, "the calling thread has no current scheduler again after a synchronous run",
             requires: .tracksCurrent, anyOf: [.synchronous, .trampoline],
             excludes: .threadConfined,
-            rationale: "Restoration: a scheduler that leaves itself current makes later code on that thread believe it runs on it.",
+            rationale:
+                "Restoration: a scheduler that leaves itself current makes later code on that thread believe it runs on it.",
             hint: "the previous value is put back (or cleared) in a `defer`, also when the drain ends.",
-            guarantee: "`CurrentScheduler.run(as:)`, the only way to set the current scheduler, always restores the previous value; no scheduler built on this package can leave itself current."
+            guarantee:
+                "`CurrentScheduler.run(as:)`, the only way to set the current scheduler, always restores the previous value; no scheduler built on this package can leave itself current."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let after = try ctx.onFreshThread { () -> Bool in
@@ -91,8 +107,10 @@ extension RuleCatalogue {
             requires: .tracksCurrent, anyOf: [.synchronous, .trampoline],
             excludes: .threadConfined,
             rationale: "Nesting: scheduler A running work that synchronously runs on B must see A again afterwards.",
-            hint: "remember the previous value before setting yourself, and restore that value rather than clearing it.",
-            guarantee: "`CurrentScheduler.run(as:)` restores the previous value, not nil, so an outer scheduler is always current again; that the nested action sees its own scheduler is what CUR-1 judges."
+            hint:
+                "remember the previous value before setting yourself, and restore that value rather than clearing it.",
+            guarantee:
+                "`CurrentScheduler.run(as:)` restores the previous value, not nil, so an outer scheduler is always current again; that the nested action sees its own scheduler is what CUR-1 judges."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let outer = ImmediateScheduler.shared
@@ -109,7 +127,8 @@ extension RuleCatalogue {
         Rule(
             .cur6, "hops A → B → A see the right scheduler each time",
             requires: [.tracksCurrent, .asynchronous],
-            rationale: "Work hops between schedulers (observeOn); each hop must see its own scheduler, and returning must see A again.",
+            rationale:
+                "Work hops between schedulers (observeOn); each hop must see its own scheduler, and returning must see A again.",
             hint: "the current value is set per action, not cached per thread or per queue."
         ) { ctx throws(RuleFailure) in
             let a = ctx.makeScheduler()
@@ -127,7 +146,10 @@ extension RuleCatalogue {
                 }
             }
             if let virtualA = a as? any VirtualTimeScheduler, let virtualB = b as? any VirtualTimeScheduler {
-                for _ in 0..<3 { virtualA.stepAll(); virtualB.stepAll() }
+                for _ in 0..<3 {
+                    virtualA.stepAll()
+                    virtualB.stepAll()
+                }
             }
             try ctx.waitFor(done, on: a, "the hop back to A ran")
             try ctx.expect(seen.all == ["A", "B", "A"], "saw \(seen.all)")
@@ -135,8 +157,10 @@ extension RuleCatalogue {
         Rule(
             .cur7, "each worker of a concurrent scheduler sees it as current, also while others run",
             requires: [.tracksCurrent, .concurrent],
-            rationale: "On a concurrent queue, one worker finishing must not clear the value another worker set, and work that spills onto a second worker must see its scheduler too.",
-            hint: "the current value lives in thread-local storage and is set around every action on every worker (not only on the first worker, or the fast path)."
+            rationale:
+                "On a concurrent queue, one worker finishing must not clear the value another worker set, and work that spills onto a second worker must see its scheduler too.",
+            hint:
+                "the current value lives in thread-local storage and is set around every action on every worker (not only on the first worker, or the fast path)."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let wrong = Recorder<String>()
@@ -152,27 +176,40 @@ extension RuleCatalogue {
                     let before = CurrentScheduler.value === scheduler
                     let met = partnerFinished.wait(ctx.timing.quietWindow)
                     if met { overlapped.update { $0 += 1 } }
-                    if !(before && CurrentScheduler.value === scheduler) { wrong.record("pair \(pair): the waiting worker\(before ? " lost it when its partner finished" : " never saw it")") }
+                    if !(before && CurrentScheduler.value === scheduler) {
+                        wrong.record(
+                            "pair \(pair): the waiting worker\(before ? " lost it when its partner finished" : " never saw it")"
+                        )
+                    }
                     done.record(pair)
                 }
                 scheduler.schedule {
-                    if CurrentScheduler.value !== scheduler { wrong.record("pair \(pair): the second worker did not see it") }
+                    if CurrentScheduler.value !== scheduler {
+                        wrong.record("pair \(pair): the second worker did not see it")
+                    }
                     partnerFinished.fire()
                     done.record(pair)
                 }
             }
             try ctx.waitFor(done.complete, on: scheduler, "\(pairs * 2) concurrent actions ran")
-            try ctx.expect(wrong.count == 0, "wrong current scheduler in \(wrong.count) actions: \(wrong.all.prefix(3).joined(separator: "; "))")
-            try ctx.requireExercised(overlapped.value > 0, "no two actions ever ran at once, so a worker's current scheduler was never seen beside another's")
+            try ctx.expect(
+                wrong.count == 0,
+                "wrong current scheduler in \(wrong.count) actions: \(wrong.all.prefix(3).joined(separator: "; "))")
+            try ctx.requireExercised(
+                overlapped.value > 0,
+                "no two actions ever ran at once, so a worker's current scheduler was never seen beside another's")
         },
         Rule(
             .cur8, "the main-thread scheduler runs on the main thread, as current",
             requires: [.mainThread, .tracksCurrent],
             rationale: "UI code must run on the main thread; ReactiveCocoa answers the main-thread scheduler there.",
-            hint: "actions go to the main queue (not a queue targeting it from elsewhere), and the main queue is being drained."
+            hint:
+                "actions go to the main queue (not a queue targeting it from elsewhere), and the main queue is being drained."
         ) { ctx throws(RuleFailure) in
             guard ctx.mainThreadDriven else {
-                throw RuleFailure("the main thread is not driven in this process (run from XCTest's main thread or the `conformance` command)", kind: .skipped)
+                throw RuleFailure(
+                    "the main thread is not driven in this process (run from XCTest's main thread or the `conformance` command)",
+                    kind: .skipped)
             }
             let scheduler = ctx.makeScheduler()
             let seen = Box<(main: Bool, current: Bool)?>(nil)

@@ -33,7 +33,10 @@ func everyEntryPointIsAsynchronous(_ ctx: RuleContext) throws(RuleFailure) {
         }
         probe("schedule(_:)") { probe in scheduler.schedule { probe.action() } }
         if capabilities.contains(.timers) {
-            for (what, offset) in [("a second in the past", Duration.seconds(-1)), ("at the present", .zero), ("a millisecond ahead", .milliseconds(1))] {
+            for (what, offset) in [
+                ("a second in the past", Duration.seconds(-1)), ("at the present", .zero),
+                ("a millisecond ahead", .milliseconds(1)),
+            ] {
                 probe("schedule(at:) \(what)") { probe throws(SchedulerError) in
                     try scheduler.schedule(at: scheduler.now.advanced(by: offset)) { probe.action() }
                 }
@@ -41,7 +44,9 @@ func everyEntryPointIsAsynchronous(_ ctx: RuleContext) throws(RuleFailure) {
         }
         if capabilities.contains(.repeating) {
             probe("a repeating timer started a second ago") { probe throws(SchedulerError) in
-                try scheduler.schedule(at: scheduler.now.advanced(by: .seconds(-1)), repeatingEvery: .seconds(3_600), leeway: .zero) { probe.action() }
+                try scheduler.schedule(
+                    at: scheduler.now.advanced(by: .seconds(-1)), repeatingEvery: .seconds(3_600), leeway: .zero
+                ) { probe.action() }
             }
         }
         probe("scheduleRecursive's first run") { probe in scheduler.scheduleRecursive { _ in probe.action() } }

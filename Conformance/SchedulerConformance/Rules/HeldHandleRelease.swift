@@ -28,7 +28,10 @@ func closuresReleasedWhileHandlesHeld(_ ctx: RuleContext) throws(RuleFailure) {
         let handle: (any Disposable)?
         do {
             let token = live.token()
-            handle = try start { blackHole(token); ran.fire() }
+            handle = try start {
+                blackHole(token)
+                ran.fire()
+            }
         }
         if let handle { held.add(handle) }
         try ctx.waitFor(ran, on: scheduler, "the \(what) ran")
@@ -36,18 +39,25 @@ func closuresReleasedWhileHandlesHeld(_ ctx: RuleContext) throws(RuleFailure) {
         // Twice, as for a dropped handle: finished work may be released batch by batch.
         try ctx.quiesce(scheduler)
         try ctx.quiesce(scheduler)
-        try ctx.expectReleased(live, "the \(what)'s closure is still alive while its handle is held\(handle == nil ? "" : " (the handle keeps it?)")")
+        try ctx.expectReleased(
+            live,
+            "the \(what)'s closure is still alive while its handle is held\(handle == nil ? "" : " (the handle keeps it?)")"
+        )
     }
 
     try judge("plain action") { action in scheduler.schedule(action) }
     if capabilities.contains(.timers) {
         try judge("delayed action") { action throws(RuleFailure) in
             let deadline = try ctx.deadline(.milliseconds(1), on: scheduler)
-            return try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in try scheduler.schedule(at: deadline, action) }
+            return try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
+                try scheduler.schedule(at: deadline, action)
+            }
         }
     }
     if capabilities.contains(.repeating) {
-        try judge("repeating timer disposed after its first tick", after: { $0.dispose() }) { action throws(RuleFailure) in
+        let disposeAfterFirstTick: (any Disposable) -> Void = { $0.dispose() }
+        try judge("repeating timer disposed after its first tick", after: disposeAfterFirstTick) {
+            action throws(RuleFailure) in
             let start = try ctx.deadline(.milliseconds(1), on: scheduler)
             return try ctx.attempt("repeating every hour") { () throws(SchedulerError) in
                 try scheduler.schedule(at: start, repeatingEvery: .seconds(3_600), leeway: .zero, action)

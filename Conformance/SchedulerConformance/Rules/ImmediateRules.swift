@@ -6,7 +6,8 @@ extension RuleCatalogue {
         Rule(
             .imm1, "runs the action synchronously on the caller's thread before `schedule` returns",
             requires: .synchronous,
-            rationale: "Claiming synchronous execution is a promise that code after `schedule` sees the action's effects.",
+            rationale:
+                "Claiming synchronous execution is a promise that code after `schedule` sees the action's effects.",
             hint: "`schedule` calls the action directly instead of enqueueing it anywhere."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
@@ -30,8 +31,10 @@ extension RuleCatalogue {
         Rule(
             .imm3, "a nested schedule runs inline, before the outer action continues",
             requires: .synchronous,
-            rationale: "Synchronous means synchronous at every depth; users of an immediate scheduler expect call-stack order.",
-            hint: "nested calls are not deferred to a queue (that is a trampoline, which should claim `trampoline` instead)."
+            rationale:
+                "Synchronous means synchronous at every depth; users of an immediate scheduler expect call-stack order.",
+            hint:
+                "nested calls are not deferred to a queue (that is a trampoline, which should claim `trampoline` instead)."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let log = Recorder<String>()
@@ -46,27 +49,34 @@ extension RuleCatalogue {
             .imm4, "`schedule(at:)` blocks until the deadline, never runs early",
             requires: [.synchronous, .timers],
             rationale: "An immediate timer sleeps the caller; waking early breaks every timeout built on it.",
-            hint: "the sleep loops until the scheduler's own clock reaches the deadline (spurious wake-ups and interrupted sleeps return early)."
+            hint:
+                "the sleep loops until the scheduler's own clock reaches the deadline (spurious wake-ups and interrupted sleeps return early)."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let deadline = try ctx.deadline(.milliseconds(20), on: scheduler)
             let ranAt = Box<SchedulerTime?>(nil)
-            _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in try scheduler.schedule(at: deadline) { ranAt.value = scheduler.now } }
+            _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
+                try scheduler.schedule(at: deadline) { ranAt.value = scheduler.now }
+            }
             let time = try ctx.unwrap(ranAt.value, "the action had not run when `schedule(at:)` returned")
             try ctx.expect(time >= deadline, "ran \(time.duration(to: deadline)) early")
         },
         Rule(
             .imm5, "repeating is refused with a typed error, and the scheduler keeps working",
             requires: .synchronous, excludes: .repeating,
-            rationale: "A synchronous scheduler cannot repeat without blocking forever; ReactiveCocoa asserts, a Swift library should throw.",
-            hint: "`schedule(at:repeatingEvery:leeway:)` throws `SchedulerError.repeatingUnsupported` instead of trapping or looping."
+            rationale:
+                "A synchronous scheduler cannot repeat without blocking forever; ReactiveCocoa asserts, a Swift library should throw.",
+            hint:
+                "`schedule(at:repeatingEvery:leeway:)` throws `SchedulerError.repeatingUnsupported` instead of trapping or looping."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             do {
                 _ = try scheduler.schedule(at: scheduler.now, repeatingEvery: .seconds(1), leeway: .zero) {}
                 throw RuleFailure("a repeating request was accepted")
             } catch let error as SchedulerError {
-                try ctx.expect(error == .repeatingUnsupported(scheduler: scheduler.name), "threw \(error), expected repeatingUnsupported")
+                try ctx.expect(
+                    error == .repeatingUnsupported(scheduler: scheduler.name),
+                    "threw \(error), expected repeatingUnsupported")
             } catch {
                 throw error as! RuleFailure
             }

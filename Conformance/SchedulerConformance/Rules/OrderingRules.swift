@@ -8,8 +8,10 @@ extension RuleCatalogue {
         Rule(
             .ord1, "actions from one producer run in FIFO order, queued together or one by one",
             requires: .serial,
-            rationale: "A serial scheduler is a queue: operators that schedule events one by one rely on them arriving in order.",
-            hint: "the queue is really FIFO (not a stack or a priority heap without a sequence tie-break); no action is run inline by `schedule`, and none is set aside for later."
+            rationale:
+                "A serial scheduler is a queue: operators that schedule events one by one rely on them arriving in order.",
+            hint:
+                "the queue is really FIFO (not a stack or a priority heap without a sequence tie-break); no action is run inline by `schedule`, and none is set aside for later."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let count = 1_000
@@ -29,8 +31,10 @@ extension RuleCatalogue {
             .ord2, "never two actions at once, even while one is held up",
             requires: .serial,
             excludes: .threadConfined,
-            rationale: "Code on a serial scheduler needs no locks of its own; one overlap is a data race in every user.",
-            hint: "the private queue is serial even when its target is concurrent; `schedule` from several threads does not start workers in parallel, nor hand work to another queue while the current action is slow.",
+            rationale:
+                "Code on a serial scheduler needs no locks of its own; one overlap is a data race in every user.",
+            hint:
+                "the private queue is serial even when its target is concurrent; `schedule` from several threads does not start workers in parallel, nor hand work to another queue while the current action is slow.",
             needsIdleCores: true
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
@@ -80,7 +84,10 @@ extension RuleCatalogue {
             if ctx.canHold { _ = sawOverlap.wait(ctx.timing.quietWindow) }
             gate.fire()
             try ctx.quiesce(scheduler)
-            try ctx.expect(beside.value == 0, "\(beside.value) of \(ctx.producerCount * 500) actions started while an earlier action was still running")
+            try ctx.expect(
+                beside.value == 0,
+                "\(beside.value) of \(ctx.producerCount * 500) actions started while an earlier action was still running"
+            )
             try ctx.expect(meter.maximum == 1, "\(meter.maximum) actions ran at the same time")
             // Last, the hand-off between producers and the worker, where overlaps are short
             // and need long actions to be seen (a scheduler that can be held runs on threads
@@ -91,8 +98,10 @@ extension RuleCatalogue {
             .ord3, "per-producer FIFO and exactly-once with many producer threads",
             requires: .serial,
             excludes: .threadConfined,
-            rationale: "With several producers, each one's actions must keep their order and none may be lost or doubled.",
-            hint: "the enqueue path is thread-safe (a lock or an atomic queue), and no action is dropped when two threads enqueue at once.",
+            rationale:
+                "With several producers, each one's actions must keep their order and none may be lost or doubled.",
+            hint:
+                "the enqueue path is thread-safe (a lock or an atomic queue), and no action is dropped when two threads enqueue at once.",
             needsIdleCores: true
         ) { ctx throws(RuleFailure) in
             // The fault shows only when calls collide, and a loaded machine can have producers
@@ -104,13 +113,16 @@ extension RuleCatalogue {
             for _ in 0..<5 where overlaps < 250 {
                 overlaps += try manyProducersKeepTheirOrder(ctx)
             }
-            try ctx.requireExercised(overlaps >= 20, "in five runs only \(overlaps) `schedule` calls overlapped another producer's")
+            try ctx.requireExercised(
+                overlaps >= 20, "in five runs only \(overlaps) `schedule` calls overlapped another producer's")
         },
         Rule(
             .ord4, "an action scheduled from inside an action does not run re-entrantly",
             excludes: [.synchronous, .subscription, .threadConfined],
-            rationale: "Nested work must not run inside the `schedule` call of the action that asked for it; that breaks the outer action's invariants and grows the stack.",
-            hint: "`schedule` called from one of the scheduler's own actions enqueues instead of calling the action; a trampoline defers it until the outer action returns."
+            rationale:
+                "Nested work must not run inside the `schedule` call of the action that asked for it; that breaks the outer action's invariants and grows the stack.",
+            hint:
+                "`schedule` called from one of the scheduler's own actions enqueues instead of calling the action; a trampoline defers it until the outer action returns."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let outerThread = Box<UInt?>(nil)
@@ -130,10 +142,13 @@ extension RuleCatalogue {
             try ctx.expect(!reentered.value, "the nested action ran inside the outer action's `schedule` call")
         },
         Rule(
-            .ord5, "an asynchronous scheduler never runs an action inside the call that scheduled it, at any entry point",
+            .ord5,
+            "an asynchronous scheduler never runs an action inside the call that scheduled it, at any entry point",
             requires: .asynchronous,
-            rationale: "Callers set up state after `schedule` returns (storing the handle, say) that the action relies on; an inline run sees it missing. A deadline that has come, a repeating timer whose start has passed and a recursion's first run are scheduled work too.",
-            hint: "no entry point calls the action directly: not `schedule`, not `schedule(at:)` with a past, present or near deadline, not a repeating timer's first tick, not `scheduleRecursive`'s first run; not from the scheduler's own thread, nor when the queue is empty."
+            rationale:
+                "Callers set up state after `schedule` returns (storing the handle, say) that the action relies on; an inline run sees it missing. A deadline that has come, a repeating timer whose start has passed and a recursion's first run are scheduled work too.",
+            hint:
+                "no entry point calls the action directly: not `schedule`, not `schedule(at:)` with a past, present or near deadline, not a repeating timer's first tick, not `scheduleRecursive`'s first run; not from the scheduler's own thread, nor when the queue is empty."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let inline = Box(0)
@@ -163,8 +178,10 @@ extension RuleCatalogue {
             .ord6, "an action scheduled after another on a different thread runs after it",
             requires: .serial,
             excludes: .threadConfined,
-            rationale: "Serial order is the order of the `schedule` calls, whichever threads make them: an event handed from one thread to another must not overtake the one before it.",
-            hint: "one queue for every caller, not a lane per thread drained in turn; no per-thread batching that holds work back."
+            rationale:
+                "Serial order is the order of the `schedule` calls, whichever threads make them: an event handed from one thread to another must not overtake the one before it.",
+            hint:
+                "one queue for every caller, not a lane per thread drained in turn; no per-thread batching that holds work back."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             var generator = SplitMix64(seed: 0x0D6)
@@ -203,12 +220,17 @@ extension RuleContext {
         let actions = observed.filter { $0 != sentinel }
         var seen = Set<Int>()
         let doubled = actions.filter { !seen.insert($0).inserted }
-        try expect(doubled.isEmpty, "\(prefix)\(doubled.count) actions ran more than once (first: \(doubled.first ?? 0))")
+        try expect(
+            doubled.isEmpty, "\(prefix)\(doubled.count) actions ran more than once (first: \(doubled.first ?? 0))")
         let missing = expected.filter { !seen.contains($0) }
-        try expect(missing.isEmpty, "\(prefix)\(missing.count) of \(expected.count) actions never ran (lost), first \(missing.first ?? 0)")
+        try expect(
+            missing.isEmpty,
+            "\(prefix)\(missing.count) of \(expected.count) actions never ran (lost), first \(missing.first ?? 0)")
         if let mark = observed.firstIndex(of: sentinel), mark < observed.count - 1 {
             let late = observed[(mark + 1)...]
-            throw RuleFailure("\(prefix)reordered, not lost: \(late.count) actions ran after a sentinel scheduled after them (first: \(late.first!))")
+            throw RuleFailure(
+                "\(prefix)reordered, not lost: \(late.count) actions ran after a sentinel scheduled after them (first: \(late.first!))"
+            )
         }
         try expect(actions == expected, "\(prefix)order broken: \(firstMismatch(actions, expected))")
     }
@@ -258,7 +280,9 @@ private func manyProducersKeepTheirOrder(_ ctx: RuleContext) throws(RuleFailure)
     _ = ctx.waitQuietly(for: order.complete, on: scheduler)
     let all = order.all
     for producer in 0..<producers {
-        let mine = all.filter { $0 == sentinel || $0 / 1_000_000 == producer }.map { $0 == sentinel ? $0 : $0 % 1_000_000 }
+        let mine = all.filter { $0 == sentinel || $0 / 1_000_000 == producer }.map {
+            $0 == sentinel ? $0 : $0 % 1_000_000
+        }
         try ctx.expectSequence(mine, Array(0..<perProducer), "producer \(producer)")
     }
     return calls.overlaps

@@ -22,8 +22,10 @@ extension RuleCatalogue {
         },
         Rule(
             .rec2, "reschedules made during the block wait until it returns",
-            rationale: "A run never re-enters itself: ReactiveCocoa counts `reschedule` calls made during the block and schedules them after it returns.",
-            hint: "`reschedule` called while the block executes only bumps a counter; the runs are scheduled after the block returns."
+            rationale:
+                "A run never re-enters itself: ReactiveCocoa counts `reschedule` calls made during the block and schedules them after it returns.",
+            hint:
+                "`reschedule` called while the block executes only bumps a counter; the runs are scheduled after the block returns."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let log = Recorder<String>()
@@ -31,7 +33,10 @@ extension RuleCatalogue {
             let finished = Box(0)
             let third = Signal()
             scheduler.scheduleRecursive { reschedule in
-                let run = runs.update { $0 += 1; return $0 }
+                let run = runs.update {
+                    $0 += 1
+                    return $0
+                }
                 log.record("start \(run)")
                 if run == 1 {
                     reschedule()
@@ -39,7 +44,12 @@ extension RuleCatalogue {
                 }
                 log.record("end \(run)")
                 // Counted at the end: on a concurrent scheduler runs 2 and 3 may finish in either order.
-                if finished.update({ $0 += 1; return $0 }) == 3 { third.fire() }
+                if finished.update({
+                    $0 += 1
+                    return $0
+                }) == 3 {
+                    third.fire()
+                }
             }
             try ctx.waitFor(third, on: scheduler, "three runs")
             let events = log.all
@@ -58,7 +68,10 @@ extension RuleCatalogue {
             let runs = Box(0)
             let third = Signal()
             scheduler.scheduleRecursive { reschedule in
-                let run = runs.update { $0 += 1; return $0 }
+                let run = runs.update {
+                    $0 += 1
+                    return $0
+                }
                 if run == 1 {
                     reschedule()
                     reschedule()
@@ -72,8 +85,10 @@ extension RuleCatalogue {
         Rule(
             .rec4, "reschedules made later, from another thread, each run",
             excludes: .threadConfined,
-            rationale: "Asynchronous continuations (a network callback, say) call `reschedule` after the block returned; two such calls ask for two runs.",
-            hint: "after the block returned, `reschedule` schedules at once instead of bumping a counter nobody reads, and two calls are not merged into one pending flag."
+            rationale:
+                "Asynchronous continuations (a network callback, say) call `reschedule` after the block returned; two such calls ask for two runs.",
+            hint:
+                "after the block returned, `reschedule` schedules at once instead of bumping a counter nobody reads, and two calls are not merged into one pending flag."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let stored = Box<(@Sendable () -> Void)?>(nil)
@@ -81,7 +96,10 @@ extension RuleCatalogue {
             let runs = Box(0)
             let later = Recorder<Int>(expecting: 2)
             scheduler.scheduleRecursive { reschedule in
-                let run = runs.update { $0 += 1; return $0 }
+                let run = runs.update {
+                    $0 += 1
+                    return $0
+                }
                 if run == 1 {
                     stored.value = reschedule
                     first.fire()
@@ -99,15 +117,18 @@ extension RuleCatalogue {
                 reschedule()
             }
             gate.fire()
-            try ctx.waitFor(later.complete, on: scheduler, "two runs asked for from another thread (\(later.count) ran)")
+            try ctx.waitFor(
+                later.complete, on: scheduler, "two runs asked for from another thread (\(later.count) ran)")
             try ctx.settle(scheduler)
             try ctx.expect(runs.value == 3, "ran \(runs.value) times for one start and two later reschedules")
         },
         Rule(
             .rec5, "disposing stops every further run, one already queued included",
             anyOf: [.serial, .virtualTime], excludes: [.synchronous, .trampoline],
-            rationale: "Disposal is how an endless recursion (polling, a retry loop) ends; a run already queued when `dispose()` returns must not start.",
-            hint: "each run checks the recursion's disposable before calling the block (not only when rescheduling), and pending runs are disposed with it."
+            rationale:
+                "Disposal is how an endless recursion (polling, a retry loop) ends; a run already queued when `dispose()` returns must not start.",
+            hint:
+                "each run checks the recursion's disposable before calling the block (not only when rescheduling), and pending runs are disposed with it."
         ) { ctx throws(RuleFailure) in
             // Twice, with the next run provably queued when `dispose()` is called: once from
             // a plain action that run 10 queued ahead of run 11, once from another thread
@@ -122,7 +143,10 @@ extension RuleCatalogue {
                 let disposer = Signal()
                 let handleStored = Signal()
                 let handle = scheduler.scheduleRecursive { reschedule in
-                    let run = runs.update { $0 += 1; return $0 }
+                    let run = runs.update {
+                        $0 += 1
+                        return $0
+                    }
                     // The disposing action needs the handle, which exists only once
                     // `scheduleRecursive` returned.
                     if run == 1 { _ = handleStored.wait(ctx.timing.mustHappen) }
@@ -155,14 +179,18 @@ extension RuleCatalogue {
                 try ctx.settle(scheduler)
                 try ctx.settle(scheduler)
                 let atDispose = try ctx.unwrap(disposedAfter.value, "the disposing action did not run")
-                try ctx.expect(runs.value == atDispose, "ran \(runs.value - atDispose) times after dispose() returned (\(fromOutside ? "from another thread while the scheduler was held" : "from an action queued ahead of the next run"))")
+                try ctx.expect(
+                    runs.value == atDispose,
+                    "ran \(runs.value - atDispose) times after dispose() returned (\(fromOutside ? "from another thread while the scheduler was held" : "from an action queued ahead of the next run"))"
+                )
             }
         },
         Rule(
             .rec6, "disposing from inside the block stops every further run",
             excludes: .threadConfined,
             rationale: "A recursion often decides inside itself that it is done.",
-            hint: "the disposed check happens before each run, including runs already counted during the disposing block."
+            hint:
+                "the disposed check happens before each run, including runs already counted during the disposing block."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let runs = Box(0)
@@ -171,7 +199,10 @@ extension RuleCatalogue {
             let first = Signal()
             let fifth = Signal()
             let handle = scheduler.scheduleRecursive { reschedule in
-                let run = runs.update { $0 += 1; return $0 }
+                let run = runs.update {
+                    $0 += 1
+                    return $0
+                }
                 if run == 1 {
                     // The handle exists only after scheduleRecursive returned: continue later.
                     stored.value = reschedule
@@ -199,8 +230,10 @@ extension RuleCatalogue {
         },
         Rule(
             .rec7, "deep recursion without stack growth: 1,000,000 levels inline, 100,000 through a queue",
-            rationale: "Deep recursion (100,000+ levels) is routine in stream processing; the field has shipped immediate schedulers that overflow the stack.",
-            hint: "a synchronous scheduler unrolls recursion into a loop over a counter; others must enqueue each run instead of calling it."
+            rationale:
+                "Deep recursion (100,000+ levels) is routine in stream processing; the field has shipped immediate schedulers that overflow the stack.",
+            hint:
+                "a synchronous scheduler unrolls recursion into a loop over a counter; others must enqueue each run instead of calling it."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let meter = StackMeter()
@@ -213,7 +246,10 @@ extension RuleCatalogue {
             let levels = inline ? 1_000_000 : 100_000
             scheduler.scheduleRecursive { reschedule in
                 meter.sample()
-                let run = runs.update { $0 += 1; return $0 }
+                let run = runs.update {
+                    $0 += 1
+                    return $0
+                }
                 if run < levels && !meter.exceeded { reschedule() } else { done.fire() }
             }
             try ctx.waitFor(done, on: scheduler, within: ctx.timing.ruleTimeout * 0.8, "the last level")

@@ -51,7 +51,9 @@ struct RepeatingGrid {
         let last = first + step * UInt64(points - 1)
         let slack = UInt64(Self.mappingSlack.nanoseconds)
 
-        let reference = ReferenceTimer(first: first, interval: interval, leeway: .zero, until: last) { hop in _ = scheduler.schedule(hop) }
+        let reference = ReferenceTimer(first: first, interval: interval, leeway: .zero, until: last) { hop in
+            _ = scheduler.schedule(hop)
+        }
         let alike = ReferenceTimer(first: first, interval: interval, leeway: leeway, until: last, hop: nil)
         defer {
             reference.cancel()
@@ -70,8 +72,12 @@ struct RepeatingGrid {
         }
         try ctx.waitFor(done, on: scheduler, "a tick at or after grid point \(points - 1)")
         handle.dispose()
-        try ctx.expect(reference.done.wait(ctx.timing.mustHappen), "the suite's reference timer did not reach the last grid point", kind: .error)
-        try ctx.expect(alike.done.wait(ctx.timing.mustHappen), "the suite's reference timer with the subject's leeway did not reach the last grid point", kind: .error)
+        try ctx.expect(
+            reference.done.wait(ctx.timing.mustHappen), "the suite's reference timer did not reach the last grid point",
+            kind: .error)
+        try ctx.expect(
+            alike.done.wait(ctx.timing.mustHappen),
+            "the suite's reference timer with the subject's leeway did not reach the last grid point", kind: .error)
 
         let times = ticks.all
         let referenceTimes = reference.times
@@ -88,11 +94,14 @@ struct RepeatingGrid {
             else { continue }
             // The hop's own delay counts from when the subject was free to run it: on a serial
             // scheduler it waits for a tick's action that was running, which is no stall.
-            let hopDelay = hopTimes.first { $0 >= point }.map { hop in
-                hop - max(point, tickEnds.last { $0 <= hop } ?? point)
-            } ?? 0
+            let hopDelay =
+                hopTimes.first { $0 >= point }.map { hop in
+                    hop - max(point, tickEnds.last { $0 <= hop } ?? point)
+                } ?? 0
             let machine = max(referenceAt, alikeAt) - point
-            let coveredWithin = { (noise: UInt64) in times.contains { $0 + slack >= point && $0 <= point + allowance + noise } }
+            let coveredWithin = { (noise: UInt64) in
+                times.contains { $0 + slack >= point && $0 <= point + allowance + noise }
+            }
             // The subject's queue is called as a witness only for a tick that the machine's
             // noise alone does not excuse; a point excused by a delay longer than the leeway
             // was not judged.
@@ -101,14 +110,18 @@ struct RepeatingGrid {
             if noise <= UInt64(leeway.nanoseconds) { judged += 1 }
             if !witnessNeeded || coveredWithin(noise) { continue }
             let next = times.first { $0 + slack >= point }.map { "came \(ms($0 &- point)) after it" } ?? "never came"
-            report.append("point \(k): the tick \(next), the references \(ms(machine)), a plain action on the subject \(ms(hopDelay))")
+            report.append(
+                "point \(k): the tick \(next), the references \(ms(machine)), a plain action on the subject \(ms(hopDelay))"
+            )
         }
         try ctx.expect(
             report.isEmpty,
-            "\(report.count) of \(points) grid points of a timer every \(ms(step)) with leeway \(ms(UInt64(leeway.nanoseconds))) got no tick within leeway + \(ms(UInt64(Self.pathAllowance.nanoseconds))) + the latest of the suite's own timers (zero leeway and the same leeway) and a plain action it handed the subject there (\(report.prefix(4).joined(separator: "; ")))")
+            "\(report.count) of \(points) grid points of a timer every \(ms(step)) with leeway \(ms(UInt64(leeway.nanoseconds))) got no tick within leeway + \(ms(UInt64(Self.pathAllowance.nanoseconds))) + the latest of the suite's own timers (zero leeway and the same leeway) and a plain action it handed the subject there (\(report.prefix(4).joined(separator: "; ")))"
+        )
         try ctx.requireExercised(
             judged * 2 >= points,
-            "the suite's reference timers, or a plain action it handed the subject, were later than the leeway at \(points - judged) of \(points) grid points: the machine was too noisy to judge the timer")
+            "the suite's reference timers, or a plain action it handed the subject, were later than the leeway at \(points - judged) of \(points) grid points: the machine was too noisy to judge the timer"
+        )
     }
 
     /// The subject's `now`, and the suite's uptime at that moment (bracketed; retried until
@@ -137,12 +150,17 @@ private final class ReferenceTimer: Sendable {
     /// Fires once a tick ran at or after the last grid point.
     let done = Signal()
 
-    init(first: UInt64, interval: Duration, leeway: Duration, until last: UInt64, hop: (@Sendable (@escaping SchedulerAction) -> Void)?) {
+    init(
+        first: UInt64, interval: Duration, leeway: Duration, until last: UInt64,
+        hop: (@Sendable (@escaping SchedulerAction) -> Void)?
+    ) {
         // Not `.strict`: a strict timer sits in Dispatch's critical timer class, which kept
         // time in a loaded test process while the ordinary class, the subject's, was 265 ms
         // late; the ordinary class sees what the subject's timer sees.
         source = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "repeating-grid reference"))
-        source.schedule(deadline: DispatchTime(uptimeNanoseconds: first), repeating: .nanoseconds(Int(interval.nanoseconds)), leeway: .nanoseconds(Int(leeway.nanoseconds)))
+        source.schedule(
+            deadline: DispatchTime(uptimeNanoseconds: first), repeating: .nanoseconds(Int(interval.nanoseconds)),
+            leeway: .nanoseconds(Int(leeway.nanoseconds)))
         source.setEventHandler { [recorded, hopped, done] in
             let at = uptime()
             recorded.update { $0.append(at) }

@@ -7,7 +7,8 @@ extension RuleCatalogue {
         Rule(
             .sub1, "runs inline inside a current scheduler",
             requires: .subscription,
-            rationale: "Subscribing from code already on a scheduler must not hop: ReactiveCocoa runs it synchronously there.",
+            rationale:
+                "Subscribing from code already on a scheduler must not hop: ReactiveCocoa runs it synchronously there.",
             hint: "`schedule` checks `CurrentScheduler.value` and calls the action directly when there is one."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
@@ -32,8 +33,10 @@ extension RuleCatalogue {
             .sub2, "without a current scheduler, runs asynchronously on a background scheduler that is then current",
             requires: .subscription,
             excludes: .threadConfined,
-            rationale: "Subscribing from an arbitrary thread moves the work to a background scheduler, which later hops can find as current.",
-            hint: "with no current scheduler, hand the action to a private background scheduler; do not run it on the caller's thread."
+            rationale:
+                "Subscribing from an arbitrary thread moves the work to a background scheduler, which later hops can find as current.",
+            hint:
+                "with no current scheduler, hand the action to a private background scheduler; do not run it on the caller's thread."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let observed = Box<(sameThread: Bool, current: Bool)?>(nil)
@@ -74,8 +77,10 @@ extension RuleCatalogue {
         Rule(
             .sub4, "an inline run leaves the caller's scheduler current, inside and after",
             requires: .subscription,
-            rationale: "Running inline is not a hop: work subscribed from scheduler A that asks for the current scheduler must find A, or it hops away from where it runs.",
-            hint: "the inline path calls the action directly; it does not run it as the subscription scheduler (or any other)."
+            rationale:
+                "Running inline is not a hop: work subscribed from scheduler A that asks for the current scheduler must find A, or it hops away from where it runs.",
+            hint:
+                "the inline path calls the action directly; it does not run it as the subscription scheduler (or any other)."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let host = QueueScheduler(name: "SUB-4 host")

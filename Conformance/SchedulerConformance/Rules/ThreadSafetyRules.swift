@@ -1,13 +1,14 @@
 import SchedulerProbes
-import Synchronization
 import Schedulers
+import Synchronization
 
 extension RuleCatalogue {
     static let threadSafety: [Rule] = [
         Rule(
             .thr1, "concurrent scheduling from many threads runs every action exactly once",
             excludes: .threadConfined,
-            rationale: "Schedulers are shared by every thread of an app; a lost or doubled action is a lost or doubled event.",
+            rationale:
+                "Schedulers are shared by every thread of an app; a lost or doubled action is a lost or doubled event.",
             hint: "the enqueue path is protected (a lock, an atomic queue) and the disposed/claimed flags are atomic."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
@@ -20,7 +21,12 @@ extension RuleCatalogue {
                 for index in 0..<perProducer {
                     scheduler.schedule {
                         runs.update { $0[producer * perProducer + index] += 1 }
-                        if remaining.update({ $0 -= 1; return $0 }) == 0 { done.fire() }
+                        if remaining.update({
+                            $0 -= 1
+                            return $0
+                        }) == 0 {
+                            done.fire()
+                        }
                     }
                 }
             }
@@ -34,16 +40,20 @@ extension RuleCatalogue {
         Rule(
             .thr2, "releasing a scheduler with pending work does not crash, and no action runs twice",
             excludes: [.synchronous, .trampoline],
-            rationale: "Apps drop schedulers while work is queued; the declared policy (run or drop pending work) must hold without a crash.",
-            hint: "pending actions keep what they need alive (or are cleanly dropped); nothing touches a freed scheduler."
+            rationale:
+                "Apps drop schedulers while work is queued; the declared policy (run or drop pending work) must hold without a crash.",
+            hint:
+                "pending actions keep what they need alive (or are cleanly dropped); nothing touches a freed scheduler."
         ) { ctx throws(RuleFailure) in
             try releaseWithPendingWork(ctx)
         },
         Rule(
             .thr3, "no action is leaked after quiescence, run or disposed",
             anyOf: [.serial, .virtualTime, .synchronous, .trampoline],
-            rationale: "Every closure a scheduler ever held must be freed once it ran or was disposed, or long-running apps leak.",
-            hint: "no list of past actions is kept; disposal clears the closure; handles do not form cycles with their actions."
+            rationale:
+                "Every closure a scheduler ever held must be freed once it ran or was disposed, or long-running apps leak.",
+            hint:
+                "no list of past actions is kept; disposal clears the closure; handles do not form cycles with their actions."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let live = LiveCounter()
@@ -61,8 +71,10 @@ extension RuleCatalogue {
         Rule(
             .thr4, "a concurrent scheduler really runs actions at the same time",
             requires: .concurrent,
-            rationale: "Claiming concurrency promises parallelism: users split CPU-bound work across it, and work that waits for other work on the same scheduler deadlocks on one that serialises.",
-            hint: "the queue is created concurrent (and its target too); no serialising lock wraps the actions; one caller's actions are not queued behind each other."
+            rationale:
+                "Claiming concurrency promises parallelism: users split CPU-bound work across it, and work that waits for other work on the same scheduler deadlocks on one that serialises.",
+            hint:
+                "the queue is created concurrent (and its target too); no serialising lock wraps the actions; one caller's actions are not queued behind each other."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let first = Signal()
@@ -83,13 +95,18 @@ extension RuleCatalogue {
             }
             try ctx.waitFor(done, on: scheduler, "the first action finished")
             try ctx.waitFor(done, on: scheduler, "the second action finished")
-            try ctx.expect(met.value == 2, "the two actions never ran at the same time: the second did not start while the first waited \(bound) for it")
+            try ctx.expect(
+                met.value == 2,
+                "the two actions never ran at the same time: the second did not start while the first waited \(bound) for it"
+            )
         },
         Rule(
             .thr5, "disposal storms racing scheduling: undisposed actions run exactly once",
             requires: .cancellation, excludes: [.synchronous, .threadConfined],
-            rationale: "Unsubscribing on one thread while another schedules is routine; it must not lose work that was not disposed.",
-            hint: "the disposed flag belongs to each action, set atomically; disposal never removes a neighbour's entry."
+            rationale:
+                "Unsubscribing on one thread while another schedules is routine; it must not lose work that was not disposed.",
+            hint:
+                "the disposed flag belongs to each action, set atomically; disposal never removes a neighbour's entry."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let producers = ctx.producerCount
@@ -103,7 +120,14 @@ extension RuleCatalogue {
                     let keep = index % 2 == 1
                     let handle = scheduler.schedule {
                         runs.update { $0[id] += 1 }
-                        if keep, keptRemaining.update({ $0 -= 1; return $0 }) == 0 { allKeptRan.fire() }
+                        if keep,
+                            keptRemaining.update({
+                                $0 -= 1
+                                return $0
+                            }) == 0
+                        {
+                            allKeptRan.fire()
+                        }
                     }
                     if !keep { handle?.dispose() }
                 }
@@ -170,7 +194,8 @@ private func releaseWithPendingWork(_ ctx: RuleContext) throws(RuleFailure) {
     let twice = ledger.ranMoreThanOnce
     try ctx.expect(
         twice.isEmpty,
-        "\(twice.count) of the actions pending at release ran more than once after the scheduler was released (\(twice.prefix(5).joined(separator: ", ")))")
+        "\(twice.count) of the actions pending at release ran more than once after the scheduler was released (\(twice.prefix(5).joined(separator: ", ")))"
+    )
 }
 
 /// How often each of THR-2's actions ran, and which ran again after its gate opened.
@@ -227,7 +252,8 @@ private final class ReleaseLedger: Sendable {
     /// Whether every plain action (and the armed timer) ran since ``open()``.
     func finishedSinceOpen(timerArmed: Bool) -> Bool {
         state.withLock { state in
-            (1...actions).allSatisfy(state.sinceOpen.contains) && (!timerArmed || state.sinceOpen.contains(Self.timer(actions)))
+            (1...actions).allSatisfy(state.sinceOpen.contains)
+                && (!timerArmed || state.sinceOpen.contains(Self.timer(actions)))
         }
     }
 
@@ -235,7 +261,8 @@ private final class ReleaseLedger: Sendable {
     var ranMoreThanOnce: [String] {
         state.withLock { state in
             state.runs.indices.filter { state.runs[$0] > 1 }.map { id in
-                let name = id == Self.holder ? "the holding action" : id == Self.timer(actions) ? "the timer" : "action \(id)"
+                let name =
+                    id == Self.holder ? "the holding action" : id == Self.timer(actions) ? "the timer" : "action \(id)"
                 return "\(name) \(state.runs[id]) times"
             }
         }

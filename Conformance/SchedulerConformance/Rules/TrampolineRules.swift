@@ -8,8 +8,10 @@ extension RuleCatalogue {
             .trm1, "the first action runs inline, nested ones FIFO after it, several queued at once",
             requires: .trampoline,
             excludes: .threadConfined,
-            rationale: "RxSwift's classic nested example must print 1, 2, 3, 4, 5: nested work runs after the outer action returns, in order, however many are queued.",
-            hint: "an idle thread runs the action at once, then drains a per-thread FIFO queue (not a stack); a busy thread only enqueues, at the back."
+            rationale:
+                "RxSwift's classic nested example must print 1, 2, 3, 4, 5: nested work runs after the outer action returns, in order, however many are queued.",
+            hint:
+                "an idle thread runs the action at once, then drains a per-thread FIFO queue (not a stack); a busy thread only enqueues, at the back."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let order = try ctx.onFreshThread { () -> [String] in
@@ -64,7 +66,8 @@ extension RuleCatalogue {
             .trm3, "the thread's state resets after the drain",
             requires: .trampoline,
             excludes: .threadConfined,
-            rationale: "Once the outermost action and its queue are done, the next `schedule` on that thread must run inline again.",
+            rationale:
+                "Once the outermost action and its queue are done, the next `schedule` on that thread must run inline again.",
             hint: "the 'running' flag is cleared on every exit path, and the queue is empty afterwards."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
@@ -80,7 +83,8 @@ extension RuleCatalogue {
             .trm4, "threads do not share a queue",
             requires: .trampoline,
             excludes: .threadConfined,
-            rationale: "The trampoline is per thread: one thread's nested work must never run on another thread or be delayed by it.",
+            rationale:
+                "The trampoline is per thread: one thread's nested work must never run on another thread or be delayed by it.",
             hint: "the queue and the running flag live in thread-local storage, not in the shared scheduler object."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
@@ -96,7 +100,9 @@ extension RuleCatalogue {
                     scheduler.schedule {
                         aInside.fire()
                         _ = bCalled.wait(.seconds(2))
-                        scheduler.schedule { if ThreadProbe.id != me { problems.record("A's nested action ran on another thread") } }
+                        scheduler.schedule {
+                            if ThreadProbe.id != me { problems.record("A's nested action ran on another thread") }
+                        }
                     }
                 } else {
                     _ = aInside.wait(.seconds(2))
@@ -115,7 +121,8 @@ extension RuleCatalogue {
             .trm5, "a chain of 100,000 nested schedules does not grow the stack",
             requires: .trampoline,
             excludes: .threadConfined,
-            rationale: "Recursion through the trampoline is how RxSwift avoids stack overflows; depth must cost queue space, not stack.",
+            rationale:
+                "Recursion through the trampoline is how RxSwift avoids stack overflows; depth must cost queue space, not stack.",
             hint: "nested `schedule` only enqueues while the drain runs; the drain is a loop, not a recursive call."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
@@ -124,21 +131,30 @@ extension RuleCatalogue {
                 let depth = Box(0)
                 @Sendable func step() {
                     meter.sample()
-                    guard !meter.exceeded, depth.update({ $0 += 1; return $0 }) < 100_000 else { return }
+                    guard !meter.exceeded,
+                        depth.update({
+                            $0 += 1
+                            return $0
+                        }) < 100_000
+                    else { return }
                     scheduler.schedule(step)
                 }
                 scheduler.schedule(step)
                 return (depth.value, meter.growth)
             }
-            try ctx.expect(growth.growth < StackMeter.limit, "the stack grew by \(growth.growth) bytes after \(growth.depth) nested schedules")
+            try ctx.expect(
+                growth.growth < StackMeter.limit,
+                "the stack grew by \(growth.growth) bytes after \(growth.depth) nested schedules")
             try ctx.expect(growth.depth == 100_000, "only \(growth.depth) of 100,000 nested actions ran")
         },
         Rule(
             .trm6, "threads trampolining at the same moment each drain their own queue",
             requires: .trampoline,
             excludes: .threadConfined,
-            rationale: "Many threads use the one shared trampoline at once; each thread's nested work must run on it, in its order, none lost or taken by another thread.",
-            hint: "the queue and the running flag are both per thread; nothing about the drain is shared between threads."
+            rationale:
+                "Many threads use the one shared trampoline at once; each thread's nested work must run on it, in its order, none lost or taken by another thread.",
+            hint:
+                "the queue and the running flag are both per thread; nothing about the drain is shared between threads."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let threads = 4
@@ -155,20 +171,31 @@ extension RuleCatalogue {
                 let returned = Box(false)
                 scheduler.schedule {
                     inside.leave()
-                    if inside.wait(timeout: .now() + (ctx.timing.lateness * 4).dispatchInterval) == .timedOut { together.value = false }
+                    if inside.wait(timeout: .now() + (ctx.timing.lateness * 4).dispatchInterval) == .timedOut {
+                        together.value = false
+                    }
                     for item in 0..<nested {
                         scheduler.schedule {
-                            if ThreadProbe.id != me { problems.record("thread \(index)'s action \(item) ran on another thread") }
-                            if !returned.value { problems.record("thread \(index)'s action \(item) ran before its outer action returned") }
+                            if ThreadProbe.id != me {
+                                problems.record("thread \(index)'s action \(item) ran on another thread")
+                            }
+                            if !returned.value {
+                                problems.record("thread \(index)'s action \(item) ran before its outer action returned")
+                            }
                             ran.record(item)
                         }
                     }
                     returned.value = true
                 }
-                if ran.all != Array(0..<nested) { problems.record("thread \(index) ran \(ran.count) of \(nested) nested actions by the time its `schedule` returned, in order \(ran.all.prefix(5))…") }
+                if ran.all != Array(0..<nested) {
+                    problems.record(
+                        "thread \(index) ran \(ran.count) of \(nested) nested actions by the time its `schedule` returned, in order \(ran.all.prefix(5))…"
+                    )
+                }
             }
             try ctx.expect(problems.count == 0, problems.all.prefix(3).joined(separator: "; "))
-            try ctx.requireExercised(together.value, "the \(threads) threads were never inside their trampolines at the same moment")
+            try ctx.requireExercised(
+                together.value, "the \(threads) threads were never inside their trampolines at the same moment")
         },
     ]
 }

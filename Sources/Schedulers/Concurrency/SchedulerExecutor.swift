@@ -77,7 +77,9 @@ public final class SchedulerExecutor: SerialExecutor, TaskExecutor, CustomString
 
     /// Stops the program unless this thread is running one of the scheduler's actions or jobs.
     public func checkIsolated() {
-        precondition(CurrentScheduler.value === scheduler, "not isolated to \(scheduler.name): the current scheduler is \(CurrentScheduler.value?.name ?? "none")")
+        precondition(
+            CurrentScheduler.value === scheduler,
+            "not isolated to \(scheduler.name): the current scheduler is \(CurrentScheduler.value?.name ?? "none")")
     }
 
     /// `SchedulerExecutor(` and the scheduler's name.

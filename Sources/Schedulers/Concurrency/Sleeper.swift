@@ -1,4 +1,3 @@
-
 /// One suspended `sleep`: resumed exactly once, by its deadline or by cancellation,
 /// whichever comes first; cancellation also withdraws the scheduled wake-up, so a cancelled
 /// sleeper neither runs nor keeps the scheduler (or its closure) busy. Package-wide, so the
@@ -41,10 +40,14 @@ package final class Sleeper: Sendable {
     /// Resumes the sleeper: normally for `nil`, throwing `error` otherwise. Only the first
     /// call counts.
     package func finish(_ error: (any Error)?) {
-        let (continuation, wakeUp) = state.withLock { state -> (CheckedContinuation<Void, any Error>?, (any Disposable)?) in
+        let (continuation, wakeUp) = state.withLock {
+            state -> (CheckedContinuation<Void, any Error>?, (any Disposable)?) in
             guard state.finished == nil else { return (nil, nil) }
             state.finished = .some(error)
-            defer { state.continuation = nil; state.wakeUp = nil }
+            defer {
+                state.continuation = nil
+                state.wakeUp = nil
+            }
             return (state.continuation, state.wakeUp)
         }
         if error != nil { wakeUp?.dispose() }

@@ -1,4 +1,3 @@
-
 /// A disposable holding one replaceable inner disposable.
 ///
 /// Replacing the inner disposable disposes the previous one; setting one after this

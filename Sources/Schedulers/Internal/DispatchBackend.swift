@@ -18,7 +18,9 @@ struct DispatchBackend: Sendable {
         return item
     }
 
-    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction, as owner: any Scheduler) -> any Disposable {
+    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction, as owner: any Scheduler)
+        -> any Disposable
+    {
         let item = ScheduledAction(action, scheduler: owner)
         queue.asyncAfter(deadline: Self.dispatchTime(deadline)) { item.run() }
         return item
@@ -69,7 +71,9 @@ extension DispatchBackedScheduler {
     }
 
     @discardableResult
-    public func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    public func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         backend.schedule(at: deadline, action, as: self)
     }
 

@@ -1,4 +1,3 @@
-
 /// A repeating action and its cancellation handle, shared by every repeating scheduler.
 ///
 /// A tick that has taken the action before `dispose()` runs whole; no tick starts after

@@ -1,13 +1,14 @@
-// Every raw C call of the library sits in this file.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import DequeModule
 import Foundation
+
+// Every raw C call of the library sits in this file.
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// What the library keeps per thread: the current scheduler and the trampoline's queue.
 ///
@@ -51,9 +52,9 @@ final class ThreadState {
         var key = pthread_key_t()
         let status = pthread_key_create(&key) { raw in
             #if canImport(Darwin)
-            Unmanaged<ThreadState>.fromOpaque(raw).release()
+                Unmanaged<ThreadState>.fromOpaque(raw).release()
             #else
-            if let raw { Unmanaged<ThreadState>.fromOpaque(raw).release() }
+                if let raw { Unmanaged<ThreadState>.fromOpaque(raw).release() }
             #endif
         }
         precondition(status == 0, "pthread_key_create failed with \(status): out of thread-specific keys")

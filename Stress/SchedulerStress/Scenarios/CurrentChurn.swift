@@ -18,16 +18,26 @@ extension StressScenario {
         while !ctx.timeIsUp {
             let chains = ctx.threads * 2
             let done = Countdown(chains)
-            let right = Atomic<Int>(0), wrong = Atomic<Int>(0), unrestored = Atomic<Int>(0)
+            let right = Atomic<Int>(0)
+            let wrong = Atomic<Int>(0)
+            let unrestored = Atomic<Int>(0)
             let latencies = Lock(ctx.latency.makeWorkerHistogram())
             @Sendable func hop(_ remaining: Int, on scheduler: any Scheduler, other: any Scheduler, requested: UInt64) {
                 scheduler.schedule {
                     let now = StressContext.nanoseconds()
                     latencies.withLock { $0.record(now &- requested) }
-                    if CurrentScheduler.value === scheduler { right.wrappingAdd(1, ordering: .relaxed) } else { wrong.wrappingAdd(1, ordering: .relaxed) }
+                    if CurrentScheduler.value === scheduler {
+                        right.wrappingAdd(1, ordering: .relaxed)
+                    } else {
+                        wrong.wrappingAdd(1, ordering: .relaxed)
+                    }
                     CurrentScheduler.run(as: nested) {}
                     if CurrentScheduler.value !== scheduler { unrestored.wrappingAdd(1, ordering: .relaxed) }
-                    if remaining == 0 { done.tick() } else { hop(remaining - 1, on: other, other: scheduler, requested: StressContext.nanoseconds()) }
+                    if remaining == 0 {
+                        done.tick()
+                    } else {
+                        hop(remaining - 1, on: other, other: scheduler, requested: StressContext.nanoseconds())
+                    }
                 }
             }
             try ctx.onThreads(ctx.threads) { worker in
@@ -36,7 +46,9 @@ extension StressScenario {
                     hop(hopsPerChain, on: b, other: a, requested: StressContext.nanoseconds())
                 }
             }
-            guard done.wait(ctx.mustHappen) else { throw StressFailure("\(done.count) of \(chains) hop chains did not finish within \(ctx.mustHappen)") }
+            guard done.wait(ctx.mustHappen) else {
+                throw StressFailure("\(done.count) of \(chains) hop chains did not finish within \(ctx.mustHappen)")
+            }
             ctx.record(CurrentChurnOutcome.rightScheduler, count: right.load(ordering: .relaxed))
             ctx.record(CurrentChurnOutcome.wrongScheduler, count: wrong.load(ordering: .relaxed))
             ctx.record(CurrentChurnOutcome.notRestored, count: unrestored.load(ordering: .relaxed))
@@ -48,11 +60,14 @@ extension StressScenario {
 
 /// What a run of `currentChurn` observes; the raw values are the names reports use.
 enum CurrentChurnOutcome: String, StressOutcome {
-    case rightScheduler = "right scheduler", wrongScheduler = "wrong scheduler", notRestored = "not restored"
+    case rightScheduler = "right scheduler"
+    case wrongScheduler = "wrong scheduler"
+    case notRestored = "not restored"
 
     var judgement: StressScenario.Judgement {
         switch self {
-        case .rightScheduler: .acceptable("the action saw its own scheduler as current and it was restored after nesting")
+        case .rightScheduler:
+            .acceptable("the action saw its own scheduler as current and it was restored after nesting")
         case .wrongScheduler: .forbidden("an action saw another scheduler, or none, as current")
         case .notRestored: .forbidden("after a nested run as another scheduler, the current scheduler was not restored")
         }

@@ -26,7 +26,9 @@ extension StressScenario {
                     started.tick()
                     _ = gate.wait(timeout: .now() + .seconds(10))
                 }
-                guard started.wait(ctx.mustHappen) else { throw StressFailure("a blocking action did not start within \(ctx.mustHappen)") }
+                guard started.wait(ctx.mustHappen) else {
+                    throw StressFailure("a blocking action did not start within \(ctx.mustHappen)")
+                }
             }
             let total = pairs * batch
             let startedAt = Slots<UInt64>(count: total, initial: 0)
@@ -68,10 +70,15 @@ extension StressScenario {
                 switch runs[slot] {
                 case 0: ctx.record(DisposeRaceOutcome.notRan)
                 case 1:
-                    let start = startedAt[slot], disposed = disposedAt[slot]
-                    if held && disposed != 0 { ctx.record(DisposeRaceOutcome.ranThoughDisposedWhileHeld) }
-                    else if disposed == 0 || start <= disposed { ctx.record(DisposeRaceOutcome.ran) }
-                    else { ctx.record(DisposeRaceOutcome.startedAfterDisposeReturned) }
+                    let start = startedAt[slot]
+                    let disposed = disposedAt[slot]
+                    if held && disposed != 0 {
+                        ctx.record(DisposeRaceOutcome.ranThoughDisposedWhileHeld)
+                    } else if disposed == 0 || start <= disposed {
+                        ctx.record(DisposeRaceOutcome.ran)
+                    } else {
+                        ctx.record(DisposeRaceOutcome.startedAfterDisposeReturned)
+                    }
                     if disposed != 0, start > disposed { histogram.record(start - disposed) }
                 default: ctx.record(DisposeRaceOutcome.ranTwice)
                 }
@@ -106,7 +113,9 @@ func settle(_ scheduler: any Scheduler, serial: Bool, ctx: StressContext) throws
     if serial {
         let sentinel = Countdown(1)
         scheduler.schedule { sentinel.tick() }
-        guard sentinel.wait(ctx.mustHappen) else { throw StressFailure("a sentinel action did not run within \(ctx.mustHappen)") }
+        guard sentinel.wait(ctx.mustHappen) else {
+            throw StressFailure("a sentinel action did not run within \(ctx.mustHappen)")
+        }
     } else {
         // No sentinel can prove it on a concurrent scheduler: watch a quiet window instead.
         Thread.sleep(forTimeInterval: (ctx.grace * 2).timeInterval)
@@ -115,14 +124,23 @@ func settle(_ scheduler: any Scheduler, serial: Bool, ctx: StressContext) throws
 
 /// What a run of `disposeRace` observes; the raw values are the names reports use.
 enum DisposeRaceOutcome: String, StressOutcome {
-    case notRan = "not ran", ran, startedAfterDisposeReturned = "started after dispose returned", ranThoughDisposedWhileHeld = "ran though disposed while held", ranTwice = "ran twice"
+    case notRan = "not ran"
+    case ran
+    case startedAfterDisposeReturned = "started after dispose returned"
+    case ranThoughDisposedWhileHeld = "ran though disposed while held"
+    case ranTwice = "ran twice"
 
     var judgement: StressScenario.Judgement {
         switch self {
         case .notRan: .acceptable("dispose() won: the action never ran")
         case .ran: .acceptable("the action started before dispose() returned")
-        case .startedAfterDisposeReturned: .interesting("started after dispose() returned while the scheduler was free: the race was lost by a hair, or the scheduler checks disposal late")
-        case .ranThoughDisposedWhileHeld: .forbidden("disposed while the scheduler was busy with another action, so before it could start, yet it ran")
+        case .startedAfterDisposeReturned:
+            .interesting(
+                "started after dispose() returned while the scheduler was free: the race was lost by a hair, or the scheduler checks disposal late"
+            )
+        case .ranThoughDisposedWhileHeld:
+            .forbidden(
+                "disposed while the scheduler was busy with another action, so before it could start, yet it ran")
         case .ranTwice: .forbidden("the action ran more than once")
         }
     }

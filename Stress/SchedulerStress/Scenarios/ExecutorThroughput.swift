@@ -18,10 +18,13 @@ extension StressScenario {
         let baseline = YieldLoop(serial: DispatchQueueExecutor(label: "executor throughput baseline"))
         let subject = executor.serial.map(YieldLoop.init(serial:)) ?? YieldLoop(task: executor.task!)
         let jobs = 20_000
-        try ctx.benchmark(unit: .job, operations: jobs, completed: ExecutorThroughputOutcome.completed) { () throws(StressFailure) in
+        try ctx.benchmark(unit: .job, operations: jobs, completed: ExecutorThroughputOutcome.completed) {
+            () throws(StressFailure) in
             let (base, baseAllocations) = try baseline.measure(jobs, ctx, drive: nil)
             let (mine, allocations) = try subject.measure(jobs, ctx, drive: executor.drive)
-            return BenchmarkRound(nanoseconds: mine, baselineNanoseconds: base, allocations: allocations, baselineAllocations: baseAllocations)
+            return BenchmarkRound(
+                nanoseconds: mine, baselineNanoseconds: base, allocations: allocations,
+                baselineAllocations: baseAllocations)
         }
     }
 }
@@ -50,7 +53,9 @@ private struct YieldLoop: Sendable {
 
     /// Nanoseconds per job, and allocation requests per job in the whole process
     /// (jemalloc only; the loop runs on the executor's threads, not this one).
-    func measure(_ count: Int, _ ctx: StressContext, drive: (@Sendable () -> Void)?) throws(StressFailure) -> (Double, Double?) {
+    func measure(_ count: Int, _ ctx: StressContext, drive: (@Sendable () -> Void)?) throws(StressFailure) -> (
+        Double, Double?
+    ) {
         let done = Countdown(1)
         let before = Allocator.totalRequests()
         let started = ContinuousClock.now

@@ -54,7 +54,8 @@ extension StressScenario {
                 break
             }
             var histogram = ctx.latency.makeWorkerHistogram()
-            var lost = 0, twice = 0
+            var lost = 0
+            var twice = 0
             for slot in 0..<total {
                 switch runs[slot] {
                 case 0: lost += 1
@@ -78,7 +79,11 @@ extension StressScenario {
 
 /// What a run of `fanIn` observes; the raw values are the names reports use.
 enum FanInOutcome: String, StressOutcome {
-    case ranOnce = "ran once", lost, ranTwice = "ran twice", outOfOrder = "out of order", overlapped
+    case ranOnce = "ran once"
+    case lost
+    case ranTwice = "ran twice"
+    case outOfOrder = "out of order"
+    case overlapped
 
     var judgement: StressScenario.Judgement {
         switch self {

@@ -67,7 +67,10 @@ extension StressScenario {
                     // else can prove their absence on every kind of scheduler).
                     Thread.sleep(forTimeInterval: (ctx.grace * 3).timeInterval)
                     let after = runsAfterDispose.load(ordering: .relaxed)
-                    ctx.record(after == 0 ? RecursiveStormOutcome.chainStopped : after == 1 ? .oneRunAfterDisposeReturned : .runsAfterDisposeReturned)
+                    ctx.record(
+                        after == 0
+                            ? RecursiveStormOutcome.chainStopped
+                            : after == 1 ? .oneRunAfterDisposeReturned : .runsAfterDisposeReturned)
                 } else if finished.wait(ctx.mustHappen) {
                     ctx.record(RecursiveStormOutcome.chainCompleted)
                 } else {
@@ -85,14 +88,23 @@ extension StressScenario {
 
 /// What a run of `recursiveStorm` observes; the raw values are the names reports use.
 enum RecursiveStormOutcome: String, StressOutcome {
-    case chainCompleted = "chain completed", chainStopped = "chain stopped", oneRunAfterDisposeReturned = "one run after dispose returned", runsAfterDisposeReturned = "runs after dispose returned", lostReschedule = "lost reschedule", stackGrew = "stack grew"
+    case chainCompleted = "chain completed"
+    case chainStopped = "chain stopped"
+    case oneRunAfterDisposeReturned = "one run after dispose returned"
+    case runsAfterDisposeReturned = "runs after dispose returned"
+    case lostReschedule = "lost reschedule"
+    case stackGrew = "stack grew"
 
     var judgement: StressScenario.Judgement {
         switch self {
         case .chainCompleted: .acceptable("an undisposed chain reached its depth")
         case .chainStopped: .acceptable("a disposed chain ran no more after disposal")
-        case .oneRunAfterDisposeReturned: .interesting("one run started after dispose() returned: it had passed its disposal check before (or its thread was preempted between the check and the block)")
-        case .runsAfterDisposeReturned: .forbidden("a disposed chain kept running: more than one run started after dispose() returned")
+        case .oneRunAfterDisposeReturned:
+            .interesting(
+                "one run started after dispose() returned: it had passed its disposal check before (or its thread was preempted between the check and the block)"
+            )
+        case .runsAfterDisposeReturned:
+            .forbidden("a disposed chain kept running: more than one run started after dispose() returned")
         case .lostReschedule: .forbidden("an undisposed chain stopped short of its depth")
         case .stackGrew: .forbidden("the stack grew with the depth of recursion")
         }

@@ -28,20 +28,26 @@ extension StressScenario {
                     for timer in 0..<timers {
                         let interval = Duration.milliseconds(Int64.random(in: 1...5, using: &random))
                         let intervalNanoseconds = UInt64((try? interval.checkedNanoseconds()) ?? 1)
-                        guard let start = try? scheduler.now.advanced(by: interval) else { handles.append(nil); continue }
-                        handles.append(try? scheduler.schedule(at: start, repeatingEvery: interval, leeway: .zero) {
-                            let wall = StressContext.nanoseconds()
-                            let disposed = disposedAt.withLock { $0[timer] }
-                            if disposed != 0, wall > disposed { ticksAfterDispose.withLock { $0[timer] += 1 } }
-                            // Lateness against the latest due time on the scheduler's own clock
-                            // (missed ticks may be merged into one call, so no call count).
-                            let now = scheduler.now.nanoseconds
-                            if now >= start.nanoseconds {
-                                let due = start.nanoseconds + (now - start.nanoseconds) / intervalNanoseconds * intervalNanoseconds
-                                latencies.withLock { $0.record(now - due) }
-                            }
-                            ticks.wrappingAdd(1, ordering: .relaxed)
-                        })
+                        guard let start = try? scheduler.now.advanced(by: interval) else {
+                            handles.append(nil)
+                            continue
+                        }
+                        handles.append(
+                            try? scheduler.schedule(at: start, repeatingEvery: interval, leeway: .zero) {
+                                let wall = StressContext.nanoseconds()
+                                let disposed = disposedAt.withLock { $0[timer] }
+                                if disposed != 0, wall > disposed { ticksAfterDispose.withLock { $0[timer] += 1 } }
+                                // Lateness against the latest due time on the scheduler's own clock
+                                // (missed ticks may be merged into one call, so no call count).
+                                let now = scheduler.now.nanoseconds
+                                if now >= start.nanoseconds {
+                                    let due =
+                                        start.nanoseconds + (now - start.nanoseconds) / intervalNanoseconds
+                                        * intervalNanoseconds
+                                    latencies.withLock { $0.record(now - due) }
+                                }
+                                ticks.wrappingAdd(1, ordering: .relaxed)
+                            })
                     }
                 }
                 for timer in 0..<timers {
@@ -52,7 +58,10 @@ extension StressScenario {
                 // Watch long enough for a tick that should not come to show itself.
                 Thread.sleep(forTimeInterval: 0.005 + (ctx.grace * 3).timeInterval)
                 for count in ticksAfterDispose.withLock({ $0 }) {
-                    ctx.record(count == 0 ? RepeatingCancelRaceOutcome.stopped : count == 1 ? .oneTickAfterDisposeReturned : .ticksAfterDisposeReturned)
+                    ctx.record(
+                        count == 0
+                            ? RepeatingCancelRaceOutcome.stopped
+                            : count == 1 ? .oneTickAfterDisposeReturned : .ticksAfterDisposeReturned)
                 }
                 ctx.addOperations(ticks.load(ordering: .relaxed))
                 histogram = latencies.withLock { $0 }
@@ -65,13 +74,19 @@ extension StressScenario {
 
 /// What a run of `repeatingCancelRace` observes; the raw values are the names reports use.
 enum RepeatingCancelRaceOutcome: String, StressOutcome {
-    case stopped, oneTickAfterDisposeReturned = "one tick after dispose returned", ticksAfterDisposeReturned = "ticks after dispose returned"
+    case stopped
+    case oneTickAfterDisposeReturned = "one tick after dispose returned"
+    case ticksAfterDisposeReturned = "ticks after dispose returned"
 
     var judgement: StressScenario.Judgement {
         switch self {
         case .stopped: .acceptable("no tick started after dispose() returned")
-        case .oneTickAfterDisposeReturned: .interesting("one tick started after dispose() returned (claimed before, or its thread preempted between the check and the action)")
-        case .ticksAfterDisposeReturned: .forbidden("the timer kept ticking: more than one tick started after dispose() returned")
+        case .oneTickAfterDisposeReturned:
+            .interesting(
+                "one tick started after dispose() returned (claimed before, or its thread preempted between the check and the action)"
+            )
+        case .ticksAfterDisposeReturned:
+            .forbidden("the timer kept ticking: more than one tick started after dispose() returned")
         }
     }
 }

@@ -30,7 +30,10 @@ extension StressScenario {
                     let cancel = index % 4 == 0
                     let token = live.token()
                     let task = Task(executorPreference: executor) { @Sendable in
-                        defer { blackHole(token); remaining.tick() }
+                        defer {
+                            blackHole(token)
+                            remaining.tick()
+                        }
                         let deadline = clock.now() + span
                         do {
                             try await clock.sleepUntil(deadline, nil)
@@ -39,7 +42,9 @@ extension StressScenario {
                                 ctx.record(SleepStormOutcome.early)
                             } else {
                                 ctx.record(cancel ? SleepStormOutcome.wokeDespiteCancel : .woke)
-                                if clock.driver == nil { latencies.withLock { $0.record(UInt64(late.attoseconds / 1_000_000_000)) } }
+                                if clock.driver == nil {
+                                    latencies.withLock { $0.record(UInt64(late.attoseconds / 1_000_000_000)) }
+                                }
                             }
                         } catch is CancellationError {
                             ctx.record(SleepStormOutcome.cancelled)
@@ -107,13 +112,16 @@ private final class Driver: Sendable {
 
 /// What a run of `sleepStorm` observes; the raw values are the names reports use.
 enum SleepStormOutcome: String, StressOutcome {
-    case woke, cancelled, wokeDespiteCancel = "woke despite cancel", early, lost, threw, leaked
+    case woke, cancelled
+    case wokeDespiteCancel = "woke despite cancel"
+    case early, lost, threw, leaked
 
     var judgement: StressScenario.Judgement {
         switch self {
         case .woke: .acceptable("the sleep returned at or after its deadline")
         case .cancelled: .acceptable("a cancelled sleep threw CancellationError")
-        case .wokeDespiteCancel: .interesting("a sleep cancelled close to its deadline returned normally (the deadline won the race)")
+        case .wokeDespiteCancel:
+            .interesting("a sleep cancelled close to its deadline returned normally (the deadline won the race)")
         case .early: .forbidden("a sleep returned before its deadline")
         case .lost: .forbidden("a sleep never ended: its resume was lost")
         case .threw: .forbidden("a sleep threw something other than CancellationError")

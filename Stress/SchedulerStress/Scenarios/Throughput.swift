@@ -15,10 +15,17 @@ extension StressScenario {
         let scheduler = ctx.subject.makeScheduler()
         let batch = 20_000
         let baselineQueue = DispatchQueue(label: "throughput baseline")
-        try ctx.benchmark(unit: .action, operations: batch, completed: ThroughputOutcome.completed) { () throws(StressFailure) in
-            let (baseline, baselineAllocations, _) = try measure(batch, ctx) { action in baselineQueue.async(execute: action) }
-            let (subject, allocations, bytes) = try measure(batch, ctx, drive: scheduler as? any VirtualTimeScheduler) { action in scheduler.schedule(action) }
-            return BenchmarkRound(nanoseconds: subject, baselineNanoseconds: baseline, allocations: allocations, baselineAllocations: baselineAllocations, bytes: bytes)
+        try ctx.benchmark(unit: .action, operations: batch, completed: ThroughputOutcome.completed) {
+            () throws(StressFailure) in
+            let (baseline, baselineAllocations, _) = try measure(batch, ctx) { action in
+                baselineQueue.async(execute: action)
+            }
+            let (subject, allocations, bytes) = try measure(batch, ctx, drive: scheduler as? any VirtualTimeScheduler) {
+                action in scheduler.schedule(action)
+            }
+            return BenchmarkRound(
+                nanoseconds: subject, baselineNanoseconds: baseline, allocations: allocations,
+                baselineAllocations: baselineAllocations, bytes: bytes)
         }
         let capabilities = ctx.subject.capabilities
         if !capabilities.isDisjoint(with: [.synchronous, .trampoline, .virtualTime]) {
@@ -45,17 +52,20 @@ extension StressScenario {
         drive?.stepAll()
         guard done.wait(ctx.mustHappen) else {
             ctx.record(ThroughputOutcome.lost, count: remaining.load(ordering: .relaxed))
-            throw StressFailure("\(remaining.load(ordering: .relaxed)) of \(count) actions did not run within \(ctx.mustHappen)")
+            throw StressFailure(
+                "\(remaining.load(ordering: .relaxed)) of \(count) actions did not run within \(ctx.mustHappen)")
         }
         let elapsed = (ContinuousClock.now - start).timeInterval * 1e9 / Double(count)
         let requestsAfter = Allocator.totalRequests()
-        let allocations = requestsBefore.flatMap { before in requestsAfter.map { Double($0 &- before) / Double(count) } }
+        let allocations = requestsBefore.flatMap { before in requestsAfter.map { Double($0 &- before) / Double(count) }
+        }
         let bytes = bytesBefore.flatMap { before in bytesAfter.map { Double($0 &- before) / Double(count) } }
         return (elapsed, allocations, bytes)
     }
 
     /// Nanoseconds per step of a 1,000,000-step recursion.
-    private static func recursionStep(_ scheduler: any Scheduler, _ ctx: StressContext) throws(StressFailure) -> Double {
+    private static func recursionStep(_ scheduler: any Scheduler, _ ctx: StressContext) throws(StressFailure) -> Double
+    {
         let steps = 1_000_000
         let count = Atomic<Int>(0)
         let done = Countdown(1)
@@ -64,7 +74,9 @@ extension StressScenario {
             if count.wrappingAdd(1, ordering: .relaxed).newValue < steps { reschedule() } else { done.tick() }
         }
         (scheduler as? any VirtualTimeScheduler)?.stepAll()
-        guard done.wait(ctx.mustHappen) else { throw StressFailure("a 1,000,000-step recursion did not finish within \(ctx.mustHappen)") }
+        guard done.wait(ctx.mustHappen) else {
+            throw StressFailure("a 1,000,000-step recursion did not finish within \(ctx.mustHappen)")
+        }
         return (ContinuousClock.now - start).timeInterval * 1e9 / Double(steps)
     }
 

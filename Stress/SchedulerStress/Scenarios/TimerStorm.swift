@@ -29,7 +29,11 @@ extension StressScenario {
                             let deadline = try scheduler.now.advanced(by: delay)
                             try scheduler.schedule(at: deadline) {
                                 let now = scheduler.now
-                                if now < deadline { early.wrappingAdd(1, ordering: .relaxed) } else { lateness[slot] = now.nanoseconds - deadline.nanoseconds }
+                                if now < deadline {
+                                    early.wrappingAdd(1, ordering: .relaxed)
+                                } else {
+                                    lateness[slot] = now.nanoseconds - deadline.nanoseconds
+                                }
                                 fired.tick()
                             }
                         } catch {
@@ -52,7 +56,10 @@ extension StressScenario {
             ctx.record(TimerStormOutcome.lost, count: lost)
             ctx.record(TimerStormOutcome.onTime, count: total - earlyCount - lost - refused.load(ordering: .relaxed))
             ctx.addOperations(total - lost)
-            if refused.load(ordering: .relaxed) > 0 { throw StressFailure("the scheduler refused \(refused.load(ordering: .relaxed)) timers though it claims timers") }
+            if refused.load(ordering: .relaxed) > 0 {
+                throw StressFailure(
+                    "the scheduler refused \(refused.load(ordering: .relaxed)) timers though it claims timers")
+            }
             return complete
         }
     }
@@ -60,7 +67,8 @@ extension StressScenario {
 
 /// What a run of `timerStorm` observes; the raw values are the names reports use.
 enum TimerStormOutcome: String, StressOutcome {
-    case onTime = "on time", early, lost
+    case onTime = "on time"
+    case early, lost
 
     var judgement: StressScenario.Judgement {
         switch self {

@@ -25,7 +25,10 @@ extension StressScenario {
         while !ctx.timeIsUp {
             try ctx.onThreads(ctx.threads) { _ in
                 let me = ThreadProbe.id
-                var inOrder = 0, wrongThread = 0, outOfOrder = 0, lost = 0
+                var inOrder = 0
+                var wrongThread = 0
+                var outOfOrder = 0
+                var lost = 0
                 let log = Lock<[Int]>([])
                 let onThisThread = Lock<Bool>(true)
                 ctx.allocations.measuringBytes {
@@ -40,7 +43,13 @@ extension StressScenario {
                             }
                         }
                         let order = log.withLock { $0 }
-                        if order == Array(0..<20) { inOrder += 20 } else if order.count < 20 { lost += 20 - order.count } else { outOfOrder += 1 }
+                        if order == Array(0..<20) {
+                            inOrder += 20
+                        } else if order.count < 20 {
+                            lost += 20 - order.count
+                        } else {
+                            outOfOrder += 1
+                        }
                         if !onThisThread.withLock({ $0 }) { wrongThread += 1 }
                     }
                 }
@@ -53,8 +62,12 @@ extension StressScenario {
         }
     }
 
-    private static func driveVirtual(_ scheduler: any VirtualTimeScheduler, _ ctx: StressContext) throws(StressFailure) {
-        let scheduled = Atomic<Int>(0), ran = Atomic<Int>(0), early = Atomic<Int>(0), backwards = Atomic<Int>(0)
+    private static func driveVirtual(_ scheduler: any VirtualTimeScheduler, _ ctx: StressContext) throws(StressFailure)
+    {
+        let scheduled = Atomic<Int>(0)
+        let ran = Atomic<Int>(0)
+        let early = Atomic<Int>(0)
+        let backwards = Atomic<Int>(0)
         let lastRun = Lock<SchedulerTime>(.zero)
         let producersDone = Countdown(ctx.threads)
         // Producers schedule while this thread drives; then it drains what is left.
@@ -81,12 +94,18 @@ extension StressScenario {
         }.start()
         var random = ctx.generator(9_999)
         while producersDone.count > 0 {
-            if Bool.random(using: &random) { scheduler.step() } else { try? scheduler.advance(by: .microseconds(Int64.random(in: 0...1_000, using: &random))) }
+            if Bool.random(using: &random) {
+                scheduler.step()
+            } else {
+                try? scheduler.advance(by: .microseconds(Int64.random(in: 0...1_000, using: &random)))
+            }
             if ctx.timeIsUp && producersDone.count > 0 { _ = producersDone.wait(ctx.mustHappen) }
         }
         scheduler.stepAll()
         let lost = scheduled.load(ordering: .relaxed) - ran.load(ordering: .relaxed)
-        ctx.record(TrampolineAndVirtualLoadOutcome.inOrder, count: ran.load(ordering: .relaxed) - early.load(ordering: .relaxed) - backwards.load(ordering: .relaxed))
+        ctx.record(
+            TrampolineAndVirtualLoadOutcome.inOrder,
+            count: ran.load(ordering: .relaxed) - early.load(ordering: .relaxed) - backwards.load(ordering: .relaxed))
         ctx.record(TrampolineAndVirtualLoadOutcome.early, count: early.load(ordering: .relaxed))
         ctx.record(TrampolineAndVirtualLoadOutcome.outOfOrder, count: backwards.load(ordering: .relaxed))
         ctx.record(TrampolineAndVirtualLoadOutcome.lost, count: max(0, lost))
@@ -96,7 +115,10 @@ extension StressScenario {
 
 /// What a run of `trampolineAndVirtualLoad` observes; the raw values are the names reports use.
 enum TrampolineAndVirtualLoadOutcome: String, StressOutcome {
-    case inOrder = "in order", wrongThread = "wrong thread", outOfOrder = "out of order", early, lost
+    case inOrder = "in order"
+    case wrongThread = "wrong thread"
+    case outOfOrder = "out of order"
+    case early, lost
 
     var judgement: StressScenario.Judgement {
         switch self {

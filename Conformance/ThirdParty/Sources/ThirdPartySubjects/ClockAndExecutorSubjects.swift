@@ -12,21 +12,28 @@ enum ClockAndExecutorSubjects {
     static let all: [ConformanceSubject] = [
         ConformanceSubject(name: "stdlib-continuous-clock", clock: { ClockUnderTest(ContinuousClock()) }),
         ConformanceSubject(name: "stdlib-suspending-clock", clock: { ClockUnderTest(SuspendingClock()) }),
-        ConformanceSubject(name: "swift-clocks-testclock", clock: {
-            // Advanced from a task (its `advance` and `run` are async); its sleepers run
-            // wherever the suite puts them, and it lets them run by yielding many times.
-            ClockUnderTest(TestClock(), advance: { await $0.advance(by: $1) }, run: { await $0.run() })
-        }),
+        ConformanceSubject(
+            name: "swift-clocks-testclock",
+            clock: {
+                // Advanced from a task (its `advance` and `run` are async); its sleepers run
+                // wherever the suite puts them, and it lets them run by yielding many times.
+                ClockUnderTest(TestClock(), advance: { await $0.advance(by: $1) }, run: { await $0.run() })
+            }),
         ConformanceSubject(name: "swift-clocks-immediateclock", clock: { ClockUnderTest(immediate: ImmediateClock()) }),
-        ConformanceSubject(name: "dispatch-queue-executor", executor: {
-            ExecutorUnderTest(serial: DispatchQueueExecutor(label: "dispatch-queue-executor"), checksIsolation: false)
-        }),
-        ConformanceSubject(name: "nio-eventloop-executor", executor: {
-            // NIO implements `checkIsolated` (a precondition that the loop is current), not
-            // `isIsolatingCurrentContext`, whose default answers nil.
-            let executor: any SerialExecutor = MultiThreadedEventLoopGroup.singleton.next().executor
-            return eventLoopExecutor(executor)
-        }),
+        ConformanceSubject(
+            name: "dispatch-queue-executor",
+            executor: {
+                ExecutorUnderTest(
+                    serial: DispatchQueueExecutor(label: "dispatch-queue-executor"), checksIsolation: false)
+            }),
+        ConformanceSubject(
+            name: "nio-eventloop-executor",
+            executor: {
+                // NIO implements `checkIsolated` (a precondition that the loop is current), not
+                // `isIsolatingCurrentContext`, whose default answers nil.
+                let executor: any SerialExecutor = MultiThreadedEventLoopGroup.singleton.next().executor
+                return eventLoopExecutor(executor)
+            }),
     ]
 
     private static func eventLoopExecutor(_ executor: some SerialExecutor) -> ExecutorUnderTest {

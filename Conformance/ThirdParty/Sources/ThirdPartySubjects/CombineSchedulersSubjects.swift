@@ -8,9 +8,12 @@ import Schedulers
 /// `TestScheduler` in virtual time, and its `ImmediateScheduler`.
 enum CombineSchedulersSubjects {
     static let all: [ConformanceSubject] = [
-        ConformanceSubject(name: "combine-schedulers-test", origin: .thirdParty) { CombineTestSchedulerSubject(name: "combine-schedulers-test") },
+        ConformanceSubject(name: "combine-schedulers-test", origin: .thirdParty) {
+            CombineTestSchedulerSubject(name: "combine-schedulers-test")
+        },
         ConformanceSubject(name: "combine-schedulers-immediate", origin: .thirdParty) {
-            CombineSubject(name: "combine-schedulers-immediate", capabilities: [.synchronous], base: DispatchQueue.immediate)
+            CombineSubject(
+                name: "combine-schedulers-immediate", capabilities: [.synchronous], base: DispatchQueue.immediate)
         },
     ]
 }
@@ -25,13 +28,17 @@ enum CombineSchedulersSubjects {
 /// not its `Cancellable`s.
 final class CombineTestSchedulerSubject: VirtualTimeScheduler, @unchecked Sendable {
     let name: String
-    let capabilities: SchedulerCapabilities = [.asynchronous, .serial, .timers, .repeating, .virtualTime, .cancelsWhenReleased]
+    let capabilities: SchedulerCapabilities = [
+        .asynchronous, .serial, .timers, .repeating, .virtualTime, .cancelsWhenReleased,
+    ]
     private let base = DispatchQueue.test
     private let pending = DeadlineLedger()
 
     init(name: String) { self.name = name }
 
-    var now: SchedulerTime { (try? SchedulerTime(nanoseconds: base.now.dispatchTime.uptimeNanoseconds)) ?? .distantFuture }
+    var now: SchedulerTime {
+        (try? SchedulerTime(nanoseconds: base.now.dispatchTime.uptimeNanoseconds)) ?? .distantFuture
+    }
 
     func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
         let pending = self.pending
@@ -43,7 +50,9 @@ final class CombineTestSchedulerSubject: VirtualTimeScheduler, @unchecked Sendab
         return nil
     }
 
-    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         let pending = self.pending
         let id = pending.add(at: deadline)
         base.schedule(after: time(deadline)) {
@@ -54,7 +63,8 @@ final class CombineTestSchedulerSubject: VirtualTimeScheduler, @unchecked Sendab
     }
 
     func schedule(
-        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration, _ action: @escaping SchedulerAction
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
+        _ action: @escaping SchedulerAction
     ) throws(SchedulerError) -> any Disposable {
         let spec = try RepeatSpec(interval: interval, leeway: leeway)
         let pending = self.pending
@@ -64,7 +74,9 @@ final class CombineTestSchedulerSubject: VirtualTimeScheduler, @unchecked Sendab
             pending.ran(id)
             action()
             // The scheduler re-queues the next tick an interval after this one's date.
-            let next = (try? SchedulerTime(nanoseconds: base.now.dispatchTime.uptimeNanoseconds).advanced(by: interval)) ?? .distantFuture
+            let next =
+                (try? SchedulerTime(nanoseconds: base.now.dispatchTime.uptimeNanoseconds).advanced(by: interval))
+                ?? .distantFuture
             pending.due(id, at: next)
         }
         let handle = CancellableHandle(cancellable)

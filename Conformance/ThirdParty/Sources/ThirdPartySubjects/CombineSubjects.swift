@@ -31,14 +31,17 @@ where Base.SchedulerTimeType.Stride: SchedulerTimeIntervalConvertible {
         return nil
     }
 
-    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         guard capabilities.contains(.timers) else { throw .timersUnsupported(scheduler: name) }
         base.schedule(after: try baseTime(deadline), tolerance: base.minimumTolerance, options: nil, action)
         return nil
     }
 
     func schedule(
-        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration, _ action: @escaping SchedulerAction
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
+        _ action: @escaping SchedulerAction
     ) throws(SchedulerError) -> any Disposable {
         guard capabilities.contains(.repeating) else { throw .repeatingUnsupported(scheduler: name) }
         let spec = try RepeatSpec(interval: interval, leeway: leeway)

@@ -48,7 +48,9 @@ final class TaskSubject: Scheduler {
         start(after: nil, action)
     }
 
-    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         start(after: now.duration(to: deadline), action)
     }
 
@@ -60,7 +62,9 @@ final class TaskSubject: Scheduler {
             if let runner { await runner.run(action) } else { action() }
         }
         #if compiler(>=6.2)
-        if immediate, #available(macOS 26, iOS 26, tvOS 26, watchOS 26, *) { return TaskHandle(Task.immediate(operation: operation)) }
+            if immediate, #available(macOS 26, iOS 26, tvOS 26, watchOS 26, *) {
+                return TaskHandle(Task.immediate(operation: operation))
+            }
         #endif
         // Without `Task.immediate`, the serial-executor subject loses its FIFO and shows it.
         return TaskHandle(Task.detached(operation: operation))

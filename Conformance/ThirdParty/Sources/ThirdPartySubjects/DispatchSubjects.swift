@@ -22,7 +22,9 @@ final class DispatchQueueSubject: Scheduler {
         return item
     }
 
-    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         let item = WorkItemHandle(action)
         queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1)), execute: item.item)
         return item

@@ -24,16 +24,21 @@ final class EventLoopSubject: Scheduler {
         ScheduledHandle(loop.scheduleTask(deadline: .now(), action))
     }
 
-    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         ScheduledHandle(loop.scheduleTask(deadline: .uptimeNanoseconds(max(deadline.nanoseconds, 1)), action))
     }
 
     func schedule(
-        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration, _ action: @escaping SchedulerAction
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
+        _ action: @escaping SchedulerAction
     ) throws(SchedulerError) -> any Disposable {
         let spec = try RepeatSpec(interval: interval, leeway: leeway)
         let initial = max(0, try now.duration(to: deadline).checkedNanoseconds())
-        let task = loop.scheduleRepeatedTask(initialDelay: .nanoseconds(initial), delay: .nanoseconds(spec.intervalNanoseconds)) { _ in action() }
+        let task = loop.scheduleRepeatedTask(
+            initialDelay: .nanoseconds(initial), delay: .nanoseconds(spec.intervalNanoseconds)
+        ) { _ in action() }
         return ActionDisposable { task.cancel() }
     }
 }

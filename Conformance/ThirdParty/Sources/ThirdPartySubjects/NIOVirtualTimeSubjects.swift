@@ -30,7 +30,9 @@ final class NIOVirtualTimeSubject: VirtualTimeScheduler, @unchecked Sendable {
     init(name: String, loop: Loop) {
         self.name = name
         self.loop = loop
-        var capabilities: SchedulerCapabilities = [.asynchronous, .serial, .cancellation, .timers, .repeating, .virtualTime]
+        var capabilities: SchedulerCapabilities = [
+            .asynchronous, .serial, .cancellation, .timers, .repeating, .virtualTime,
+        ]
         if case .embedded = loop { capabilities.insert(.threadConfined) }
         self.capabilities = capabilities
     }
@@ -53,7 +55,9 @@ final class NIOVirtualTimeSubject: VirtualTimeScheduler, @unchecked Sendable {
         try? schedule(at: now, action)
     }
 
-    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         let pending = self.pending
         let id = pending.add(at: deadline)
         let task = eventLoop.scheduleTask(deadline: .uptimeNanoseconds(deadline.nanoseconds)) {
@@ -64,14 +68,17 @@ final class NIOVirtualTimeSubject: VirtualTimeScheduler, @unchecked Sendable {
     }
 
     func schedule(
-        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration, _ action: @escaping SchedulerAction
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
+        _ action: @escaping SchedulerAction
     ) throws(SchedulerError) -> any Disposable {
         let spec = try RepeatSpec(interval: interval, leeway: leeway)
         let initial = max(0, try now.duration(to: deadline).checkedNanoseconds())
         let pending = self.pending
         let id = pending.add(at: deadline)
         let loop = eventLoop
-        let task = loop.scheduleRepeatedTask(initialDelay: .nanoseconds(initial), delay: .nanoseconds(spec.intervalNanoseconds)) { _ in
+        let task = loop.scheduleRepeatedTask(
+            initialDelay: .nanoseconds(initial), delay: .nanoseconds(spec.intervalNanoseconds)
+        ) { _ in
             pending.ran(id)
             action()
             // NIO schedules the next run `delay` after this one, in virtual time.

@@ -21,20 +21,28 @@ final class RunLoopSubject: Scheduler {
         add(fireIn: 0, interval: 0, repeats: false, tolerance: 0, action)
     }
 
-    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (any Disposable)? {
+    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
         add(fireIn: now.duration(to: deadline).timeInterval, interval: 0, repeats: false, tolerance: 0, action)
     }
 
     func schedule(
-        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration, _ action: @escaping SchedulerAction
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
+        _ action: @escaping SchedulerAction
     ) throws(SchedulerError) -> any Disposable {
         _ = try RepeatSpec(interval: interval, leeway: leeway)
-        return add(fireIn: now.duration(to: deadline).timeInterval, interval: interval.timeInterval, repeats: true, tolerance: leeway.timeInterval, action)
+        return add(
+            fireIn: now.duration(to: deadline).timeInterval, interval: interval.timeInterval, repeats: true,
+            tolerance: leeway.timeInterval, action)
     }
 
-    private func add(fireIn delay: Double, interval: Double, repeats: Bool, tolerance: Double, _ action: @escaping SchedulerAction) -> any Disposable {
+    private func add(
+        fireIn delay: Double, interval: Double, repeats: Bool, tolerance: Double, _ action: @escaping SchedulerAction
+    ) -> any Disposable {
         let handle = BooleanDisposable()
-        let timer = Timer(fire: Date(timeIntervalSinceNow: max(delay, 0)), interval: interval, repeats: repeats) { timer in
+        let timer = Timer(fire: Date(timeIntervalSinceNow: max(delay, 0)), interval: interval, repeats: repeats) {
+            timer in
             guard !handle.isDisposed else { return timer.invalidate() }
             action()
         }

@@ -5,6 +5,7 @@ import SchedulerStress
 import Schedulers
 import Subprocess
 import Testing
+
 @testable import ThirdPartySubjects
 
 /// The adapters run for real: the deterministic and quick ones pass every required rule
@@ -13,7 +14,8 @@ import Testing
 /// `conformance` command, a process per subject as users run them: in this process the
 /// other tests hold the cooperative pool that Swift-concurrency subjects need.
 @Suite struct ThirdPartySubjectTests {
-    static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("matrix-conformance").path
+    static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("matrix-conformance").path
 
     @Test func meetTheRulesButTheirExplainedDeviations() async throws {
         let expected: [String: Set<RuleID>] = [
@@ -33,23 +35,32 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("third-party-\(UUID().uuidString)")
         let run = try await Subprocess.run(
             .path(.init(Self.executable)),
-            arguments: .init(["run", "--subject", expected.keys.sorted().joined(separator: ","), "--quiet", "--report-dir", folder.path]),
+            arguments: .init([
+                "run", "--subject", expected.keys.sorted().joined(separator: ","), "--quiet", "--report-dir",
+                folder.path,
+            ]),
             output: .discarded, error: .string(limit: 1 << 20)
         )
         // Third parties never decide the exit status: this only catches a crash of the command.
         #expect(run.terminationStatus == .exited(0), "\(run.standardError)")
-        let report = try JSONDecoder().decode(ConformanceReport.self, from: Data(contentsOf: folder.appendingPathComponent("conformance.json")))
+        let report = try JSONDecoder().decode(
+            ConformanceReport.self, from: Data(contentsOf: folder.appendingPathComponent("conformance.json")))
         let levels = Dictionary(uniqueKeysWithValues: RuleCatalogue.all.map { ($0.id.rawValue, $0.level) })
         for subject in report.subjects {
             let deviations = try #require(expected[subject.name])
             let maybe = intermittent[subject.name] ?? []
             let failedRequired = subject.results.filter { result in
-                guard result.status.isFailure, levels[result.rule] == .required, let id = RuleID(rawValue: result.rule) else { return false }
+                guard result.status.isFailure, levels[result.rule] == .required, let id = RuleID(rawValue: result.rule)
+                else { return false }
                 return !maybe.contains(id)
             }
-            #expect(Set(failedRequired.compactMap { RuleID(rawValue: $0.rule) }) == deviations, "\(subject.name): \(failedRequired.map { "\($0.rule): \($0.message ?? "")" })")
+            #expect(
+                Set(failedRequired.compactMap { RuleID(rawValue: $0.rule) }) == deviations,
+                "\(subject.name): \(failedRequired.map { "\($0.rule): \($0.message ?? "")" })")
             for id in deviations.union(maybe) {
-                #expect(Deviations.explanations.explanation(subject: subject.name, rule: id.rawValue) != nil, "\(subject.name) \(id) has no explanation")
+                #expect(
+                    Deviations.explanations.explanation(subject: subject.name, rule: id.rawValue) != nil,
+                    "\(subject.name) \(id) has no explanation")
             }
         }
         #expect(Set(report.subjects.map(\.name)) == Set(expected.keys))

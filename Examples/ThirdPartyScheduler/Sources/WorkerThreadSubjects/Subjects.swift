@@ -1,6 +1,6 @@
 import Foundation
-import Schedulers
 import SchedulerConformance
+import Schedulers
 import Synchronization
 import WorkerThreadScheduler
 
@@ -10,11 +10,15 @@ import WorkerThreadScheduler
 /// is lost.
 public enum WorkerThreadSubjects {
     /// The scheduler under test.
-    public static let workerThread = ConformanceSubject(name: "worker-thread") { WorkerThreadScheduler(name: "worker-thread") }
+    public static let workerThread = ConformanceSubject(name: "worker-thread") {
+        WorkerThreadScheduler(name: "worker-thread")
+    }
 
     /// Holds a lock while it runs an action and takes the same lock in `schedule`: a caller
     /// scheduling while an action waits for that caller deadlocks.
-    public static let lockedWhileRunning = ConformanceSubject(name: "worker-thread-locked-while-running", origin: .mutant) {
+    public static let lockedWhileRunning = ConformanceSubject(
+        name: "worker-thread-locked-while-running", origin: .mutant
+    ) {
         LockedWhileRunning()
     }
 
@@ -58,7 +62,9 @@ final class TrapsWhenNested: Scheduler {
 
     func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
         let caller = ObjectIdentifier(Thread.current)
-        precondition(runner.withLock { $0 } != caller, "schedule(_:) called from inside an action: this scheduler is not reentrant")
+        precondition(
+            runner.withLock { $0 } != caller,
+            "schedule(_:) called from inside an action: this scheduler is not reentrant")
         return base.schedule { [self] in
             runner.withLock { $0 = ObjectIdentifier(Thread.current) }
             defer { runner.withLock { $0 = nil } }

@@ -13,9 +13,10 @@ import XCTest
 
 /// An executor is checked the same way, by the executor profile (EXE-1 …).
 @Test func workerThreadExecutorConforms() {
-    let results = assertConformance(ConformanceSubject(name: "worker-thread-executor") {
-        ExecutorUnderTest(WorkerThreadExecutor(), checksIsolation: true)
-    })
+    let results = assertConformance(
+        ConformanceSubject(name: "worker-thread-executor") {
+            ExecutorUnderTest(WorkerThreadExecutor(), checksIsolation: true)
+        })
     #expect(results.filter { $0.status == .passed }.allSatisfy { $0.rule.hasPrefix("EXE-") })
     #expect(results.contains { $0.rule == "EXE-2" && $0.status == .passed })
 }

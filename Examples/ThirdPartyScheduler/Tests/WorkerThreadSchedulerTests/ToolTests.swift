@@ -25,7 +25,9 @@ import Testing
     @Test func checksTheSchedulerAndWritesAThirdPartyReport() throws {
         let (status, report) = try Self.conformance([])
         #expect(status == 0)
-        #expect(report.subjects.map(\.name) == ["worker-thread", "worker-thread-executor"], "the broken variants run only when named")
+        #expect(
+            report.subjects.map(\.name) == ["worker-thread", "worker-thread-executor"],
+            "the broken variants run only when named")
         #expect(report.subjects.allSatisfy { $0.origin == .thirdParty && $0.results.count == RuleCatalogue.all.count })
         #expect(report.subjects[1].kind == .executor)
         #expect(report.summary.failed == 0 && report.summary.passed > 0)
@@ -50,14 +52,21 @@ import Testing
     }
 
     @Test func aTrapIsAnErrorWithItsMessageAndNothingElseIsLost() throws {
-        let (status, report) = try Self.conformance(["--subject", "worker-thread-traps-when-nested", "--category", "ORD"])
+        let (status, report) = try Self.conformance([
+            "--subject", "worker-thread-traps-when-nested", "--category", "ORD",
+        ])
         #expect(status == 0)
         let results = report.subjects[0].results
         #expect(results.count == RuleCatalogue.all.filter { $0.category == .ordering }.count)
         let errors = results.filter { $0.status == .error }
         #expect(errors.contains { $0.rule == "ORD-4" }, "\(results.map { "\($0.rule) \($0.status)" })")
-        #expect(errors.allSatisfy { $0.message?.contains("Precondition failed: schedule(_:) called from inside an action") == true }, "\(errors.map { $0.message ?? "" })")
-        #expect(results.filter { $0.status != .error }.allSatisfy { $0.status == .passed }, "the rules that do not nest still pass")
+        #expect(
+            errors.allSatisfy {
+                $0.message?.contains("Precondition failed: schedule(_:) called from inside an action") == true
+            }, "\(errors.map { $0.message ?? "" })")
+        #expect(
+            results.filter { $0.status != .error }.allSatisfy { $0.status == .passed },
+            "the rules that do not nest still pass")
         #expect(results.last?.status == .passed, "the run went on after the trap")
     }
 }
