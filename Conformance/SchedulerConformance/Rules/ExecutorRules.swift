@@ -4,325 +4,146 @@ import SchedulerProbes
 import Schedulers
 
 extension RuleCatalogue {
-    static let executors: [Rule] = [
-        Rule(
-            .exe1, "every job runs exactly once, with jobs enqueued from many threads at once",
-            excludes: .threadConfined,
-            rationale:
-                "A job is a task's next step: one lost is a task that never finishes (and everything awaiting it hangs); one run twice is memory corruption.",
-            hint:
-                "`enqueue` is safe from any thread at once (a lock or an atomic queue, not a plain array), and every job taken off the queue is run, even when a drain races with a new enqueue."
-        ) { ctx throws(RuleFailure) in
-            let session = ExecutorSession(ctx)
-            let producers = ctx.producerCount
-            let perProducer = 250
-            let total = producers * perProducer
-            let ran = Recorder<Int>(expecting: total)
-            try ctx.onThreads(producers) { producer in
-                for index in 0..<perProducer {
-                    let id = producer * perProducer + index
-                    session.submit { ran.record(id) }
-                }
-            }
-            if let drive = session.executor.drive { drive() }
-            _ = ran.complete.wait(session.executor.drive == nil ? ctx.timing.mustHappen : .zero)
-            var seen = Set<Int>()
-            let doubled = ran.all.filter { !seen.insert($0).inserted }
-            try ctx.expect(doubled.isEmpty, "\(doubled.count) jobs ran more than once")
-            try ctx.expect(
-                seen.count == total, "\(total - seen.count) of \(total) jobs never ran (their tasks never finish)")
-        },
-        Rule(
-            .exe2, "a serial executor never runs two jobs at once, even while one is held up",
-            requires: .serial,
-            excludes: .threadConfined,
-            rationale:
-                "An actor's state is protected by its executor alone: two of its jobs at once is a data race the compiler promised could not happen.",
-            hint:
-                "jobs are drained by one worker at a time (a serial queue, or a single drain loop guarded by an atomic flag); a slow job does not make the executor start another worker."
-        ) { ctx throws(RuleFailure) in
-            let session = ExecutorSession(ctx)
-            let holding = Box(false)
-            let beside = Box(0)
-            let meter = OverlapMeter()
-            let gate = try session.hold(inside: holding)
-            let total = ctx.producerCount * 300
-            let ran = Recorder<Int>(expecting: total)
-            try ctx.onThreads(ctx.producerCount) { _ in
-                for _ in 0..<300 {
-                    session.submit {
-                        if holding.value { beside.update { $0 += 1 } }
-                        meter.enter()
-                        spin(500)
-                        meter.leave()
-                        ran.record(0)
+    static let executors: [Rule] =
+        [
+            Rule(
+                .exe1, "every job runs exactly once, with jobs enqueued from many threads at once",
+                excludes: .threadConfined,
+                rationale:
+                    "A job is a task's next step: one lost is a task that never finishes (and everything awaiting it hangs); one run twice is memory corruption.",
+                hint:
+                    "`enqueue` is safe from any thread at once (a lock or an atomic queue, not a plain array), and every job taken off the queue is run, even when a drain races with a new enqueue."
+            ) { ctx throws(RuleFailure) in
+                let session = ExecutorSession(ctx)
+                let producers = ctx.producerCount
+                let perProducer = 250
+                let total = producers * perProducer
+                let ran = Recorder<Int>(expecting: total)
+                try ctx.onThreads(producers) { producer in
+                    for index in 0..<perProducer {
+                        let id = producer * perProducer + index
+                        session.submit { ran.record(id) }
                     }
                 }
-            }
-            // Time for work handed elsewhere to start beside the held job; ends at once when it does.
-            if session.canHold { _ = ran.complete.wait(ctx.timing.quietWindow) }
-            let startedWhileHeld = beside.value
-            gate.fire()
-            try ctx.expect(startedWhileHeld == 0, "\(startedWhileHeld) jobs ran while another job was held up")
-            try session.waitFor(ran.complete, "\(total) jobs ran")
-            try ctx.expect(meter.maximum <= 1, "up to \(meter.maximum) jobs ran at once")
-        },
-        Rule(
-            .exe3,
-            "a serial executor runs jobs in the order they were enqueued, queued together, one by one, or from inside a job",
-            requires: .serial,
-            rationale:
-                "Calls into an actor from one place arrive in order only if its executor is FIFO; SE-0392 executors are queues. A job an actor's job enqueues (a task it starts, a call back into it) queues behind the work already waiting: a same-thread fast path that runs it first starves that work and reorders the calls.",
-            hint:
-                "the queue is FIFO (not a stack, nor a priority heap without a sequence tie-break); no job is run inline by `enqueue` or set aside for later; a job enqueued from the executor's own thread joins the back of the same queue (no 'run next' slot, no side list drained later)."
-        ) { ctx throws(RuleFailure) in
-            let session = ExecutorSession(ctx)
-            let count = 600
-            let order = Recorder<Int>(expecting: count)
-            let gate = try session.hold()
-            for index in 0..<count / 2 { session.submit { order.record(index) } }
-            gate.fire()
-            for index in count / 2..<count { session.submit { order.record(index) } }
-            try session.waitFor(order.complete, "\(count) jobs ran")
-            try ctx.expectSequence(order.all, Array(0..<count))
-            // A backlog, the first of which enqueues two jobs from inside itself and then has
-            // another thread enqueue one while it still runs: the nested jobs go behind the
-            // backlog and ahead of the later one.
-            let backlog = ["b0", "b1", "b2", "b3"]
-            let expected = backlog + ["nested 1", "nested 2", "from outside"]
-            let log = Recorder<String>(expecting: expected.count)
-            let bound = ctx.timing.mustHappen
-            let held = try session.hold()
-            session.submit(nesting: { enqueue in
-                log.record("b0")
-                enqueue { log.record("nested 1") }
-                enqueue { log.record("nested 2") }
-                let outside = Signal()
-                Thread {
-                    session.submit { log.record("from outside") }
-                    outside.fire()
-                }.start()
-                _ = outside.wait(bound)
-            })
-            for name in backlog.dropFirst() { session.submit { log.record(name) } }
-            held.fire()
-            try session.waitFor(log.complete, "\(expected.count) jobs, two of them enqueued from inside a job, ran")
-            try ctx.expect(
-                log.all == expected,
-                "ran \(log.all), expected \(expected): jobs enqueued from inside a job must queue behind those already waiting"
-            )
-        },
-        Rule(
-            .exe4, "a job enqueued from inside a job starts only after that job returns",
-            requires: .taskExecutor,
-            rationale:
-                "A job run inside another is re-entrancy: the outer job's invariants are broken mid-way and the stack grows with every hop.",
-            hint:
-                "`enqueue` always queues, even on the executor's own thread; never run a job inline because the caller happens to be the executor."
-        ) { ctx throws(RuleFailure) in
-            let session = ExecutorSession(ctx)
-            let task = session.executor.task!
-            let rounds = 20
-            let log = Recorder<String>(expecting: rounds * 3)
-            for round in 0..<rounds {
-                Task(executorPreference: task) {
-                    log.record("outer \(round) start")
-                    Task(executorPreference: task) { log.record("inner \(round)") }
-                    log.record("outer \(round) end")
-                }
-            }
-            try session.waitFor(log.complete, "\(rounds) jobs and the jobs they enqueued ran")
-            let entries = log.all
-            for round in 0..<rounds {
-                guard let end = entries.firstIndex(of: "outer \(round) end"),
-                    let inner = entries.firstIndex(of: "inner \(round)")
-                else {
-                    throw RuleFailure(
-                        "round \(round): a job ran twice while another never ran (\(entries.count) entries)")
-                }
+                if let drive = session.executor.drive { drive() }
+                _ = ran.complete.wait(session.executor.drive == nil ? ctx.timing.mustHappen : .zero)
+                var seen = Set<Int>()
+                let doubled = ran.all.filter { !seen.insert($0).inserted }
+                try ctx.expect(doubled.isEmpty, "\(doubled.count) jobs ran more than once")
                 try ctx.expect(
-                    inner > end, "round \(round): the job enqueued inside a job ran before that job returned")
-            }
-        },
-        Rule(
-            .exe5,
-            "`isSameExclusiveExecutionContext` is reflexive, symmetric and transitive, and false for distinct executors",
-            requires: .serial,
-            rationale:
-                "The runtime asks it to decide whether a hop between actors is needed (SE-0392); a wrong answer either runs code without its isolation or deadlocks a hop that was not needed. Two distinct executors called one context let two actors' jobs run at once.",
-            hint:
-                "compare what really makes the context exclusive (the queue, the thread, the underlying scheduler), the same way from both sides; never the type, a label, or a state two idle executors share (the thread each is running on, say)."
-        ) { ctx throws(RuleFailure) in
-            // Three from the factory: distinct ones unless the adapter says they share a
-            // context (executors on one scheduler, one event loop handed out twice).
-            let executors = (0..<3).map { _ in ctx.subject.makeExecutor() }
-            var same: [[Bool]] = []
-            for (i, one) in executors.enumerated() {
-                var row: [Bool] = []
-                for (j, other) in executors.enumerated() {
-                    guard let answer = one.sameContext(other) else {
+                    seen.count == total, "\(total - seen.count) of \(total) jobs never ran (their tasks never finish)")
+            },
+            Rule(
+                .exe2, "a serial executor never runs two jobs at once, even while one is held up",
+                requires: .serial,
+                excludes: .threadConfined,
+                rationale:
+                    "An actor's state is protected by its executor alone: two of its jobs at once is a data race the compiler promised could not happen.",
+                hint:
+                    "jobs are drained by one worker at a time (a serial queue, or a single drain loop guarded by an atomic flag); a slow job does not make the executor start another worker."
+            ) { ctx throws(RuleFailure) in
+                let session = ExecutorSession(ctx)
+                let holding = Box(false)
+                let beside = Box(0)
+                let meter = OverlapMeter()
+                let gate = try session.hold(inside: holding)
+                let total = ctx.producerCount * 300
+                let ran = Recorder<Int>(expecting: total)
+                try ctx.onThreads(ctx.producerCount) { _ in
+                    for _ in 0..<300 {
+                        session.submit {
+                            if holding.value { beside.update { $0 += 1 } }
+                            meter.enter()
+                            spin(500)
+                            meter.leave()
+                            ran.record(0)
+                        }
+                    }
+                }
+                // Time for work handed elsewhere to start beside the held job; ends at once when it does.
+                if session.canHold { _ = ran.complete.wait(ctx.timing.quietWindow) }
+                let startedWhileHeld = beside.value
+                gate.fire()
+                try ctx.expect(startedWhileHeld == 0, "\(startedWhileHeld) jobs ran while another job was held up")
+                try session.waitFor(ran.complete, "\(total) jobs ran")
+                try ctx.expect(meter.maximum <= 1, "up to \(meter.maximum) jobs ran at once")
+            },
+            Rule(
+                .exe3,
+                "a serial executor runs jobs in the order they were enqueued, queued together, one by one, or from inside a job",
+                requires: .serial,
+                rationale:
+                    "Calls into an actor from one place arrive in order only if its executor is FIFO; SE-0392 executors are queues. A job an actor's job enqueues (a task it starts, a call back into it) queues behind the work already waiting: a same-thread fast path that runs it first starves that work and reorders the calls.",
+                hint:
+                    "the queue is FIFO (not a stack, nor a priority heap without a sequence tie-break); no job is run inline by `enqueue` or set aside for later; a job enqueued from the executor's own thread joins the back of the same queue (no 'run next' slot, no side list drained later)."
+            ) { ctx throws(RuleFailure) in
+                let session = ExecutorSession(ctx)
+                let count = 600
+                let order = Recorder<Int>(expecting: count)
+                let gate = try session.hold()
+                for index in 0..<count / 2 { session.submit { order.record(index) } }
+                gate.fire()
+                for index in count / 2..<count { session.submit { order.record(index) } }
+                try session.waitFor(order.complete, "\(count) jobs ran")
+                try ctx.expectSequence(order.all, Array(0..<count))
+                // A backlog, the first of which enqueues two jobs from inside itself and then has
+                // another thread enqueue one while it still runs: the nested jobs go behind the
+                // backlog and ahead of the later one.
+                let backlog = ["b0", "b1", "b2", "b3"]
+                let expected = backlog + ["nested 1", "nested 2", "from outside"]
+                let log = Recorder<String>(expecting: expected.count)
+                let bound = ctx.timing.mustHappen
+                let held = try session.hold()
+                session.submit(nesting: { enqueue in
+                    log.record("b0")
+                    enqueue { log.record("nested 1") }
+                    enqueue { log.record("nested 2") }
+                    let outside = Signal()
+                    Thread {
+                        session.submit { log.record("from outside") }
+                        outside.fire()
+                    }.start()
+                    _ = outside.wait(bound)
+                })
+                for name in backlog.dropFirst() { session.submit { log.record(name) } }
+                held.fire()
+                try session.waitFor(log.complete, "\(expected.count) jobs, two of them enqueued from inside a job, ran")
+                try ctx.expect(
+                    log.all == expected,
+                    "ran \(log.all), expected \(expected): jobs enqueued from inside a job must queue behind those already waiting"
+                )
+            },
+            Rule(
+                .exe4, "a job enqueued from inside a job starts only after that job returns",
+                requires: .taskExecutor,
+                rationale:
+                    "A job run inside another is re-entrancy: the outer job's invariants are broken mid-way and the stack grows with every hop.",
+                hint:
+                    "`enqueue` always queues, even on the executor's own thread; never run a job inline because the caller happens to be the executor."
+            ) { ctx throws(RuleFailure) in
+                let session = ExecutorSession(ctx)
+                let task = session.executor.task!
+                let rounds = 20
+                let log = Recorder<String>(expecting: rounds * 3)
+                for round in 0..<rounds {
+                    Task(executorPreference: task) {
+                        log.record("outer \(round) start")
+                        Task(executorPreference: task) { log.record("inner \(round)") }
+                        log.record("outer \(round) end")
+                    }
+                }
+                try session.waitFor(log.complete, "\(rounds) jobs and the jobs they enqueued ran")
+                let entries = log.all
+                for round in 0..<rounds {
+                    guard let end = entries.firstIndex(of: "outer \(round) end"),
+                        let inner = entries.firstIndex(of: "inner \(round)")
+                    else {
                         throw RuleFailure(
-                            "executor \(i) could not be compared with executor \(j) (not serial, or of another type)",
-                            kind: .error)
+                            "round \(round): a job ran twice while another never ran (\(entries.count) entries)")
                     }
-                    row.append(answer)
-                }
-                same.append(row)
-            }
-            for i in executors.indices {
-                try ctx.expect(same[i][i], "executor \(i) says it is not its own execution context")
-                for j in executors.indices where j != i {
                     try ctx.expect(
-                        same[i][j] == same[j][i],
-                        "executor \(i) says \(same[i][j]) of \(j), \(j) says \(same[j][i]) of \(i)")
-                    let distinct = executors[i].exclusiveContext != executors[j].exclusiveContext
-                    try ctx.expect(
-                        !(distinct && same[i][j]),
-                        "two executors the factory made on distinct contexts (\(i) and \(j)) say they are one exclusive context: actors on them would run at once"
-                    )
-                    for k in executors.indices where k != i && k != j && same[i][j] && same[j][k] {
-                        try ctx.expect(
-                            same[i][k], "executor \(i) is one context with \(j), \(j) with \(k), but \(i) not with \(k)"
-                        )
-                    }
+                        inner > end, "round \(round): the job enqueued inside a job ran before that job returned")
                 }
-            }
-        },
-        Rule(
-            .exe6, "inside every job the executor says it is isolating, and `checkIsolated()` returns",
-            requires: [.serial, .checksIsolation],
-            rationale:
-                "`assumeIsolated` and `preconditionIsolated` fall back on the executor's own answer (SE-0424, SE-0471): an executor that denies its own jobs crashes correct code.",
-            hint:
-                "isolation is known for every job the executor runs, jobs that waited behind another included (set the marker around every job, not per drain), and across the threads it uses."
-        ) { ctx throws(RuleFailure) in
-            let session = ExecutorSession(ctx)
-            let serial = session.executor.serial!
-            let count = 200
-            let denied = Recorder<Int>()
-            let ran = Recorder<Int>(expecting: count)
-            // Half the jobs wait behind a held one, so a marker set only per drain shows.
-            let gate = try session.hold()
-            for index in 0..<count {
-                if index == count / 2 { gate.fire() }
-                session.submit {
-                    if serial.isIsolatingCurrentContext() == false {
-                        denied.record(index)
-                    } else {
-                        serial.checkIsolated()
-                    }
-                    ran.record(index)
-                }
-            }
-            try session.waitFor(ran.complete, "\(count) jobs ran")
-            try ctx.expect(
-                denied.count == 0,
-                "\(denied.count) of \(count) jobs were told they are not isolated (first: job \(denied.all.first ?? 0))"
-            )
-        },
-        Rule(
-            .exe7,
-            "outside its jobs the executor denies isolation: on a plain thread, in another executor's job, and `checkIsolated()` traps",
-            requires: [.serial, .checksIsolation],
-            rationale:
-                "An executor that says yes everywhere lets `assumeIsolated` run actor code from any thread: the data race the checks exist to stop.",
-            hint:
-                "answer from the current thread's state (a thread-local set around each job, the queue-specific value), not from whether the executor is busy or has ever run a job; `checkIsolated()` must trap where it cannot prove isolation (checked in a process of its own)."
-        ) { ctx throws(RuleFailure) in
-            let session = ExecutorSession(ctx)
-            let serial = session.executor.serial!
-            // Busy first, so an answer that means 'some job is running' shows.
-            let gate = try session.hold()
-            let plain = try ctx.onFreshThread { serial.isIsolatingCurrentContext() }
-            let elsewhere = try ctx.perform("a job of another executor") { serial.isIsolatingCurrentContext() }
-            gate.fire()
-            try ctx.expect(plain != true, "on a plain thread it answers true")
-            try ctx.expect(elsewhere != true, "in another executor's job it answers true")
-            // Another executor of its own kind, from the subject's factory: on a pool they share,
-            // its job runs on one of this executor's threads, which the probe's never does.
-            var siblingDenies = true
-            if let sibling = session.sibling() {
-                let answer = Box<Bool?>(nil)
-                let asked = Signal()
-                sibling.submit {
-                    answer.value = serial.isIsolatingCurrentContext()
-                    asked.fire()
-                }
-                try sibling.waitFor(asked, "a job of a second executor from the subject's factory")
-                siblingDenies = answer.value == false
-                try ctx.expect(
-                    answer.value != true,
-                    "in a job of a second executor the subject made (another exclusive context) it answers true")
-            }
-            // nil is allowed ("cannot tell"): `checkIsolated()` must then trap, which ends a
-            // process, so it is judged in a process of its own where the harness has one.
-            let trapped = try ctx.expectTrap(
-                TrapProbes.checkIsolatedOutside, "checkIsolated() returned on a thread none of its jobs runs on")
-            try ctx.requireExercised(
-                (plain == false && elsewhere == false && siblingDenies) || trapped == true,
-                "the executor answers nil (cannot tell) outside its jobs, and checkIsolated() trapping can be judged only in a process of its own (run the conformance tool)"
-            )
-        },
-        Rule(
-            .exe8,
-            "a task that prefers the executor runs there all its life: after suspensions, and in its `async let` and group children",
-            requires: [.taskExecutor, .serial, .checksIsolation],
-            rationale:
-                "SE-0417: a task executor preference holds for the task's whole life and is inherited by its structured children; work that escapes to the global pool loses the executor's thread, ordering and isolation.",
-            hint:
-                "`asUnownedTaskExecutor()` returns this executor itself, and jobs run with `runSynchronously(isolatedTo:taskExecutor:)` (or `on:` the task executor), so the runtime knows the preference is satisfied."
-        ) { ctx throws(RuleFailure) in
-            let session = ExecutorSession(ctx)
-            let executor = session.executor
-            let serial = executor.serial!
-            let places = Recorder<String>()
-            let done = Signal()
-            Task(executorPreference: executor.task!) {
-                func mark(_ place: String) { if serial.isIsolatingCurrentContext() != true { places.record(place) } }
-                mark("its first job")
-                await Task.yield()
-                mark("after a yield")
-                async let child: Void = mark("an async let child")
-                await child
-                await withTaskGroup(of: Void.self) { group in
-                    group.addTask { mark("a task group child") }
-                }
-                mark("after awaiting its children")
-                done.fire()
-            }
-            if let drive = executor.drive {
-                // A virtual executor runs only when driven; each drive runs what became ready.
-                for _ in 0..<100 where !done.hasFired { drive() }
-            }
-            try session.waitFor(done, "a task preferring the executor finished")
-            try ctx.expect(places.count == 0, "ran off the executor in \(places.all.joined(separator: ", "))")
-        },
-        Rule(
-            .exe9, "a virtual executor runs nothing until driven, then every ready job in order, on the driving thread",
-            requires: .virtualTime,
-            rationale:
-                "Deterministic tests of actors and tasks need jobs to run exactly when the test says: one that runs eagerly brings back the races virtual time exists to remove.",
-            hint:
-                "`enqueue` only records the job; the drive runs jobs on the calling thread, in enqueue order, including jobs enqueued while it runs."
-        ) { ctx throws(RuleFailure) in
-            let session = ExecutorSession(ctx)
-            // A task executor also gets a job enqueued from inside a job, which the same drive must run.
-            let nested = session.executor.task
-            let expected = nested == nil ? [0, 1, 2] : [0, 1, 2, 3]
-            let order = Recorder<Int>()
-            let driver = ThreadProbe.id
-            let elsewhere = Box(false)
-            for index in 0..<3 {
-                session.submit {
-                    if ThreadProbe.id != driver { elsewhere.value = true }
-                    order.record(index)
-                    if index == 0, let nested { Task(executorPreference: nested) { order.record(3) } }
-                }
-            }
-            try ctx.expect(order.count == 0, "\(order.count) jobs ran before the executor was driven")
-            session.executor.drive!()
-            try ctx.expect(order.all == expected, "one drive ran \(order.all), expected \(expected)")
-            try ctx.expect(!elsewhere.value, "jobs ran on a thread other than the driving one")
-        },
-    ]
+            },
+        ] + executorIsolation
 }

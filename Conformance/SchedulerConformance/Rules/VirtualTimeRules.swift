@@ -2,303 +2,166 @@ import SchedulerProbes
 import Schedulers
 
 extension RuleCatalogue {
-    static let virtualTime: [Rule] = [
-        Rule(
-            .vt1, "nothing runs until the scheduler is driven",
-            requires: .virtualTime,
-            rationale: "Deterministic tests depend on work waiting for an explicit step or advance.",
-            hint: "`schedule` only enqueues; no background thread drains the queue."
-        ) { ctx throws(RuleFailure) in
-            let scheduler = try virtualScheduler(ctx)
-            let ran = Box(false)
-            scheduler.schedule { ran.value = true }
-            _ = try? scheduler.schedule(after: .zero) { ran.value = true }
-            try ctx.expect(!ran.value, "an action ran before the scheduler was driven")
-            try ctx.expect(scheduler.now == scheduler.now, "the clock is not stable while idle")
-        },
-        Rule(
-            .vt2, "a step on an empty scheduler is a no-op",
-            requires: .virtualTime,
-            rationale: "Test code steps defensively; an empty step must not move time or crash.",
-            hint: "`step()` returns false and leaves `now` alone when nothing is pending."
-        ) { ctx throws(RuleFailure) in
-            let scheduler = try virtualScheduler(ctx)
-            let before = scheduler.now
-            try ctx.expect(!scheduler.step(), "step() reported running something on an empty scheduler")
-            try ctx.expect(scheduler.now == before, "an empty step moved time from \(before) to \(scheduler.now)")
-        },
-        Rule(
-            .vt3, "step, step(n) and run-all run exactly as many actions as asked",
-            requires: [.virtualTime, .singleStep],
-            rationale: "Tests assert intermediate states between steps.",
-            hint:
-                "`step()` runs one action, `step(n)` at most n, `stepAll()` until empty; disposed entries are skipped without counting."
-        ) { ctx throws(RuleFailure) in
-            let scheduler = try virtualScheduler(ctx)
-            let log = Recorder<Int>()
-            for value in 0..<6 { scheduler.schedule { log.record(value) } }
-            try ctx.expect(scheduler.step(), "step() ran nothing")
-            try ctx.expect(log.all == [0], "after step(): \(log.all)")
-            try ctx.expect(scheduler.step(2) == 2, "step(2) did not run two actions")
-            try ctx.expect(log.all == [0, 1, 2], "after step(2): \(log.all)")
-            try ctx.expect(scheduler.stepAll() == 3, "stepAll() did not run the remaining three")
-            try ctx.expect(log.all == Array(0..<6), "after stepAll(): \(log.all)")
-        },
-        Rule(
-            .vt4, "actions run in time order, equal times in scheduling order",
-            requires: .virtualTime,
-            rationale:
-                "Test schedulers that fired simultaneous timers out of registration order made tests flaky; ties must be FIFO.",
-            hint: "order the queue by (time, insertion sequence), not by time alone (heaps are not stable)."
-        ) { ctx throws(RuleFailure) in
-            let scheduler = try virtualScheduler(ctx)
-            let log = Recorder<String>()
-            for (name, ms) in [("c", 30), ("a1", 10), ("b", 20), ("a2", 10), ("a3", 10), ("a4", 10)] {
-                _ = try ctx.attempt("schedule(after:)") { () throws(SchedulerError) in
-                    try scheduler.schedule(after: .milliseconds(ms)) { log.record(name) }
-                }
-            }
-            scheduler.stepAll()
-            try ctx.expect(log.all == ["a1", "a2", "a3", "a4", "b", "c"], "ran \(log.all)")
-        },
-        Rule(
-            .vt5, "repeating actions interleave by time",
-            requires: [.virtualTime, .repeating],
-            rationale: "Two periodic timers must interleave as they would in real time.",
-            hint: "each tick re-queues the next one at time + interval, with a new sequence number."
-        ) { ctx throws(RuleFailure) in
-            let scheduler = try virtualScheduler(ctx)
-            let log = Recorder<String>()
-            let origin = scheduler.now
-            let fast = try ctx.attempt("repeating 2s") { () throws(SchedulerError) in
-                try scheduler.schedule(at: origin.advanced(by: .seconds(2)), repeatingEvery: .seconds(2), leeway: .zero)
-                {
-                    log.record("2s@\(origin.duration(to: scheduler.now).components.seconds)")
-                }
-            }
-            let slow = try ctx.attempt("repeating 3s") { () throws(SchedulerError) in
-                try scheduler.schedule(at: origin.advanced(by: .seconds(3)), repeatingEvery: .seconds(3), leeway: .zero)
-                {
-                    log.record("3s@\(origin.duration(to: scheduler.now).components.seconds)")
-                }
-            }
-            try ctx.attempt("advance") { () throws(SchedulerError) in try scheduler.advance(by: .seconds(9)) }
-            fast.dispose()
-            slow.dispose()
-            let ticks = log.all
-            try ctx.expect(
-                ticks.filter { $0.hasPrefix("2s") } == ["2s@2", "2s@4", "2s@6", "2s@8"], "2s ticks: \(ticks)")
-            try ctx.expect(ticks.filter { $0.hasPrefix("3s") } == ["3s@3", "3s@6", "3s@9"], "3s ticks: \(ticks)")
-            let times = ticks.map { Int($0.split(separator: "@")[1])! }
-            try ctx.expect(times == times.sorted(), "ticks out of time order: \(ticks)")
-        },
-        Rule(
-            .vt6, "advance-to is inclusive and then sets the time",
-            requires: .virtualTime,
-            rationale: "RxSwift's `advanceTo` runs what is due exactly at the target; tests rely on it.",
-            hint: "run entries with time <= target (not <), then set `now` to the target."
-        ) { ctx throws(RuleFailure) in
-            let scheduler = try virtualScheduler(ctx)
-            let target = try ctx.deadline(.seconds(5), on: scheduler)
-            let atTarget = Box(false)
-            let after = Box(false)
-            _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
-                try scheduler.schedule(at: target) { atTarget.value = true }
-            }
-            _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
-                try scheduler.schedule(at: target.advanced(by: .nanoseconds(1))) { after.value = true }
-            }
-            scheduler.advance(to: target)
-            try ctx.expect(atTarget.value, "an action due exactly at the target did not run")
-            try ctx.expect(!after.value, "an action due after the target ran")
-            try ctx.expect(scheduler.now == target, "now is \(scheduler.now) after advancing to \(target)")
-        },
-        Rule(
-            .vt7, "`now` during an action equals the action's time",
-            requires: .virtualTime,
-            rationale:
-                "Test schedulers that reported the advance target instead of the action's time broke time-based operators.",
-            hint: "set the clock to each entry's time before running it, not to the target of the advance."
-        ) { ctx throws(RuleFailure) in
-            let scheduler = try virtualScheduler(ctx)
-            let origin = scheduler.now
-            let seen = Recorder<Duration>()
-            for ms in [3, 1, 2] {
-                _ = try ctx.attempt("schedule(after:)") { () throws(SchedulerError) in
-                    try scheduler.schedule(after: .milliseconds(ms)) { seen.record(origin.duration(to: scheduler.now)) }
-                }
-            }
-            try ctx.attempt("advance") { () throws(SchedulerError) in try scheduler.advance(by: .seconds(1)) }
-            try ctx.expect(
-                seen.all == [.milliseconds(1), .milliseconds(2), .milliseconds(3)],
-                "now inside the actions: \(seen.all)")
-        },
-        Rule(
-            .vt8, "actions scheduled during an advance, due by its target, run in it",
-            requires: .virtualTime,
-            rationale: "Chains of timers (a delay after a delay) must complete within one advance that covers them.",
-            hint: "the advance loop re-reads the queue after each action instead of taking a snapshot."
-        ) { ctx throws(RuleFailure) in
-            let scheduler = try virtualScheduler(ctx)
-            let log = Recorder<String>()
-            _ = try ctx.attempt("schedule(after:)") { () throws(SchedulerError) in
-                try scheduler.schedule(after: .seconds(1)) {
-                    log.record("first")
-                    _ = try? scheduler.schedule(after: .seconds(1)) { log.record("during") }
-                    _ = try? scheduler.schedule(after: .seconds(5)) { log.record("too late") }
-                }
-            }
-            try ctx.attempt("advance") { () throws(SchedulerError) in try scheduler.advance(by: .seconds(2)) }
-            try ctx.expect(log.all == ["first", "during"], "ran \(log.all)")
-        },
-        Rule(
-            .vt9, "20,000 actions at random times run sorted by (time, order)",
-            requires: .virtualTime,
-            rationale: "A heap that loses its order under load corrupts long simulations.",
-            hint: "the priority queue compares (time, sequence) consistently; no entry is lost on resize."
-        ) { ctx throws(RuleFailure) in
-            let scheduler = try virtualScheduler(ctx)
-            var generator = SplitMix64(seed: 0x5EED)
-            let log = Recorder<(time: SchedulerTime, index: Int)>()
-            for index in 0..<20_000 {
-                let delay = Duration.milliseconds(Int64(generator.next() % 500))
-                _ = try ctx.attempt("schedule(after:)") { () throws(SchedulerError) in
-                    try scheduler.schedule(after: delay) { log.record((scheduler.now, index)) }
-                }
-            }
-            scheduler.stepAll()
-            let all = log.all
-            try ctx.expect(all.count == 20_000, "ran \(all.count) of 20000")
-            let sorted = zip(all, all.dropFirst()).allSatisfy {
-                $0.time < $1.time || ($0.time == $1.time && $0.index < $1.index)
-            }
-            try ctx.expect(sorted, "actions ran out of (time, order) order")
-        },
-        Rule(
-            .vt10, "time never moves backwards",
-            requires: .virtualTime,
-            rationale: "A clock that goes back makes durations negative and timers fire twice.",
-            hint: "advancing to an earlier time is a no-op; a past deadline runs at the present time."
-        ) { ctx throws(RuleFailure) in
-            let scheduler = try virtualScheduler(ctx)
-            try ctx.attempt("advance") { () throws(SchedulerError) in try scheduler.advance(by: .seconds(10)) }
-            let now = scheduler.now
-            scheduler.advance(to: .zero)
-            try ctx.expect(
-                scheduler.now == now, "advancing to an earlier time moved the clock back to \(scheduler.now)")
-            let seen = Box<SchedulerTime?>(nil)
-            _ = try ctx.attempt("schedule(at: .zero)") { () throws(SchedulerError) in
-                try scheduler.schedule(at: .zero) { seen.value = scheduler.now }
-            }
-            scheduler.stepAll()
-            try ctx.expect(
-                seen.value.map { $0 >= now } == true,
-                "a past deadline ran at \(String(describing: seen.value)), before now \(now)")
-        },
-        Rule(
-            .vt11, "work scheduled during an advance runs at its own time, in time order, seeing that time",
-            requires: .virtualTime,
-            rationale:
-                "A delay inside a delay is the heart of every timing test; it must run at the action's time plus its delay, before later work, and read that time.",
-            hint:
-                "delays are added to the time of the running action (not the advance target), and entries added while advancing join the same ordered queue instead of a batch run afterwards."
-        ) { ctx throws(RuleFailure) in
-            let scheduler = try virtualScheduler(ctx)
-            let origin = scheduler.now
-            let log = Recorder<String>()
-            func at(_ seconds: Int64) throws(RuleFailure) -> SchedulerTime {
-                try ctx.attempt("origin + \(seconds)s") { () throws(SchedulerError) in
-                    try origin.advanced(by: .seconds(seconds))
-                }
-            }
-            @Sendable func note(_ name: String) {
-                log.record("\(name)@\(origin.duration(to: scheduler.now).components.seconds)")
-            }
-            let seven = try at(7)
-            _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
-                try scheduler.schedule(at: seven) { note("planned") }
-            }
-            let two = try at(2)
-            _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
-                try scheduler.schedule(at: two) {
-                    note("first")
-                    _ = try? scheduler.schedule(after: .seconds(3)) {
-                        note("nested")
-                        _ = try? scheduler.schedule(after: .seconds(1)) { note("nested-twice") }
+    static let virtualTime: [Rule] =
+        [
+            Rule(
+                .vt1, "nothing runs until the scheduler is driven",
+                requires: .virtualTime,
+                rationale: "Deterministic tests depend on work waiting for an explicit step or advance.",
+                hint: "`schedule` only enqueues; no background thread drains the queue."
+            ) { ctx throws(RuleFailure) in
+                let scheduler = try virtualScheduler(ctx)
+                let ran = Box(false)
+                scheduler.schedule { ran.value = true }
+                _ = try? scheduler.schedule(after: .zero) { ran.value = true }
+                try ctx.expect(!ran.value, "an action ran before the scheduler was driven")
+                try ctx.expect(scheduler.now == scheduler.now, "the clock is not stable while idle")
+            },
+            Rule(
+                .vt2, "a step on an empty scheduler is a no-op",
+                requires: .virtualTime,
+                rationale: "Test code steps defensively; an empty step must not move time or crash.",
+                hint: "`step()` returns false and leaves `now` alone when nothing is pending."
+            ) { ctx throws(RuleFailure) in
+                let scheduler = try virtualScheduler(ctx)
+                let before = scheduler.now
+                try ctx.expect(!scheduler.step(), "step() reported running something on an empty scheduler")
+                try ctx.expect(scheduler.now == before, "an empty step moved time from \(before) to \(scheduler.now)")
+            },
+            Rule(
+                .vt3, "step, step(n) and run-all run exactly as many actions as asked",
+                requires: [.virtualTime, .singleStep],
+                rationale: "Tests assert intermediate states between steps.",
+                hint:
+                    "`step()` runs one action, `step(n)` at most n, `stepAll()` until empty; disposed entries are skipped without counting."
+            ) { ctx throws(RuleFailure) in
+                let scheduler = try virtualScheduler(ctx)
+                let log = Recorder<Int>()
+                for value in 0..<6 { scheduler.schedule { log.record(value) } }
+                try ctx.expect(scheduler.step(), "step() ran nothing")
+                try ctx.expect(log.all == [0], "after step(): \(log.all)")
+                try ctx.expect(scheduler.step(2) == 2, "step(2) did not run two actions")
+                try ctx.expect(log.all == [0, 1, 2], "after step(2): \(log.all)")
+                try ctx.expect(scheduler.stepAll() == 3, "stepAll() did not run the remaining three")
+                try ctx.expect(log.all == Array(0..<6), "after stepAll(): \(log.all)")
+            },
+            Rule(
+                .vt4, "actions run in time order, equal times in scheduling order",
+                requires: .virtualTime,
+                rationale:
+                    "Test schedulers that fired simultaneous timers out of registration order made tests flaky; ties must be FIFO.",
+                hint: "order the queue by (time, insertion sequence), not by time alone (heaps are not stable)."
+            ) { ctx throws(RuleFailure) in
+                let scheduler = try virtualScheduler(ctx)
+                let log = Recorder<String>()
+                for (name, ms) in [("c", 30), ("a1", 10), ("b", 20), ("a2", 10), ("a3", 10), ("a4", 10)] {
+                    _ = try ctx.attempt("schedule(after:)") { () throws(SchedulerError) in
+                        try scheduler.schedule(after: .milliseconds(ms)) { log.record(name) }
                     }
                 }
-            }
-            scheduler.advance(to: try at(10))
-            try ctx.expect(
-                log.all == ["first@2", "nested@5", "nested-twice@6", "planned@7"],
-                "ran \(log.all), expected [first@2, nested@5, nested-twice@6, planned@7]")
-        },
-        Rule(
-            .vt12,
-            "work scheduled for the current instant from inside an advance runs at that instant, before later work",
-            requires: .virtualTime,
-            rationale:
-                "An action that schedules more work 'now' (an operator forwarding an event) must see it run at the same virtual time, ahead of anything due later.",
-            hint:
-                "plain `schedule` during an advance is stamped with the running action's time (not the advance target, nor the end of the batch)."
-        ) { ctx throws(RuleFailure) in
-            let scheduler = try virtualScheduler(ctx)
-            let origin = scheduler.now
-            let log = Recorder<String>()
-            @Sendable func note(_ name: String) {
-                log.record("\(name)@\(origin.duration(to: scheduler.now).components.seconds)")
-            }
-            let three = try ctx.attempt("origin + 3s") { () throws(SchedulerError) in
-                try origin.advanced(by: .seconds(3))
-            }
-            _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
-                try scheduler.schedule(at: three) { note("later") }
-            }
-            _ = try ctx.attempt("schedule(after:)") { () throws(SchedulerError) in
-                try scheduler.schedule(after: .seconds(1)) {
-                    note("first")
-                    scheduler.schedule { note("now-1") }
-                    _ = try? scheduler.schedule(at: scheduler.now) { note("now-2") }
-                }
-            }
-            try ctx.attempt("advance") { () throws(SchedulerError) in try scheduler.advance(by: .seconds(5)) }
-            try ctx.expect(
-                log.all == ["first@1", "now-1@1", "now-2@1", "later@3"],
-                "ran \(log.all), expected [first@1, now-1@1, now-2@1, later@3]")
-        },
-        Rule(
-            .vt13, "a step runs everything due at the earliest instant, and nothing later",
-            requires: .virtualTime, excludes: .singleStep,
-            rationale:
-                "Schedulers that step by instants (ReactiveSwift's, SwiftNIO's test loops) promise that one step moves time to the next instant that has work and runs exactly that instant's work.",
-            hint:
-                "a step moves time to the earliest pending deadline, runs every action due then (work they add for that instant included), and stops before the next deadline."
-        ) { ctx throws(RuleFailure) in
-            let scheduler = try virtualScheduler(ctx)
-            let origin = scheduler.now
-            let log = Recorder<String>()
-            for (name, ms) in [("a", 10), ("b", 20), ("a2", 10)] {
-                _ = try ctx.attempt("schedule(after:)") { () throws(SchedulerError) in
-                    try scheduler.schedule(after: .milliseconds(ms)) {
-                        log.record(name)
-                        if name == "a" { scheduler.schedule { log.record("a-now") } }
+                scheduler.stepAll()
+                try ctx.expect(log.all == ["a1", "a2", "a3", "a4", "b", "c"], "ran \(log.all)")
+            },
+            Rule(
+                .vt5, "repeating actions interleave by time",
+                requires: [.virtualTime, .repeating],
+                rationale: "Two periodic timers must interleave as they would in real time.",
+                hint: "each tick re-queues the next one at time + interval, with a new sequence number."
+            ) { ctx throws(RuleFailure) in
+                let scheduler = try virtualScheduler(ctx)
+                let log = Recorder<String>()
+                let origin = scheduler.now
+                let fast = try ctx.attempt("repeating 2s") { () throws(SchedulerError) in
+                    try scheduler.schedule(
+                        at: origin.advanced(by: .seconds(2)), repeatingEvery: .seconds(2), leeway: .zero
+                    ) {
+                        log.record("2s@\(origin.duration(to: scheduler.now).components.seconds)")
                     }
                 }
-            }
-            try ctx.expect(scheduler.step(), "step() ran nothing with three actions pending")
-            try ctx.expect(log.all == ["a", "a2", "a-now"], "the first step ran \(log.all), expected [a, a2, a-now]")
-            try ctx.expect(
-                origin.duration(to: scheduler.now) == .milliseconds(10),
-                "after the first step now is \(origin.duration(to: scheduler.now)) past the start, expected 10 ms")
-            try ctx.expect(scheduler.step(), "the second step ran nothing")
-            try ctx.expect(log.all == ["a", "a2", "a-now", "b"], "after the second step: \(log.all)")
-            try ctx.expect(!scheduler.step(), "a step on an empty scheduler reported work")
-        },
-    ]
+                let slow = try ctx.attempt("repeating 3s") { () throws(SchedulerError) in
+                    try scheduler.schedule(
+                        at: origin.advanced(by: .seconds(3)), repeatingEvery: .seconds(3), leeway: .zero
+                    ) {
+                        log.record("3s@\(origin.duration(to: scheduler.now).components.seconds)")
+                    }
+                }
+                try ctx.attempt("advance") { () throws(SchedulerError) in try scheduler.advance(by: .seconds(9)) }
+                fast.dispose()
+                slow.dispose()
+                let ticks = log.all
+                try ctx.expect(
+                    ticks.filter { $0.hasPrefix("2s") } == ["2s@2", "2s@4", "2s@6", "2s@8"], "2s ticks: \(ticks)")
+                try ctx.expect(ticks.filter { $0.hasPrefix("3s") } == ["3s@3", "3s@6", "3s@9"], "3s ticks: \(ticks)")
+                let times = ticks.map { Int($0.split(separator: "@")[1])! }
+                try ctx.expect(times == times.sorted(), "ticks out of time order: \(ticks)")
+            },
+            Rule(
+                .vt6, "advance-to is inclusive and then sets the time",
+                requires: .virtualTime,
+                rationale: "RxSwift's `advanceTo` runs what is due exactly at the target; tests rely on it.",
+                hint: "run entries with time <= target (not <), then set `now` to the target."
+            ) { ctx throws(RuleFailure) in
+                let scheduler = try virtualScheduler(ctx)
+                let target = try ctx.deadline(.seconds(5), on: scheduler)
+                let atTarget = Box(false)
+                let after = Box(false)
+                _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
+                    try scheduler.schedule(at: target) { atTarget.value = true }
+                }
+                _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
+                    try scheduler.schedule(at: target.advanced(by: .nanoseconds(1))) { after.value = true }
+                }
+                scheduler.advance(to: target)
+                try ctx.expect(atTarget.value, "an action due exactly at the target did not run")
+                try ctx.expect(!after.value, "an action due after the target ran")
+                try ctx.expect(scheduler.now == target, "now is \(scheduler.now) after advancing to \(target)")
+            },
+            Rule(
+                .vt7, "`now` during an action equals the action's time",
+                requires: .virtualTime,
+                rationale:
+                    "Test schedulers that reported the advance target instead of the action's time broke time-based operators.",
+                hint: "set the clock to each entry's time before running it, not to the target of the advance."
+            ) { ctx throws(RuleFailure) in
+                let scheduler = try virtualScheduler(ctx)
+                let origin = scheduler.now
+                let seen = Recorder<Duration>()
+                for ms in [3, 1, 2] {
+                    _ = try ctx.attempt("schedule(after:)") { () throws(SchedulerError) in
+                        try scheduler.schedule(after: .milliseconds(ms)) {
+                            seen.record(origin.duration(to: scheduler.now))
+                        }
+                    }
+                }
+                try ctx.attempt("advance") { () throws(SchedulerError) in try scheduler.advance(by: .seconds(1)) }
+                try ctx.expect(
+                    seen.all == [.milliseconds(1), .milliseconds(2), .milliseconds(3)],
+                    "now inside the actions: \(seen.all)")
+            },
+            Rule(
+                .vt8, "actions scheduled during an advance, due by its target, run in it",
+                requires: .virtualTime,
+                rationale:
+                    "Chains of timers (a delay after a delay) must complete within one advance that covers them.",
+                hint: "the advance loop re-reads the queue after each action instead of taking a snapshot."
+            ) { ctx throws(RuleFailure) in
+                let scheduler = try virtualScheduler(ctx)
+                let log = Recorder<String>()
+                _ = try ctx.attempt("schedule(after:)") { () throws(SchedulerError) in
+                    try scheduler.schedule(after: .seconds(1)) {
+                        log.record("first")
+                        _ = try? scheduler.schedule(after: .seconds(1)) { log.record("during") }
+                        _ = try? scheduler.schedule(after: .seconds(5)) { log.record("too late") }
+                    }
+                }
+                try ctx.attempt("advance") { () throws(SchedulerError) in try scheduler.advance(by: .seconds(2)) }
+                try ctx.expect(log.all == ["first", "during"], "ran \(log.all)")
+            },
+        ] + virtualTimeOrder
 }
 
 /// The subject's scheduler as a virtual-time scheduler, or a harness error saying why not.
-private func virtualScheduler(_ ctx: RuleContext) throws(RuleFailure) -> any VirtualTimeScheduler {
+func virtualScheduler(_ ctx: RuleContext) throws(RuleFailure) -> any VirtualTimeScheduler {
     guard let scheduler = ctx.makeScheduler() as? any VirtualTimeScheduler else {
         throw RuleFailure(
             "the subject claims virtualTime but its scheduler does not conform to VirtualTimeScheduler", kind: .error)
