@@ -97,8 +97,12 @@ let package = Package(
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             path: "Sources/CommandSupport",
-            // Chart.js, inlined into the dashboard; MIT, its licence beside it.
-            resources: [.copy("Assets/chart.min.js"), .copy("Assets/chart.js-LICENSE.txt")],
+            // The dashboard's page, style and script, and Chart.js inlined into it (MIT, its
+            // licence beside it).
+            resources: [
+                .copy("Assets/dashboard.html"), .copy("Assets/dashboard.css"), .copy("Assets/dashboard.js"),
+                .copy("Assets/chart.min.js"), .copy("Assets/chart.js-LICENSE.txt"),
+            ],
             swiftSettings: strict
         ),
         .target(

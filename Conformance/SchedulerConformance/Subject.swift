@@ -96,13 +96,6 @@ public struct ConformanceSubject: Sendable {
         }
     }
 
-    /// The scheduler factory, as before clocks and executors were subjects.
-    @available(
-        *, deprecated, renamed: "makeScheduler()",
-        message: "subjects are schedulers, clocks or executors: use makeScheduler()"
-    )
-    public var make: @Sendable () -> any Scheduler { { makeScheduler() } }
-
     /// A fresh scheduler. Only for scheduler subjects: rules and scenarios check ``kind``
     /// before they make anything, so asking another kind is a programming error.
     public func makeScheduler() -> any Scheduler {

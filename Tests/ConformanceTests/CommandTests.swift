@@ -171,14 +171,14 @@ import Testing
     }
 
     @Test func theCommittedRuleDocumentIsUpToDate() async throws {
-        let outcome = try await Self.conformance(["--list-rules", "--markdown"])
+        let outcome = try await Self.conformance(["list-rules", "--markdown"])
         let committed = try String(
             contentsOf: Self.packageRoot.appendingPathComponent("Conformance/RULES.md"), encoding: .utf8)
         #expect(committed == outcome.output, "Conformance/RULES.md is stale: run `make rules`")
     }
 
     @Test func listsTheCatalogue() async throws {
-        let outcome = try await Self.conformance(["--list-rules"])
+        let outcome = try await Self.conformance(["list-rules"])
         #expect(outcome.status == .exited(0))
         #expect(outcome.output.split(separator: "\n").count == RuleCatalogue.all.count)
     }

@@ -1,0 +1,78 @@
+import ArgumentParser
+import CommandSupport
+import Foundation
+import SchedulerConformance
+import SchedulerReporting
+
+/// `--rule` and `--category`: which rules to run.
+struct RuleSelection: ParsableArguments {
+    @Option(name: .customLong("rule"), help: "Only these rule IDs, e.g. ORD-1 (repeatable or comma-separated).")
+    var rules: [String] = []
+
+    @Option(name: .customLong("category"), help: "Only these categories, by prefix (ORD) or name (ordering).")
+    var categories: [String] = []
+
+    func validate() throws {
+        for id in splitList(rules) where RuleCatalogue.rule(id.uppercased()) == nil {
+            throw ValidationError("unknown rule '\(id)'; `list-rules` lists them")
+        }
+        for name in splitList(categories) where Self.category(named: name) == nil {
+            throw ValidationError(
+                "unknown category '\(name)'; use one of \(Rule.Category.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
+        }
+    }
+
+    /// The selected rules in catalogue order; all of them when nothing is selected.
+    var selected: [Rule] {
+        let ids = Set(splitList(rules).map { $0.uppercased() })
+        let categories = Set(splitList(categories).compactMap(Self.category(named:)))
+        return RuleCatalogue.all.filter { rule in
+            (ids.isEmpty || ids.contains(rule.id.rawValue))
+                && (categories.isEmpty || categories.contains(rule.category))
+        }
+    }
+
+    private static func category(named name: String) -> Rule.Category? {
+        Rule.Category.allCases.first {
+            $0.rawValue.caseInsensitiveCompare(name) == .orderedSame
+                || "\($0)".caseInsensitiveCompare(name) == .orderedSame
+        }
+    }
+}
+
+/// `--in-process` and `--quiet`: how subjects run and how much is printed.
+struct ExecutionOptions: ParsableArguments {
+    @Flag(help: "Run every subject in this process (no crash isolation).")
+    var inProcess = false
+
+    @Flag(help: "Print only the summary and the failures, not the whole table.")
+    var quiet = false
+}
+
+/// `--timing-scale` and `--rule-timeout`: the calibrated time bounds.
+struct TimingOptions: ParsableArguments {
+    @Option(help: "Multiply every calibrated time bound by this factor (a slow machine wants > 1).")
+    var timingScale: Double = 1
+
+    @Option(help: "Seconds one rule may run before it is reported as a timeout.")
+    var ruleTimeout: Double?
+
+    func validate() throws {
+        guard timingScale.isFinite, timingScale > 0 else {
+            throw ValidationError("--timing-scale must be a positive number, got \(timingScale)")
+        }
+        if let ruleTimeout, !(ruleTimeout.isFinite && ruleTimeout > 0) {
+            throw ValidationError("--rule-timeout must be a positive number of seconds, got \(ruleTimeout)")
+        }
+    }
+
+    /// The calibrated timing with the overrides; `mustHappen` capped at `cap` when given
+    /// (a mutant's missing event is the expected outcome: no need to wait 10 s for each).
+    func timing(cappingMustHappenAt cap: Duration? = nil) -> Timing {
+        var timing = Timing.calibrate(scale: timingScale)
+        if let cap { timing.mustHappen = min(timing.mustHappen, cap * timingScale) }
+        if let ruleTimeout { timing.ruleTimeout = .nanoseconds(Int64(ruleTimeout * 1e9)) }
+        return timing
+    }
+}

@@ -1,0 +1,24 @@
+import ArgumentParser
+import CommandSupport
+import Foundation
+import SchedulerConformance
+import SchedulerReporting
+
+extension ConformanceCommand {
+    /// The child side of isolation; not for people.
+    struct Worker: ParsableCommand {
+        static let configuration = CommandConfiguration(shouldDisplay: false)
+
+        @Option var subject: String
+        @Option var timingJson: String
+        @OptionGroup var selection: RuleSelection
+
+        func run() throws {
+            guard let subject = Toolkit.current.subject(named: subject) else {
+                throw ValidationError("unknown subject '\(subject)'")
+            }
+            let timing = try JSONDecoder().decode(Timing.self, from: Data(timingJson.utf8))
+            RuleWorker.run(subject: subject, rules: selection.selected, timing: timing)
+        }
+    }
+}
