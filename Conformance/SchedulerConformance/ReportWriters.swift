@@ -40,11 +40,7 @@ extension ConformanceReport {
             }
         }
         if !problems.isEmpty { lines.append("\n" + problems.joined(separator: "\n")) }
-        lines.append(
-            """
-
-            \(summary.passed) passed, \(summary.failed) failed, \(summary.skipped) skipped, \(summary.timeout) timed out, \(summary.error) errors, \(summary.inconclusive) inconclusive, \(summary.guaranteed) guaranteed by the protocol; \(summary.gatingFailures) gating failures
-            """)
+        lines.append("\n" + summary.sentence)
         return lines.joined(separator: "\n")
     }
 }

@@ -72,7 +72,7 @@ public enum Dashboard {
     private static func matrix(_ report: ConformanceReport) -> String {
         let summary = report.summary
         var html =
-            "<h2>Conformance</h2>\n<p>\(summary.passed) passed, \(summary.failed) failed, \(summary.timeout) timed out, \(summary.error) errors, \(summary.inconclusive) inconclusive, \(summary.skipped) skipped; \(summary.gatingFailures) gating failures.</p>\n"
+            "<h2>Conformance</h2>\n<p>\(summary.sentence).</p>\n"
         html += "<div class=\"scroll\"><table class=\"matrix\"><thead><tr><th>rule</th>"
         html +=
             report.subjects.map { "<th class=\"subject\"><span>\(escape($0.name))</span></th>" }.joined()
@@ -124,7 +124,7 @@ public enum Dashboard {
 
     private static func stressSections(_ report: StressReport, history: [StressReport]) -> String {
         var html =
-            "<h2>Stress</h2>\n<p>\(report.summary.passed) passed, \(report.summary.failed) failed, \(report.summary.timeout) timed out, \(report.summary.error) errors, \(report.summary.skipped) skipped.</p>\n"
+            "<h2>Stress</h2>\n<p>\(report.summary.sentence).</p>\n"
         html +=
             "<div class=\"scroll\"><table class=\"runs\"><thead><tr><th>scenario</th><th>subject</th><th>status</th><th>operations/s</th><th>p50 ns</th><th>p99 ns</th><th>allocations/op</th><th>ratio to baseline</th></tr></thead><tbody>\n"
         for run in report.runs where run.status != .skipped {

@@ -76,4 +76,11 @@ public struct StatusSummary: Codable, Sendable, Equatable {
         }
         if gates, status.isFailure { gatingFailures += 1 }
     }
+
+    /// The summary as the one sentence every table and page prints: every count, then the
+    /// gating failures that decide the exit status.
+    public var sentence: String {
+        "\(passed) passed, \(failed) failed, \(skipped) skipped, \(timeout) timed out, \(error) errors, "
+            + "\(inconclusive) inconclusive, \(guaranteed) guaranteed by the protocol; \(gatingFailures) gating failures"
+    }
 }

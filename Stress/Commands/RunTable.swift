@@ -27,7 +27,7 @@ enum StressTable {
         }
         let summary = report.summary
         lines.append(
-            "\n\(summary.passed) passed, \(summary.failed) failed, \(summary.skipped) skipped, \(summary.timeout) timed out, \(summary.error) errors; allocator \(report.environment.allocator ?? "unknown"), seed \(report.seed)"
+            "\n\(summary.sentence); allocator \(report.environment.allocator ?? "unknown"), seed \(report.seed)"
         )
         return lines.joined(separator: "\n")
     }

@@ -1,0 +1,145 @@
+import Dispatch
+import SchedulerConformance
+import SchedulerProbes
+import Schedulers
+import Synchronization
+
+/// Keeps every closure it was ever given.
+final class KeepsClosuresMutant: MutantBase, @unchecked Sendable {
+    private let kept = Lock<[SchedulerAction]>([])
+
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        kept.withLock { $0.append(action) }
+        return super.schedule(action)
+    }
+}
+
+/// Keeps one closure in 500: a leak that a single action never shows.
+final class KeepsSomeClosuresMutant: MutantBase, @unchecked Sendable {
+    private let kept = Lock<[SchedulerAction]>([])
+    private let count = Atomic<Int>(0)
+
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        if count.wrappingAdd(1, ordering: .relaxed).newValue % 500 == 0 { kept.withLock { $0.append(action) } }
+        return super.schedule(action)
+    }
+}
+
+/// Disposed handles go to a "graveyard" that is never emptied, each still holding its
+/// closure; run actions are freed as they should be.
+final class KeepsDisposedClosuresMutant: MutantBase, @unchecked Sendable {
+    private final class Handle: Disposable {
+        let flag = BooleanDisposable()
+        let action: SchedulerAction
+        let owner: KeepsDisposedClosuresMutant
+        init(_ action: @escaping SchedulerAction, _ owner: KeepsDisposedClosuresMutant) {
+            self.action = action
+            self.owner = owner
+        }
+        func dispose() {
+            flag.dispose()
+            owner.graveyard.withLock { $0.append(self) }
+        }
+        var isDisposed: Bool { flag.isDisposed }
+    }
+
+    private let graveyard = Lock<[Handle]>([])
+
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let handle = Handle(action, self)
+        queue.async { self.run(handle.action, unless: handle.flag) }
+        return handle
+    }
+}
+
+/// Delayed actions due at the same deadline share one timer and one handle: disposing
+/// one cancels its neighbours too.
+final class SharedDeadlineTimerMutant: MutantBase, @unchecked Sendable {
+    private let handles = Lock<[SchedulerTime: BooleanDisposable]>([:])
+
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
+        let flag = handles.withLock { handles in
+            if let shared = handles[deadline] { return shared }
+            let flag = BooleanDisposable()
+            handles[deadline] = flag
+            return flag
+        }
+        queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1))) {
+            self.run(action, unless: flag)
+        }
+        return flag
+    }
+}
+
+/// A repeating timer whose disposal only sets a flag nobody reads.
+final class RepeatingIgnoresDisposalMutant: MutantBase, @unchecked Sendable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
+        -> any Disposable
+    {
+        let handle = super.makeTimer(deadline: deadline, spec: spec, tick)
+        // Keep the real handle (and so the timer) forever; hand out a dummy.
+        leaked.withLock { $0.append(handle) }
+        return BooleanDisposable()
+    }
+
+    private let leaked = Lock<[any Disposable]>([])
+}
+
+/// A repeating timer whose handler runs the tick and only then looks at the disposed flag:
+/// a tick that falls due after `dispose()` still runs, once.
+final class RepeatingExtraTickMutant: MutantBase, @unchecked Sendable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
+        -> any Disposable
+    {
+        nonisolated(unsafe) let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(
+            deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1)),
+            repeating: .nanoseconds(Int(spec.intervalNanoseconds)))
+        let flag = BooleanDisposable()
+        timer.setEventHandler {
+            tick()
+            if flag.isDisposed { timer.cancel() }
+        }
+        timer.resume()
+        return flag
+    }
+}
+
+/// Disposing a repeating timer hops to the scheduler's queue to cancel it, behind a tick
+/// that fell due meanwhile.
+final class RepeatingDisposeDeferredMutant: MutantBase, @unchecked Sendable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
+        -> any Disposable
+    {
+        let handle = super.makeTimer(deadline: deadline, spec: spec, tick)
+        let queue = self.queue
+        return ActionDisposable { queue.async { handle.dispose() } }
+    }
+}
+
+/// A repeating timer that stops when the caller drops its handle.
+final class RepeatingDiesWhenDroppedMutant: MutantBase, @unchecked Sendable {
+    /// Cancels the timer when released: the fault.
+    private final class Handle: Disposable {
+        private let cancel: ActionDisposable
+        init(_ cancel: ActionDisposable) { self.cancel = cancel }
+        func dispose() { cancel.dispose() }
+        var isDisposed: Bool { cancel.isDisposed }
+        deinit { cancel.dispose() }
+    }
+
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
+        -> any Disposable
+    {
+        nonisolated(unsafe) let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(
+            deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1)),
+            repeating: .nanoseconds(Int(spec.intervalNanoseconds))
+        )
+        timer.setEventHandler(handler: tick)
+        timer.resume()
+        return Handle(ActionDisposable { timer.cancel() })
+    }
+}

@@ -1,0 +1,221 @@
+import SchedulerConformance
+import Schedulers
+
+extension Mutants {
+    static let current: [Mutant] = [
+        mutant("current-not-set", "never sets the current scheduler", .cur1) { CurrentNotSetMutant("current-not-set") },
+        mutant(
+            "current-not-set-from-backlog", "actions that waited behind another run without the current scheduler",
+            .cur1
+        ) { CurrentNotSetFromBacklogMutant("current-not-set-from-backlog") },
+        mutant("current-not-set-on-timers", "delayed actions run without the current scheduler", .cur2) {
+            CurrentNotSetOnTimersMutant("current-not-set-on-timers")
+        },
+        mutant("repeating-without-current", "repeating ticks run without the current scheduler", .cur3) {
+            RepeatingWithoutCurrentMutant("repeating-without-current")
+        },
+        mutant("current-captured-at-schedule", "runs an action as the caller's current scheduler", .cur6) {
+            CurrentCapturedAtScheduleMutant("current-captured-at-schedule")
+        },
+        mutant(
+            "concurrent-spill-without-current", "work spilling onto a second worker runs without the current scheduler",
+            .cur7
+        ) { ConcurrentSpillWithoutCurrentMutant() },
+        faulty(FaultySubscriptionMutant.Fault.alwaysAsync, "never runs inline", .sub1) { FaultySubscriptionMutant($0) },
+        faulty(FaultySubscriptionMutant.Fault.inlineWithoutCurrent, "runs inline with no current scheduler", .sub2) {
+            FaultySubscriptionMutant($0)
+        },
+        faulty(
+            FaultySubscriptionMutant.Fault.timersToBackground,
+            "sends timers to the background inside a current scheduler", .sub3
+        ) { FaultySubscriptionMutant($0) },
+        faulty(
+            FaultySubscriptionMutant.Fault.runsAsItself, "runs inline actions as itself, hiding the caller's scheduler",
+            .sub4
+        ) { FaultySubscriptionMutant($0) },
+    ]
+
+    static let recursion: [Mutant] = [
+        mutant("stack-recursion", "recursion recurses on the stack", .rec7) { StackRecursionMutant() },
+        faulty(FaultyRecursionMutant.Fault.doubleFirstRun, "queues the first run twice", .rec1) {
+            FaultyRecursionMutant($0)
+        },
+        faulty(FaultyRecursionMutant.Fault.reentrant, "a reschedule during the block runs it inside itself", .rec2) {
+            FaultyRecursionMutant($0)
+        },
+        faulty(FaultyRecursionMutant.Fault.lossyReschedule, "two reschedules give one run", .rec3) {
+            FaultyRecursionMutant($0)
+        },
+        faulty(FaultyRecursionMutant.Fault.laterRescheduleLost, "a reschedule after the block returned is lost", .rec4)
+        { FaultyRecursionMutant($0) },
+        faulty(FaultyRecursionMutant.Fault.mergesLaterReschedules, "two later reschedules give one run", .rec4) {
+            FaultyRecursionMutant($0)
+        },
+        faulty(
+            FaultyRecursionMutant.Fault.checksDisposalOnlyOnReschedule,
+            "a run already queued still runs after dispose()", .rec5
+        ) { FaultyRecursionMutant($0) },
+        faulty(FaultyRecursionMutant.Fault.ignoresDisposal, "disposing a recursion does not stop it", .rec6) {
+            FaultyRecursionMutant($0)
+        },
+    ]
+
+    static let timers: [Mutant] = [
+        mutant("early-timers", "fires timers at half their delay", .tim1) { EarlyTimersMutant("early-timers") },
+        mutant("early-by-rounding", "rounds deadlines down to 10 ms", .tim1) {
+            EarlyByRoundingMutant("early-by-rounding")
+        },
+        mutant("late-timers", "fires timers 400 ms late", .tim2) { LateTimersMutant("late-timers") },
+        mutant("past-deadline-dropped", "a past deadline becomes centuries away", .tim3) {
+            PastDeadlineDroppedMutant("past-deadline-dropped")
+        },
+        mutant("timers-in-insertion-order", "fires timers in the order they were added", .tim4) {
+            TimersInInsertionOrderMutant("timers-in-insertion-order")
+        },
+        mutant("repeating-early", "ticks every 0.8 intervals", .tim5) { RepeatingEarlyMutant("repeating-early") },
+        faulty(RepairsRepeatingMutant.Repair.zeroInterval, "turns a zero interval into 1 ms", .tim7) {
+            RepairsRepeatingMutant($0)
+        },
+        faulty(RepairsRepeatingMutant.Repair.negativeLeeway, "turns a negative leeway into zero", .tim8) {
+            RepairsRepeatingMutant($0)
+        },
+        mutant("overflowing-intervals", "wraps huge intervals instead of refusing", .tim9) {
+            OverflowingIntervalsMutant("overflowing-intervals")
+        },
+        mutant("distant-future-wraps", "a far deadline wraps into the past", .tim10) {
+            DistantFutureWrapsMutant("distant-future-wraps")
+        },
+        faulty(RepairsRepeatingMutant.Repair.hugeInterval, "clamps intervals over a day to 1 ms", .tim11) {
+            RepairsRepeatingMutant($0)
+        },
+        mutant("repeating-drifts", "re-arms each tick from its own time plus three leeways", .tim12) {
+            RepeatingDriftsMutant("repeating-drifts")
+        },
+        mutant("rearms-from-action-end", "re-arms each tick an interval after its action returned", .tim12) {
+            RearmsFromActionEndMutant("rearms-from-action-end")
+        },
+        mutant("period-stretched-by-leeway", "every period is the interval plus one leeway", .tim6) {
+            PeriodStretchedByLeewayMutant("period-stretched-by-leeway")
+        },
+        mutant("drifts-after-warmup", "keeps the grid for three ticks, then stretches each period by one leeway", .tim6)
+        { DriftsAfterWarmupMutant("drifts-after-warmup") },
+        mutant("leeway-multiplied", "fires at the end of a window four leeways wide", .tim6) {
+            LeewayMultipliedMutant("leeway-multiplied")
+        },
+        mutant("fast-clock", "its clock runs 25 % fast, timers agreeing with it", .tim13) {
+            FastClockMutant("fast-clock")
+        },
+        Mutant(
+            subject: ConformanceSubject(
+                name: "mutant-wall-clock-deadlines", origin: .mutant, wallClockStep: { MutantWallClock.step($0) }
+            ) {
+                WallClockDeadlinesMutant("wall-clock-deadlines")
+            },
+            fault: "keeps timers as wall-clock deadlines", killer: .tim14
+        ),
+        mutant("repeating-first-tick-late", "the first tick comes one interval after the start", .tim15) {
+            RepeatingFirstTickLateMutant("repeating-first-tick-late")
+        },
+    ]
+
+    static let synchronous: [Mutant] = [
+        mutant("deferring-immediate", "claims synchronous, runs later", .imm1) { DeferringImmediateMutant() },
+        faulty(FaultyImmediateMutant.Fault.dropsRarely, "loses one action in 400", .imm2) { FaultyImmediateMutant($0) },
+        faulty(FaultyImmediateMutant.Fault.defersNested, "defers nested actions until the outer one returns", .imm3) {
+            FaultyImmediateMutant($0)
+        },
+        faulty(FaultyImmediateMutant.Fault.wakesEarly, "sleeps for the delay rounded down to 10 ms", .imm4) {
+            FaultyImmediateMutant($0)
+        },
+        faulty(FaultyImmediateMutant.Fault.acceptsRepeating, "accepts repeating and runs it once", .imm5) {
+            FaultyImmediateMutant($0)
+        },
+        faulty(
+            FaultyImmediateMutant.Fault.synchronousUnclaimed,
+            "runs synchronously but claims cancellation instead of synchronous", .can5
+        ) { FaultyImmediateMutant($0) },
+        faulty(FaultyTrampolineMutant.Fault.eager, "runs nested actions re-entrantly", .trm1) {
+            FaultyTrampolineMutant($0)
+        },
+        faulty(FaultyTrampolineMutant.Fault.lifo, "drains its queue last-in first-out", .trm1) {
+            FaultyTrampolineMutant($0)
+        },
+        faulty(FaultyTrampolineMutant.Fault.ignoresDisposal, "nested handles are not checked", .trm2) {
+            FaultyTrampolineMutant($0)
+        },
+        faulty(FaultyTrampolineMutant.Fault.staysBusy, "stays busy after a drain that ran something", .trm3) {
+            FaultyTrampolineMutant($0)
+        },
+        mutant("shared-trampoline", "one queue for all threads", .trm4) { SharedTrampolineMutant() },
+        faulty(FaultyTrampolineMutant.Fault.recursiveDrain, "drains by recursion", .trm5) {
+            FaultyTrampolineMutant($0)
+        },
+        faulty(FaultyTrampolineMutant.Fault.sharedBusyFlag, "per-thread queues, one shared busy flag", .trm6) {
+            FaultyTrampolineMutant($0)
+        },
+    ]
+
+    static let virtualTime: [Mutant] = [
+        faulty(FaultyVirtualMutant.Fault.runsEagerly, "runs a plain action at once when nothing is pending", .vt1) {
+            FaultyVirtualMutant($0)
+        },
+        faulty(FaultyVirtualMutant.Fault.emptyStepMovesTime, "an empty step moves time", .vt2) {
+            FaultyVirtualMutant($0)
+        },
+        faulty(FaultyVirtualMutant.Fault.stepRunsTies, "a step also runs a tie", .vt3) { FaultyVirtualMutant($0) },
+        faulty(FaultyVirtualMutant.Fault.unstableTies, "equal times run last-in first", .vt4) {
+            FaultyVirtualMutant($0)
+        },
+        faulty(
+            FaultyVirtualMutant.Fault.repeatingFromTarget, "repeating ticks are re-queued from the advance target", .vt5
+        ) { FaultyVirtualMutant($0) },
+        faulty(FaultyVirtualMutant.Fault.advanceExclusive, "advance-to is exclusive", .vt6) { FaultyVirtualMutant($0) },
+        faulty(FaultyVirtualMutant.Fault.nowIsTarget, "now is the advance target during actions", .vt7) {
+            FaultyVirtualMutant($0)
+        },
+        faulty(FaultyVirtualMutant.Fault.advanceSnapshot, "an advance runs only what was pending when it began", .vt8) {
+            FaultyVirtualMutant($0)
+        },
+        faulty(FaultyVirtualMutant.Fault.unstableWhenLarge, "ties go last-in first once 64 entries are queued", .vt9) {
+            FaultyVirtualMutant($0)
+        },
+        faulty(FaultyVirtualMutant.Fault.movesBackwards, "advancing to an earlier time moves the clock back", .vt10) {
+            FaultyVirtualMutant($0)
+        },
+        faulty(
+            FaultyVirtualMutant.Fault.insertionsAfterBatch, "work added during an advance waits for the due batch",
+            .vt11
+        ) { FaultyVirtualMutant($0) },
+        faulty(
+            FaultyVirtualMutant.Fault.clampsToTarget,
+            "work for the present during an advance is stamped with its target", .vt12
+        ) { FaultyVirtualMutant($0) },
+        faulty(FaultyVirtualMutant.Fault.instantStepOverruns, "steps by instants, but a step runs two", .vt13) {
+            FaultyVirtualMutant($0)
+        },
+        faulty(
+            FaultyVirtualMutant.Fault.singleStepUnclaimed, "steps one action at a time but does not claim singleStep",
+            .vt13
+        ) { FaultyVirtualMutant($0) },
+    ]
+
+    static let threadSafety: [Mutant] = [
+        mutant("lossy", "loses one action in 97", .thr1) { LossyMutant("lossy") },
+        mutant("doubles-across-threads", "runs one action in 300 scheduled from another thread twice", .thr1) {
+            DoublesAcrossThreadsMutant("doubles-across-threads")
+        },
+        mutant("runs-pending-twice-on-release", "on release runs pending work that its queue runs too", .thr2) {
+            RunsPendingTwiceOnReleaseMutant()
+        },
+        mutant("keeps-some-closures", "keeps one closure in 500 forever", .thr3) {
+            KeepsSomeClosuresMutant("keeps-some-closures")
+        },
+        mutant("serial-claiming-concurrency", "claims concurrency, runs serially", .thr4) {
+            SerialClaimingConcurrencyMutant()
+        },
+        mutant("serialised-by-lock", "a concurrent queue, every action under one lock", .thr4) {
+            SerialisedByLockMutant()
+        },
+        mutant("lane-per-caller", "one serial lane per calling thread", .thr4) { LanePerCallerMutant() },
+    ]
+}
