@@ -29,9 +29,7 @@ public enum ConformanceTool {
 
     /// Runs the command line of this process with `toolkit`. Does not return.
     public static func main(_ toolkit: Toolkit) -> Never {
-        Toolkit.install(toolkit)
-        ConformanceCommand.main()
-        exit(0)
+        toolkit.main(ConformanceCommand.self)
     }
 }
 
