@@ -8,8 +8,10 @@ public struct RuleResult: Codable, Sendable, Equatable {
     /// How a rule ended: the status every report shares.
     public typealias Status = ResultStatus
 
-    /// The rule's ID.
+    /// The rule's ID as the report writes it.
     public var rule: String
+    /// The rule's ID, when it is one this version publishes.
+    public var ruleID: RuleID? { RuleID(rawValue: rule) }
     /// The rule's level, so a reader needs no catalogue to tell what gates.
     public var level: Rule.Level?
     public var status: Status

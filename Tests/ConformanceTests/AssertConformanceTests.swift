@@ -34,7 +34,7 @@ import Testing
     @Test func clocksAndExecutorsAreCheckedByTheirProfiles() {
         let clock = ConformanceSubject(name: "virtual clock", clock: { ClockUnderTest(TestScheduler().clock) })
         let clockResults = assertConformance(clock)
-        #expect(clockResults.filter { $0.status == .passed }.map(\.rule).allSatisfy { $0.hasPrefix("CLK-") })
+        #expect(clockResults.filter { $0.status == .passed }.allSatisfy { $0.ruleID?.category == .clock })
         #expect(clockResults.filter { $0.status == .passed }.count >= 10)
         let executor = ConformanceSubject(
             name: "queue executor", executor: { ExecutorUnderTest(QueueScheduler(name: "executor").executor) })
@@ -63,12 +63,12 @@ import Testing
         var timing = Timing.calibrate(scale: 1)
         timing.mustHappen = .seconds(1)
         let subject = ConformanceSubject(name: "stuck", origin: .thirdParty) { StuckScheduler() }
-        let rules = ["ORD-1", "ORD-5"].map { RuleCatalogue.rule($0)! }
+        let rules = [RuleID.ord1, .ord5].map(RuleCatalogue.rule)
         var results: [RuleResult] = []
         withKnownIssue("the scheduler never runs anything") {
             results = assertConformance(subject, rules: rules, timing: timing)
         }
-        #expect(results.map(\.rule) == ["ORD-1", "ORD-5"], "every rule has its result")
+        #expect(results.map(\.ruleID) == [.ord1, .ord5], "every rule has its result")
         #expect(
             results.allSatisfy { $0.status == .timeout && $0.message?.contains("the scheduler is stuck") == true },
             "\(results)")

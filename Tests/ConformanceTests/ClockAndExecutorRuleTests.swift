@@ -40,10 +40,10 @@ import Testing
     }
 
     @Test func rulesOfOneKindSkipSubjectsOfAnother() throws {
-        let clockRule = try #require(RuleCatalogue.rule("CLK-1"))
+        let clockRule = RuleCatalogue.rule(.clk1)
         let queue = try #require(ReferenceSubjects.all.first { $0.name == "queue" })
         #expect(clockRule.skipReason(for: queue) == "is a scheduler, not a clock")
         let executor = try #require(ReferenceSubjects.all.first { $0.name == "queue-executor" })
-        #expect(RuleCatalogue.rule("ORD-1")?.skipReason(for: executor) == "is an executor, not a scheduler")
+        #expect(RuleCatalogue.rule(.ord1).skipReason(for: executor) == "is an executor, not a scheduler")
     }
 }

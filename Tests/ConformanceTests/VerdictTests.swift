@@ -61,7 +61,7 @@ import Testing
     }
 
     @Test func aWallClockRuleIsSkippedWithoutTheHookAndRunsWithIt() throws {
-        let rule = try #require(RuleCatalogue.rule("TIM-14"))
+        let rule = RuleCatalogue.rule(.tim14)
         let queue = try #require(ReferenceSubjects.all.first { $0.name == "queue" })
         #expect(rule.skipReason(for: queue)?.contains("wall-clock step hook") == true)
         let mutant = try #require(Mutants.named("wall-clock-deadlines"))

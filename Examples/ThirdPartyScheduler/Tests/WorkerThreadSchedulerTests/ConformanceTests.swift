@@ -8,7 +8,7 @@ import XCTest
 @Test func workerThreadSchedulerConforms() {
     let results = assertConformance(ConformanceSubject(name: "worker-thread") { WorkerThreadScheduler() })
     // It claims no timers, so the timer rules are skipped, with the reason.
-    #expect(results.first { $0.rule == "TIM-1" }?.status == .skipped)
+    #expect(results.first { $0.ruleID == .tim1 }?.status == .skipped)
 }
 
 /// An executor is checked the same way, by the executor profile (EXE-1 …).
@@ -17,8 +17,8 @@ import XCTest
         ConformanceSubject(name: "worker-thread-executor") {
             ExecutorUnderTest(WorkerThreadExecutor(), checksIsolation: true)
         })
-    #expect(results.filter { $0.status == .passed }.allSatisfy { $0.rule.hasPrefix("EXE-") })
-    #expect(results.contains { $0.rule == "EXE-2" && $0.status == .passed })
+    #expect(results.filter { $0.status == .passed }.allSatisfy { $0.ruleID?.category == .executor })
+    #expect(results.contains { $0.ruleID == .exe2 && $0.status == .passed })
 }
 
 /// The same from XCTest, which runs on the main thread.

@@ -40,7 +40,7 @@ import Testing
         #expect(status == 0, "a mutant's failures are expected: they never fail the run")
         let results = report.subjects[0].results
         let ordering = RuleCatalogue.all.filter { $0.category == .ordering }
-        #expect(results.map(\.rule) == ordering.map(\.id), "every rule has a result")
+        #expect(results.map(\.rule) == ordering.map(\.id.rawValue), "every rule has a result")
         let timeouts = results.filter { $0.status == .timeout }
         #expect(!timeouts.isEmpty, "\(results.map { "\($0.rule) \($0.status)" })")
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") {
@@ -59,7 +59,7 @@ import Testing
         let results = report.subjects[0].results
         #expect(results.count == RuleCatalogue.all.filter { $0.category == .ordering }.count)
         let errors = results.filter { $0.status == .error }
-        #expect(errors.contains { $0.rule == "ORD-4" }, "\(results.map { "\($0.rule) \($0.status)" })")
+        #expect(errors.contains { $0.ruleID == .ord4 }, "\(results.map { "\($0.rule) \($0.status)" })")
         #expect(
             errors.allSatisfy {
                 $0.message?.contains("Precondition failed: schedule(_:) called from inside an action") == true
