@@ -6,7 +6,7 @@ import SchedulerReporting
 public struct StressRun: Codable, Sendable {
     /// How a run ended (the statuses of rule results): `failed` means a forbidden outcome
     /// was observed.
-    public typealias Status = RuleResult.Status
+    public typealias Status = ResultStatus
 
     /// An outcome's count and how it is judged.
     public struct OutcomeCount: Codable, Sendable, Equatable {
