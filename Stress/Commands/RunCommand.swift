@@ -128,7 +128,7 @@ extension StressCommand {
         /// Writes the reports, prints the table, and fails when something gates.
         static func finish(_ report: StressReport, in folder: URL) throws {
             let written = try ReportFiles.write(report, to: folder)
-            print(StressTable.render(report))
+            print(report.table())
             print("reports: \(written.map(\.path).joined(separator: ", "))")
             if report.summary.gatingFailures > 0 { throw ExitCode(StressExit.failed) }
         }

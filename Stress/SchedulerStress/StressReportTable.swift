@@ -1,9 +1,10 @@
 import Foundation
-import SchedulerStress
 
-/// The human-readable summary printed after a run.
-enum StressTable {
-    static func render(_ report: StressReport) -> String {
+extension StressReport {
+    /// A readable table of the runs, each one that did not pass followed by its message and
+    /// how to reproduce it, then the summary: what `stress run` prints.
+    public func table() -> String {
+        let report = self
         var lines = [
             "scenario                 subject                        status    ops/s        p99 µs    allocs/op  ratio"
         ]
