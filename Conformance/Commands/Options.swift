@@ -13,7 +13,7 @@ struct RuleSelection: ParsableArguments {
     var categories: [String] = []
 
     func validate() throws {
-        for id in splitList(rules) where RuleCatalogue.rule(id.uppercased()) == nil {
+        for id in splitList(rules) where RuleID(rawValue: id) == nil {
             throw ValidationError("unknown rule '\(id)'; `list-rules` lists them")
         }
         for name in splitList(categories) where Self.category(named: name) == nil {
@@ -25,10 +25,10 @@ struct RuleSelection: ParsableArguments {
 
     /// The selected rules in catalogue order; all of them when nothing is selected.
     var selected: [Rule] {
-        let ids = Set(splitList(rules).map { $0.uppercased() })
+        let ids = Set(splitList(rules).compactMap(RuleID.init(rawValue:)))
         let categories = Set(splitList(categories).compactMap(Self.category(named:)))
         return RuleCatalogue.all.filter { rule in
-            (ids.isEmpty || ids.contains(rule.id.rawValue))
+            (ids.isEmpty || ids.contains(rule.id))
                 && (categories.isEmpty || categories.contains(rule.category))
         }
     }

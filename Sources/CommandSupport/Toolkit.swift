@@ -83,14 +83,9 @@ public struct Toolkit: Sendable {
     /// Runs `command` on this process's command line with this toolkit, and exits with its
     /// status. Does not return.
     package func main<Command: ParsableCommand>(_ command: Command.Type) -> Never {
-        Self.install(self)
+        installed.withLock { $0 = self }
         command.main()
         exit(0)
-    }
-
-    /// Makes `toolkit` the one the commands of this process use.
-    package static func install(_ toolkit: Toolkit) {
-        installed.withLock { $0 = toolkit }
     }
 }
 

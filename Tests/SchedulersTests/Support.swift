@@ -7,10 +7,10 @@ import Synchronization
 /// Upper bound for "must happen" waits: generous, because a loaded 2-core machine is slow
 /// (and ThreadSanitizer slower still), and only ever reached when the behaviour under test is
 /// broken.
-let mustHappen: DispatchTimeInterval = .seconds(20 * Int(ThreadSanitizerBuild.slowdown))
-
-/// ``mustHappen`` as a `Duration`, for the probes' waits.
 let mustHappenDuration: Duration = .seconds(20 * Int(ThreadSanitizerBuild.slowdown))
+
+/// ``mustHappenDuration`` for Dispatch's waits.
+let mustHappen = mustHappenDuration.dispatchInterval
 
 extension Signal {
     /// Waits for one firing, at most ``mustHappen``; false if the bound passed first.

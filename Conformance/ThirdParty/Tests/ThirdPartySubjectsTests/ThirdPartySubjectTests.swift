@@ -45,17 +45,15 @@ import Testing
         #expect(run.terminationStatus == .exited(0), "\(run.standardError)")
         let report = try JSONDecoder().decode(
             ConformanceReport.self, from: Data(contentsOf: folder.appendingPathComponent("conformance.json")))
-        let levels = Dictionary(uniqueKeysWithValues: RuleCatalogue.all.map { ($0.id.rawValue, $0.level) })
         for subject in report.subjects {
             let deviations = try #require(expected[subject.name])
             let maybe = intermittent[subject.name] ?? []
             let failedRequired = subject.results.filter { result in
-                guard result.status.isFailure, levels[result.rule] == .required, let id = RuleID(rawValue: result.rule)
-                else { return false }
-                return !maybe.contains(id)
+                guard result.status.isFailure, let id = result.ruleID else { return false }
+                return RuleCatalogue.rule(id).level == .required && !maybe.contains(id)
             }
             #expect(
-                Set(failedRequired.compactMap { RuleID(rawValue: $0.rule) }) == deviations,
+                Set(failedRequired.compactMap(\.ruleID)) == deviations,
                 "\(subject.name): \(failedRequired.map { "\($0.rule): \($0.message ?? "")" })")
             for id in deviations.union(maybe) {
                 #expect(
