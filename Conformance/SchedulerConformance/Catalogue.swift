@@ -4,7 +4,7 @@ public enum RuleCatalogue {
     /// Every rule, grouped by category in catalogue order.
     public static let all: [Rule] =
         ordering + immediate + trampoline + cancellation + current + subscription
-        + recursion + timers + virtualTime + threadSafety + clocks + executors
+        + recursion + timers + virtualTime + threadSafety + clocks + executors + modelChecked
 
     /// The rule with `id`.
     public static func rule(_ id: RuleID) -> Rule {

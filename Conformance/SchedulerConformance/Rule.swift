@@ -22,6 +22,7 @@ public struct Rule: Sendable, Identifiable {
         case threadSafety = "THR"
         case clock = "CLK"
         case executor = "EXE"
+        case modelChecked = "LIN"
 
         /// A readable name for tables.
         public var title: String {
@@ -38,6 +39,7 @@ public struct Rule: Sendable, Identifiable {
             case .threadSafety: "Thread safety and lifetime"
             case .clock: "Clocks"
             case .executor: "Executors"
+            case .modelChecked: "Concurrent scenarios, model-checked"
             }
         }
 
@@ -70,8 +72,9 @@ public struct Rule: Sendable, Identifiable {
     /// Why no scheduler built on this package's API can fail the rule, when that is so: its
     /// passes are reported as `guaranteed`, never counted as the subject's passes.
     public let guarantee: String?
-    /// The kind of subject the rule judges.
-    public var kind: ConformanceSubject.Kind { category.kind }
+    /// The kind of subject the rule judges: its category's, unless the rule says otherwise
+    /// (the model-checked rules judge every kind).
+    public let kind: ConformanceSubject.Kind
     /// The rule needs the subject's ``ConformanceSubject/wallClockStep`` hook.
     public let needsWallClockStep: Bool
     /// The rule makes threads race on the machine's cores (a pacer and a disposer, pinned
@@ -92,10 +95,12 @@ public struct Rule: Sendable, Identifiable {
         guarantee: String? = nil,
         needsWallClockStep: Bool = false,
         needsIdleCores: Bool = false,
+        kind: ConformanceSubject.Kind? = nil,
         check: @escaping @Sendable (RuleContext) throws(RuleFailure) -> Void
     ) {
         self.id = id
         self.category = id.category
+        self.kind = kind ?? id.category.kind
         self.title = title
         self.level = level
         self.requires = requires
@@ -117,7 +122,7 @@ public struct Rule: Sendable, Identifiable {
     /// Why this rule does not apply to `subject` (its capabilities, or a test hook it does
     /// not declare), or `nil` when it does.
     public func skipReason(for subject: ConformanceSubject) -> String? {
-        if let reason = subject.kindMismatch(category.kind) { return reason }
+        if let reason = subject.kindMismatch(kind) { return reason }
         if let reason = skipReason(for: subject.capabilities) { return reason }
         if needsWallClockStep, subject.wallClockStep == nil {
             return

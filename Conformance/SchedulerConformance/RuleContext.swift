@@ -13,6 +13,8 @@ public final class RuleContext: Sendable {
     public let timing: Timing
     /// Whether the main thread is being driven by the runner, so main-thread work runs.
     public let mainThreadDriven: Bool
+    /// How long the model-checked rules explore, and from which seed.
+    public let exploration: Exploration
 
     /// Gates of `hold(_:)` not yet released; the runner releases them after each rule, so a
     /// rule that fails half-way never leaves its scheduler blocked for the next one.
@@ -27,9 +29,10 @@ public final class RuleContext: Sendable {
 
     init(
         subject: ConformanceSubject, timing: Timing, mainThreadDriven: Bool, stacksOnHang: Bool = false,
-        trapProbe: TrapProbeRunner? = nil
+        trapProbe: TrapProbeRunner? = nil, exploration: Exploration = .standard
     ) {
         self.subject = subject
+        self.exploration = exploration
         self.timing = timing
         self.mainThreadDriven = mainThreadDriven
         self.stacksOnHang = stacksOnHang

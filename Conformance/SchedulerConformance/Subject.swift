@@ -39,6 +39,9 @@ public struct ConformanceSubject: Sendable {
     /// suite checks that a wall-clock jump neither stalls nor hastens a timer; without it,
     /// those rules are skipped, since a jump of the real clock cannot be made from a test.
     public let wallClockStep: (@Sendable (Duration) -> Void)?
+    /// Calls the subject's schedulers have beyond the protocol (a `flush`, a `reset`), each
+    /// with its step in LIN-1's model, so the model-checked scenarios call them too.
+    public var scenarioOperations: [SchedulerModel.ExtraOperation] = []
 
     /// A scheduler subject named `name` whose capabilities are those its schedulers declare,
     /// unless `capabilities` overrides them (to claim less than a scheduler declares, say).

@@ -18,13 +18,6 @@ public final class TestScheduler: VirtualTimeScheduler {
     private enum Work {
         case once(ScheduledAction)
         case repeating(RepeatingAction, intervalNanoseconds: Int64)
-
-        var isDisposed: Bool {
-            switch self {
-            case .once(let action): action.isDisposed
-            case .repeating(let action, _): action.isDisposed
-            }
-        }
     }
 
     private struct Entry: Comparable {
@@ -52,11 +45,16 @@ public final class TestScheduler: VirtualTimeScheduler {
             nextSequence += 1
         }
 
-        /// Removes and returns the earliest live entry due at or before `limit`.
-        mutating func popDue(notAfter limit: SchedulerTime) -> Entry? {
+        /// Removes the earliest live entry due at or before `limit` and takes its action, so
+        /// that it counts as started inside the caller's critical section: a dispose from
+        /// another thread comes either before (and it is skipped) or after (and it runs).
+        mutating func popDue(notAfter limit: SchedulerTime) -> (Entry, SchedulerAction)? {
             while let first = queue.min, first.time <= limit {
                 queue.removeMin()
-                if !first.work.isDisposed { return first }
+                switch first.work {
+                case .once(let item): if let action = item.claim() { return (first, action) }
+                case .repeating(let item, _): if let action = item.action { return (first, action) }
+                }
             }
             return nil
         }
@@ -130,8 +128,8 @@ public final class TestScheduler: VirtualTimeScheduler {
     /// in which case the clock moves to `target` in the same critical section, so work
     /// scheduled from another thread meanwhile can never be stamped with an older time.
     private func run(notAfter limit: SchedulerTime, otherwiseMoveTo target: SchedulerTime?) -> Bool {
-        let due = state.withLock { state -> Entry? in
-            guard let entry = state.popDue(notAfter: limit) else {
+        let due = state.withLock { state -> SchedulerAction? in
+            guard let (entry, action) = state.popDue(notAfter: limit) else {
                 if let target { state.now = max(state.now, target) }
                 return nil
             }
@@ -143,15 +141,10 @@ public final class TestScheduler: VirtualTimeScheduler {
                 // time comes after the next tick only if it is due later.
                 state.insert(entry.work, at: next)
             }
-            return entry
+            return action
         }
         guard let due else { return false }
-        CurrentScheduler.run(as: self) {
-            switch due.work {
-            case .once(let action): action.run()
-            case .repeating(let action, _): action.tick()
-            }
-        }
+        CurrentScheduler.run(as: self, due)
         return true
     }
 }

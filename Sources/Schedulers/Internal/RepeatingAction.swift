@@ -29,6 +29,10 @@ final class RepeatingAction: Disposable {
         if alreadyDisposed { body() }
     }
 
+    /// The action while not disposed: a scheduler that decides under its own lock which work
+    /// starts takes it there, so the tick it chose runs even if disposed a moment later.
+    var action: SchedulerAction? { state.withLock { $0.action } }
+
     /// Runs one tick (as the current scheduler, when one was given); returns false once disposed.
     @discardableResult
     func tick() -> Bool {

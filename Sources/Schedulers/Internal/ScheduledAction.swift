@@ -28,13 +28,23 @@ final class ScheduledAction: Disposable, @unchecked Sendable {
     /// when one was given; the action is released before this returns.
     @inline(__always)
     func run() {
-        let previous = state.bitwiseOr(Self.claimed, ordering: .acquiringAndReleasing).oldValue
-        guard previous & Self.claimed == 0, let action = action.take() else { return }
+        guard let action = claim() else { return }
         if let scheduler {
             CurrentScheduler.run(as: scheduler, action)
         } else {
             action()
         }
+    }
+
+    /// Takes the action to run it, unless it was disposed or already taken: from here on the
+    /// action counts as started, and disposing changes nothing. A scheduler that decides
+    /// under its own lock which action starts claims it there, so no dispose can come
+    /// between its decision and the start.
+    @inline(__always)
+    func claim() -> SchedulerAction? {
+        let previous = state.bitwiseOr(Self.claimed, ordering: .acquiringAndReleasing).oldValue
+        guard previous & Self.claimed == 0 else { return nil }
+        return action.take()
     }
 
     func dispose() {

@@ -1,0 +1,37 @@
+extension RuleCatalogue {
+    static let modelChecked: [Rule] = [
+        Rule(
+            .lin1,
+            "Schedules, disposals and declared extra calls made from several threads at once give outcomes some one-at-a-time order of the same calls explains",
+            requires: [.asynchronous, .serial], excludes: [.virtualTime],
+            rationale:
+                "Users call a scheduler from many threads: one schedules while another disposes a handle, or flushes. Each call must take effect at one moment between its start and its return, so what the actions saw (which ran, in what order, one at a time, as the current scheduler) is what some sequential order of the calls gives. Rules written for imagined situations cannot list every such race; generated scenarios checked against a model can.",
+            hint:
+                "Replay the printed seed with `conformance replay`. Look for a call that takes effect in two steps without a lock between them: a handle disposed while the queue's worker decides, a flag read and written without one atomic operation, a lane released early.",
+            needsIdleCores: true
+        ) { context throws(RuleFailure) in
+            let cancellation = context.subject.capabilities.contains(.cancellation)
+            let extras = context.subject.scenarioOperations
+            try ScenarioExplorer.explore(
+                .lin1, profile: "serial scheduler", context: context,
+                generate: { SchedulerScenarios.generate(&$0, cancellation: cancellation, extras: extras) },
+                instance: { jitter throws(RuleFailure) in SchedulerScenarios.instance(context, jitter: jitter) })
+        },
+        Rule(
+            .lin2,
+            "Advancing virtual time on one thread while others schedule, dispose and read `now` gives outcomes some one-at-a-time order of the same calls explains",
+            requires: [.virtualTime],
+            rationale:
+                "A test advances virtual time while the code under test schedules and cancels work from its own threads. Each call must take effect at one moment; an advance is a sequence of such moments (one per action it runs), so what ran, when in virtual time, and what `now` said, must be what some sequential order of the calls gives.",
+            hint:
+                "Replay the printed seed with `conformance replay`. Look for an advance that reads its queue or its time in one critical section and acts on it in another, or a `now` written in two steps.",
+            needsIdleCores: true
+        ) { context throws(RuleFailure) in
+            let capabilities = context.subject.capabilities
+            try ScenarioExplorer.explore(
+                .lin2, profile: "virtual-time scheduler", context: context,
+                generate: { VirtualTimeScenarios.generate(&$0, capabilities: capabilities) },
+                instance: { jitter throws(RuleFailure) in try VirtualTimeScenarios.instance(context, jitter: jitter) })
+        },
+    ]
+}

@@ -1,0 +1,83 @@
+import SchedulerProbes
+import Schedulers
+
+/// LIN-1's scenarios: schedules and disposals (of any action's handle, from any thread, the
+/// scheduler's declared extra operations too) on a real-time scheduler, and what the suite's
+/// actions saw when it ran them.
+enum SchedulerScenarios {
+    /// A scenario of 2–3 threads × 1–4 calls around a short sequential set-up.
+    static func generate(
+        _ random: inout SplitMix64, cancellation: Bool, extras: [SchedulerModel.ExtraOperation]
+    ) -> Scenario<SchedulerModel.Operation> {
+        var made = 0
+        func operation(_ random: inout SplitMix64) -> SchedulerModel.Operation {
+            let roll = random.next() % 10
+            if !extras.isEmpty, roll == 0 { return .extra(extras[Int(random.next() % UInt64(extras.count))].name) }
+            if cancellation, made > 0, roll >= 6 { return .dispose(Int(random.next() % UInt64(made)) + 1) }
+            made += 1
+            return .schedule(made)
+        }
+        let initial = (0..<Int(random.next() % 3)).map { _ in operation(&random) }
+        let parallel = (0..<2 + Int(random.next() % 2)).map { _ in
+            (0..<1 + Int(random.next() % 4)).map { _ in operation(&random) }
+        }
+        let final = (0..<Int(random.next() % 2)).map { _ in operation(&random) }
+        return Scenario(initial: initial, parallel: parallel, final: final)
+    }
+
+    /// A fresh scheduler from `context`'s subject, whose actions record when they started
+    /// and returned and whether they ran as the current scheduler.
+    static func instance(_ context: RuleContext, jitter: Jitter) -> ScenarioInstance<SchedulerModel> {
+        let subject = context.subject
+        let capabilities = subject.capabilities
+        let scheduler = subject.makeScheduler()
+        let identity = ObjectIdentifier(scheduler)
+        let tracksCurrent = capabilities.contains(.tracksCurrent)
+        let serial = capabilities.contains(.serial)
+        let handles = Box<[Int: any Disposable]>([:])
+        let observed = Box<[ObservedRun<SchedulerModel.Outcome>]>([])
+        let extras = subject.scenarioOperations
+        let model = SchedulerModel(serial: serial, tracksCurrent: tracksCurrent, extras: extras)
+
+        @Sendable func action(_ n: Int) -> SchedulerAction {
+            let pause = jitter.inside(action: n)
+            return {
+                let started = HistoryClock.tick()
+                let current =
+                    tracksCurrent ? CurrentScheduler.value.map { ObjectIdentifier($0) == identity } ?? false : nil
+                if pause > .zero { spin(pause) }
+                let returned = HistoryClock.tick()
+                observed.update {
+                    $0.append(
+                        ObservedRun(action: n, started: started, saw: .ran(asCurrent: current), returned: returned))
+                }
+            }
+        }
+        return ScenarioInstance(
+            initial: model,
+            perform: { operation in
+                switch operation {
+                case .schedule(let n):
+                    if let handle = scheduler.schedule(action(n)) { handles.update { $0[n] = handle } }
+                case .dispose(let n):
+                    handles.value[n]?.dispose()
+                case .extra(let name):
+                    extras.first { $0.name == name }?.perform(scheduler)
+                case .start, .end, .quiescent:
+                    preconditionFailure("\(operation) is observed, never performed")
+                }
+                return [(operation, .done)]
+            },
+            finish: { () throws(RuleFailure) in
+                let invoked = HistoryClock.tick()
+                try context.quiesce(scheduler)
+                let returned = HistoryClock.tick()
+                let runs = ObservedRun.entries(
+                    observed.value, serial: serial, start: SchedulerModel.Operation.start,
+                    end: SchedulerModel.Operation.end, done: .done)
+                let quiescent = HistoryEntry<SchedulerModel.Operation, SchedulerModel.Outcome>(
+                    .quiescent, .pending([]), invoked: invoked, returned: returned, thread: 0)
+                return (runs.observed + [quiescent], runs.busy)
+            })
+    }
+}

@@ -1,0 +1,162 @@
+/// LIN-2's specification of a virtual-time scheduler, from the semantics (§2, §6, §8) and
+/// the VT rules: actions run only inside a driving call (advance, step, run), on its thread,
+/// one at a time, in order of (time, order of scheduling); a deadline already past runs at
+/// the present; each runs with `now` at its time; an advance runs everything due at or
+/// before its target, work scheduled meanwhile included, then sets the time to the target;
+/// a step runs the earliest action; time never goes back; a disposed action never starts.
+/// Times are milliseconds after the scheduler's time when the scenario began.
+public struct VirtualTimeModel: SequentialModel, CustomStringConvertible {
+    /// What a driving call moves towards.
+    public enum Target: Hashable, Sendable, CustomStringConvertible {
+        case by(Int)
+        case to(Int)
+        case step, all
+
+        public var description: String {
+            switch self {
+            case .by(let ms): "advance(by: \(ms) ms)"
+            case .to(let ms): "advance(to: \(ms) ms)"
+            case .step: "step()"
+            case .all: "run every pending action"
+            }
+        }
+    }
+
+    /// A call, or what an action saw. Actions are numbered in the order the scenario makes them.
+    public enum Operation: Hashable, Sendable, CustomStringConvertible {
+        /// `schedule` of action n for the present, or for a time (`schedule(at:)`).
+        case schedule(Int, at: Int?)
+        case dispose(Int)
+        case now
+        /// A driving call, in a scenario; in a history, the moment it begins choosing work.
+        case drive(Target)
+        /// In a history: the moment a driving call settles the time and returns.
+        case settle(Target)
+        /// Observed: action n started; returned.
+        case start(Int)
+        case end(Int)
+
+        public var description: String {
+            switch self {
+            case .schedule(let n, let at): at.map { "schedule #\(n) at \($0) ms" } ?? "schedule #\(n)"
+            case .dispose(let n): "dispose #\(n)"
+            case .now: "now"
+            case .drive(let target): "\(target)"
+            case .settle(let target): "\(target) returns"
+            case .start(let n): "#\(n) starts"
+            case .end(let n): "#\(n) returns"
+            }
+        }
+    }
+
+    /// What a call returned or an action saw.
+    public enum Outcome: Hashable, Sendable, CustomStringConvertible {
+        case done
+        /// `now`, in nanoseconds after the origin.
+        case time(Int64)
+        /// A step's answer: whether it ran an action.
+        case stepped(Bool)
+        /// An action ran with `now` at this time (nanoseconds), as the current scheduler or
+        /// not (nil when the subject does not claim to track it).
+        case ran(at: Int64, asCurrent: Bool?)
+
+        public var description: String {
+            switch self {
+            case .done: "done"
+            case .time(let ns): "\(Self.milliseconds(ns))"
+            case .stepped(let ran): ran ? "true" : "false"
+            case .ran(let ns, let current):
+                "ran at \(Self.milliseconds(ns))"
+                    + (current.map { $0 ? " as the current scheduler" : ", not as the current scheduler" } ?? "")
+            }
+        }
+
+        static func milliseconds(_ ns: Int64) -> String {
+            ns % 1_000_000 == 0 ? "\(ns / 1_000_000) ms" : "\(Double(ns) / 1e6) ms"
+        }
+    }
+
+    private struct Entry: Hashable {
+        var action: Int, time: Int64, order: Int
+    }
+
+    let tracksCurrent: Bool
+    var now: Int64 = 0
+    private var queue: [Entry] = []
+    private var made = 0
+    private var driving: Target?
+    private var ranInStep = false
+    private var running: Int?
+
+    /// The model of a subject that tracks the current scheduler or not.
+    public init(tracksCurrent: Bool) { self.tracksCurrent = tracksCurrent }
+
+    private var earliest: Entry? { queue.min { ($0.time, $0.order) < ($1.time, $1.order) } }
+
+    /// The latest time the driving call may run work at, if any.
+    private var limit: Int64? {
+        switch driving {
+        case .by(let ms): advanceStart + Int64(ms) * 1_000_000
+        case .to(let ms): Int64(ms) * 1_000_000
+        case .step: ranInStep ? nil : .max
+        case .all: .max
+        case nil: nil
+        }
+    }
+
+    /// `advance(by:)` fixes its target when it begins, from the time then.
+    private var advanceStart: Int64 = 0
+
+    public func apply(_ operation: Operation) -> [(outcome: Outcome, next: VirtualTimeModel)] {
+        var next = self
+        switch operation {
+        case .schedule(let n, let at):
+            next.queue.append(Entry(action: n, time: max(at.map { Int64($0) * 1_000_000 } ?? now, now), order: made))
+            next.made += 1
+        case .dispose(let n):
+            next.queue.removeAll { $0.action == n }
+        case .now:
+            return [(.time(now), self)]
+        case .drive(let target):
+            guard driving == nil else { return [] }
+            next.driving = target
+            next.ranInStep = false
+            next.advanceStart = now
+        case .settle(let target):
+            guard driving == target, running == nil else { return [] }
+            next.driving = nil
+            switch target {
+            case .by, .to:
+                let end = limit ?? now
+                if let first = earliest, first.time <= end { return [] }
+                next.now = max(now, end)
+            case .step:
+                if !ranInStep, !queue.isEmpty { return [] }
+                return [(.stepped(ranInStep), next)]
+            case .all:
+                guard queue.isEmpty else { return [] }
+            }
+        case .start(let n):
+            guard running == nil, let limit, let first = earliest, first.action == n, first.time <= limit else {
+                return []
+            }
+            next.queue.removeAll { $0.action == n }
+            next.now = max(now, first.time)
+            next.running = n
+            next.ranInStep = true
+            return [(.ran(at: next.now, asCurrent: tracksCurrent ? true : nil), next)]
+        case .end(let n):
+            guard running == n else { return [] }
+            next.running = nil
+        }
+        return [(.done, next)]
+    }
+
+    public var description: String {
+        let pending = queue.sorted { ($0.time, $0.order) < ($1.time, $1.order) }
+            .map { "#\($0.action) at \(Outcome.milliseconds($0.time))" }
+        return "now \(Outcome.milliseconds(now)); "
+            + (pending.isEmpty ? "nothing pending" : "pending " + pending.joined(separator: ", "))
+            + (driving.map { "; inside \($0)" } ?? "") + (running.map { "; #\($0) running" } ?? "")
+    }
+}

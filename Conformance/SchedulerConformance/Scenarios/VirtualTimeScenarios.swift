@@ -1,0 +1,139 @@
+import SchedulerProbes
+import Schedulers
+
+/// LIN-2's scenarios: one thread drives a virtual-time scheduler (advance by, advance to,
+/// step) while others schedule, dispose and read `now`, as a test's tasks do while the test
+/// advances time; every scenario ends by running whatever is left.
+enum VirtualTimeScenarios {
+    /// A scenario of a driver and 1–2 other threads, 1–4 calls each.
+    static func generate(_ random: inout SplitMix64, capabilities: SchedulerCapabilities)
+        -> Scenario<VirtualTimeModel.Operation>
+    {
+        var made = 0
+        let cancellation = capabilities.contains(.cancellation)
+        func schedule(_ random: inout SplitMix64) -> VirtualTimeModel.Operation {
+            made += 1
+            return .schedule(made, at: random.next() % 3 == 0 ? nil : Int(random.next() % 6))
+        }
+        func caller(_ random: inout SplitMix64) -> VirtualTimeModel.Operation {
+            switch random.next() % 10 {
+            case 0..<2: .now
+            case 2..<4 where cancellation && made > 0: .dispose(Int(random.next() % UInt64(made)) + 1)
+            default: schedule(&random)
+            }
+        }
+        func driver(_ random: inout SplitMix64) -> VirtualTimeModel.Operation {
+            switch random.next() % 4 {
+            case 0: .drive(.by(Int(random.next() % 4)))
+            case 1: .drive(.to(Int(random.next() % 7)))
+            case 2 where capabilities.contains(.singleStep): .drive(.step)
+            default: .now
+            }
+        }
+        let initial = (0..<1 + Int(random.next() % 3)).map { _ in schedule(&random) }
+        var parallel = [(0..<1 + Int(random.next() % 3)).map { _ in driver(&random) }]
+        for _ in 0..<1 + Int(random.next() % 2) {
+            parallel.append((0..<1 + Int(random.next() % 4)).map { _ in caller(&random) })
+        }
+        return Scenario(initial: initial, parallel: parallel, final: [.now, .drive(.all)])
+    }
+
+    /// A fresh virtual-time scheduler whose actions record when they started and returned,
+    /// the time they saw and whether they ran as the current scheduler.
+    static func instance(_ context: RuleContext, jitter: Jitter) throws(RuleFailure) -> ScenarioInstance<
+        VirtualTimeModel
+    > {
+        let tracksCurrent = context.subject.capabilities.contains(.tracksCurrent)
+        guard let scheduler = context.makeScheduler() as? any VirtualTimeScheduler else {
+            throw RuleFailure("claims virtualTime but its scheduler is no VirtualTimeScheduler", kind: .error)
+        }
+        let identity = ObjectIdentifier(scheduler)
+        let origin = scheduler.now
+        let handles = Box<[Int: any Disposable]>([:])
+        let observed = Box<[ObservedRun<VirtualTimeModel.Outcome>]>([])
+        @Sendable func offset(_ time: SchedulerTime) -> Int64 {
+            let duration = origin.duration(to: time)
+            return duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+        }
+        @Sendable func action(_ n: Int) -> SchedulerAction {
+            let pause = jitter.inside(action: n)
+            return {
+                let started = HistoryClock.tick()
+                let time = offset(scheduler.now)
+                let current =
+                    tracksCurrent ? CurrentScheduler.value.map { ObjectIdentifier($0) == identity } ?? false : nil
+                if pause > .zero { spin(pause) }
+                let returned = HistoryClock.tick()
+                observed.update {
+                    $0.append(
+                        ObservedRun(
+                            action: n, started: started, saw: .ran(at: time, asCurrent: current), returned: returned))
+                }
+            }
+        }
+        @Sendable func at(_ ms: Int) -> SchedulerTime { (try? origin.advanced(by: .milliseconds(ms))) ?? origin }
+        return ScenarioInstance(
+            initial: VirtualTimeModel(tracksCurrent: tracksCurrent),
+            perform: { operation in
+                switch operation {
+                case .schedule(let n, let ms):
+                    let handle =
+                        ms.map { try? scheduler.schedule(at: at($0), action(n)) } ?? scheduler.schedule(action(n))
+                    if let handle { handles.update { $0[n] = handle } }
+                case .dispose(let n):
+                    handles.value[n]?.dispose()
+                case .now:
+                    return [(.now, .time(offset(scheduler.now)))]
+                case .drive(let target):
+                    var outcome = VirtualTimeModel.Outcome.done
+                    switch target {
+                    case .by(let ms): try? scheduler.advance(by: .milliseconds(ms))
+                    case .to(let ms): scheduler.advance(to: at(ms))
+                    case .step: outcome = .stepped(scheduler.step())
+                    case .all: scheduler.stepAll()
+                    }
+                    return [(.drive(target), .done), (.settle(target), outcome)]
+                case .settle, .start, .end:
+                    preconditionFailure("\(operation) is observed, never performed")
+                }
+                return [(operation, .done)]
+            },
+            finish: { () throws(RuleFailure) in
+                ObservedRun.entries(
+                    observed.value, serial: true, start: VirtualTimeModel.Operation.start,
+                    end: VirtualTimeModel.Operation.end, done: .done)
+            })
+    }
+}
+
+/// One of the suite's actions as it saw its own run: the tickets at its start and return,
+/// and what it observed.
+struct ObservedRun<Outcome: Hashable & Sendable>: Sendable {
+    var action: Int
+    var started: UInt64
+    var saw: Outcome
+    var returned: UInt64
+
+    /// The runs as history entries, a start and an end each, with the intervals a
+    /// subject's choices allow: a serial subject decides to start an action (and checks its
+    /// handle) only after the previous one returned, so a start may take effect no earlier
+    /// than that return; nothing bounds a concurrent subject's decision from below. An end
+    /// may take effect at any time after the action's last ticket. Also returns the
+    /// intervals in which an action was running.
+    static func entries<Operation>(
+        _ runs: [ObservedRun], serial: Bool, start: (Int) -> Operation, end: (Int) -> Operation, done: Outcome
+    ) -> (observed: [HistoryEntry<Operation, Outcome>], busy: [ClosedRange<UInt64>]) {
+        let subject = HistoryEntry<Operation, Outcome>.subject
+        var entries: [HistoryEntry<Operation, Outcome>] = []
+        var previousReturn: UInt64 = 0
+        let ordered = runs.sorted { $0.started < $1.started }
+        for run in ordered {
+            let decided = serial ? min(previousReturn, run.started) : 0
+            entries.append(
+                HistoryEntry(start(run.action), run.saw, invoked: decided, returned: run.started, thread: subject))
+            entries.append(HistoryEntry(end(run.action), done, invoked: run.returned, returned: .max, thread: subject))
+            previousReturn = max(previousReturn, run.returned)
+        }
+        return (entries, ordered.map { $0.started...$0.returned })
+    }
+}
