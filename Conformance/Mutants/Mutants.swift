@@ -12,7 +12,7 @@ public enum Mutants {
     /// they test the harness's isolation, not the rules.
     public static let all: [Mutant] =
         ordering + optimisedOnly + cancellation + current + recursion + timers + synchronous + virtualTime
-        + threadSafety + clocks + executors
+        + threadSafety + clocks + executors + scenarios
 
     private static let ordering: [Mutant] = [
         mutant("lifo", "runs queued actions last-in first-out", .ord1) { LIFOMutant("lifo") },
@@ -156,6 +156,31 @@ public enum Mutants {
     public static func named(_ name: String) -> Mutant? {
         all.first { $0.subject.name == name || $0.subject.name == "mutant-" + name }
     }
+
+    /// Mutants only a generated concurrent scenario finds: each wrong on an entry point
+    /// other than plain `schedule` (dispose, a declared extra call, advance, step, `now`),
+    /// in a window of a microsecond or so.
+    private static let scenarios: [Mutant] =
+        LaneScheduler.Fault.allCases.filter { $0 != .none }.map { fault in
+            Mutant(subject: LaneScheduler.subject(fault), fault: laneFaults[fault]!, killer: .lin1)
+        }
+        + RacyVirtualScheduler.Fault.allCases.filter { $0 != .none }.map { fault in
+            mutant(fault.rawValue, virtualFaults[fault]!, .lin2) { RacyVirtualScheduler(fault) }
+        }
+
+    private static let laneFaults: [LaneScheduler.Fault: String] = [
+        .disposeLostUpdate: "records disposals by load-then-store: two at once lose one",
+        .disposeWhileStartingFreesLane: "a dispose while an action is being set up hands the lane to a second worker",
+        .disposeByStalePosition: "a dispose marks a position found in an earlier critical section",
+        .resetDropsLaterWork: "a reset while busy drops work scheduled after it returned",
+    ]
+
+    private static let virtualFaults: [RacyVirtualScheduler.Fault: String] = [
+        .nowFlickersToTarget: "an advance shows its target as `now` for half a microsecond first",
+        .batchIgnoresDispose: "an advance takes all actions of one instant at once; disposing a later one fails",
+        .targetSetLate: "an advance sets its target time in a critical section of its own",
+        .stepRacesSchedule: "a step reads the earliest entry and removes the earliest in two critical sections",
+    ]
 
     static func mutant(
         _ name: String, _ fault: String, _ killer: RuleID, _ make: @escaping @Sendable () -> any Scheduler

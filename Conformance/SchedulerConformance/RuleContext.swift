@@ -220,6 +220,22 @@ public final class RuleContext: Sendable {
     }
 
     /// Releases every gate of ``hold(_:)`` (firing one twice is harmless).
+    /// What a passing rule says about the evidence it gathered (how many scenarios it ran,
+    /// how many overlapped), reported as its message; the runner takes it after each rule.
+    private let evidence = Lock<[String]>([])
+
+    /// Records `note` as evidence for the rule now running, to be reported if it passes.
+    public func note(_ note: String) { evidence.withLock { $0.append(note) } }
+
+    /// Takes the notes recorded since the last call.
+    func takeNotes() -> String? {
+        let notes = evidence.withLock { notes in
+            defer { notes = [] }
+            return notes
+        }
+        return notes.isEmpty ? nil : notes.joined(separator: "; ")
+    }
+
     func releaseHolds() {
         let gates = holds.withLock { gates in
             defer { gates = [] }

@@ -146,8 +146,12 @@ public enum ConformanceRunner {
                         RuleResult(
                             rule: rule.id.rawValue, level: rule.level, status: .guaranteed, durationSeconds: 0,
                             message: $0)
-                    } ?? RuleResult(rule: rule.id.rawValue, level: rule.level, status: .passed, durationSeconds: 0)
+                    }
+                    ?? RuleResult(
+                        rule: rule.id.rawValue, level: rule.level, status: .passed, durationSeconds: 0,
+                        message: context.takeNotes())
             } catch {
+                _ = context.takeNotes()
                 let status: RuleResult.Status =
                     switch error.kind {
                     case .failed: .failed

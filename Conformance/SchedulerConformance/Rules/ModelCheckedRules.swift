@@ -15,6 +15,7 @@ extension RuleCatalogue {
             try ScenarioExplorer.explore(
                 .lin1, profile: "serial scheduler", context: context,
                 generate: { SchedulerScenarios.generate(&$0, cancellation: cancellation, extras: extras) },
+                target: { if case .dispose(let n) = $0 { n } else { nil } },
                 instance: { jitter throws(RuleFailure) in SchedulerScenarios.instance(context, jitter: jitter) })
         },
         Rule(
@@ -31,6 +32,7 @@ extension RuleCatalogue {
             try ScenarioExplorer.explore(
                 .lin2, profile: "virtual-time scheduler", context: context,
                 generate: { VirtualTimeScenarios.generate(&$0, capabilities: capabilities) },
+                target: { if case .dispose(let n) = $0 { n } else { nil } },
                 instance: { jitter throws(RuleFailure) in try VirtualTimeScenarios.instance(context, jitter: jitter) })
         },
     ]

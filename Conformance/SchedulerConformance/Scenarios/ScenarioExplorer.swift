@@ -27,7 +27,7 @@ public struct Exploration: Sendable, Codable, Equatable {
 /// scenario still refused and the seed that replays it.
 public enum ScenarioExplorer {
     /// How many runs of each scenario, each with its own jitter.
-    static let runsPerScenario = 4
+    static let runsPerScenario = 6
 
     /// What one exploration did.
     public struct Summary: Sendable, Equatable {
@@ -35,13 +35,15 @@ public enum ScenarioExplorer {
         public var scenarios = 0, runs = 0, conclusive = 0
     }
 
-    /// Explores `profile` within `context`'s budget, making a fresh instance for every run.
+    /// Explores `profile` within `context`'s budget, making a fresh instance for every run;
+    /// `target` names the action an operation acts on (a dispose's), for the meetings.
     /// - Throws: a failure naming the minimal refused scenario; an inconclusive result when no
     ///   run overlapped anything.
     @discardableResult
     public static func explore<Model>(
         _ rule: RuleID, profile: String, context: RuleContext,
         generate: (inout SplitMix64) -> Scenario<Model.Operation>,
+        target: (Model.Operation) -> Int?,
         instance: (Jitter) throws(RuleFailure) -> ScenarioInstance<Model>
     ) throws(RuleFailure) -> Summary {
         let exploration = context.exploration
@@ -56,7 +58,9 @@ public enum ScenarioExplorer {
             let scenario = generate(&random)
             summary.scenarios += 1
             for attempt in 0..<runsPerScenario {
-                let jitter = Jitter(seed: seed &+ UInt64(attempt))
+                let jitter = Jitter(
+                    seed: seed &+ UInt64(attempt), targets: scenario.parallel.map { $0.map(target) },
+                    actions: scenario.operations.count)
                 let execution = try ScenarioRunner.run(
                     scenario, on: try instance(jitter), jitter: jitter, within: context.timing.mustHappen)
                 summary.runs += 1
@@ -64,7 +68,7 @@ public enum ScenarioExplorer {
                 if case .refused(let refusal) = Linearizability.check(execution.history, from: execution.initial) {
                     let minimal = try shrink(
                         (scenario, execution, refusal), seed: seed, within: exploration.budget, context: context,
-                        instance: instance)
+                        target: target, instance: instance)
                     throw RuleFailure(
                         Refutation(
                             rule: rule, profile: profile, subject: context.subject.name, seed: seed,
@@ -74,6 +78,10 @@ public enum ScenarioExplorer {
                 }
             }
         } while ContinuousClock.now - started < exploration.budget
+        let seconds = (ContinuousClock.now - started).timeInterval
+        context.note(
+            "\(summary.scenarios) scenarios (\(Int(Double(summary.scenarios) / seconds))/s), \(summary.runs) runs, \(summary.conclusive) with calls overlapping"
+        )
         if summary.conclusive == 0 {
             throw RuleFailure(
                 "in \(summary.runs) runs of \(summary.scenarios) scenarios no two calls ever overlapped, nor did any call meet a running action: nothing concurrent was judged",
@@ -91,7 +99,7 @@ public enum ScenarioExplorer {
     /// is still refused (up to 16 runs of each candidate), within `bound`.
     private static func shrink<Model>(
         _ failing: Refused<Model>, seed: UInt64, within bound: Duration, context: RuleContext,
-        instance: (Jitter) throws(RuleFailure) -> ScenarioInstance<Model>
+        target: (Model.Operation) -> Int?, instance: (Jitter) throws(RuleFailure) -> ScenarioInstance<Model>
     ) throws(RuleFailure) -> Refused<Model> {
         let deadline = ContinuousClock.now + max(bound, .seconds(1))
         var current = failing
@@ -101,7 +109,9 @@ public enum ScenarioExplorer {
             candidates: for candidate in current.scenario.shrinks {
                 for attempt in 0..<16 {
                     guard ContinuousClock.now < deadline else { break candidates }
-                    let jitter = Jitter(seed: seed &+ UInt64(attempt))
+                    let jitter = Jitter(
+                        seed: seed &+ UInt64(attempt), targets: candidate.parallel.map { $0.map(target) },
+                        actions: candidate.operations.count)
                     let execution = try ScenarioRunner.run(
                         candidate, on: try instance(jitter), jitter: jitter, within: context.timing.mustHappen)
                     if case .refused(let refusal) = Linearizability.check(execution.history, from: execution.initial) {

@@ -66,8 +66,9 @@ public enum ScenarioRunner {
             arrived.add(1, ordering: .acquiringAndReleasing)
             _ = spinWait(upTo: bound) { arrived.load(ordering: .acquiring) == threads }
             var entries: [HistoryEntry<Model.Operation, Model.Outcome>] = []
-            for (operation, pause) in zip(scenario.parallel[index], spins) {
+            for (position, (operation, pause)) in zip(scenario.parallel[index], spins).enumerated() {
                 if pause > .zero { spin(pause) }
+                jitter.beforeCall(position, of: index + 1)
                 entries += call(operation, on: instance, thread: index + 1)
             }
             logs[index].value = entries

@@ -13,11 +13,15 @@ enum SchedulerScenarios {
         func operation(_ random: inout SplitMix64) -> SchedulerModel.Operation {
             let roll = random.next() % 10
             if !extras.isEmpty, roll == 0 { return .extra(extras[Int(random.next() % UInt64(extras.count))].name) }
-            if cancellation, made > 0, roll >= 6 { return .dispose(Int(random.next() % UInt64(made)) + 1) }
+            if cancellation, made > 0, roll >= 5 { return .dispose(Int(random.next() % UInt64(made)) + 1) }
             made += 1
             return .schedule(made)
         }
-        let initial = (0..<Int(random.next() % 3)).map { _ in operation(&random) }
+        // The set-up only schedules, so the parallel part has pending work to dispose.
+        let initial = (0..<1 + Int(random.next() % 3)).map { _ -> SchedulerModel.Operation in
+            made += 1
+            return .schedule(made)
+        }
         let parallel = (0..<2 + Int(random.next() % 2)).map { _ in
             (0..<1 + Int(random.next() % 4)).map { _ in operation(&random) }
         }
@@ -46,6 +50,7 @@ enum SchedulerScenarios {
                 let current =
                     tracksCurrent ? CurrentScheduler.value.map { ObjectIdentifier($0) == identity } ?? false : nil
                 if pause > .zero { spin(pause) }
+                jitter.beforeReturn(of: n)
                 let returned = HistoryClock.tick()
                 observed.update {
                     $0.append(

@@ -63,6 +63,7 @@ enum VirtualTimeScenarios {
                 let current =
                     tracksCurrent ? CurrentScheduler.value.map { ObjectIdentifier($0) == identity } ?? false : nil
                 if pause > .zero { spin(pause) }
+                jitter.beforeReturn(of: n)
                 let returned = HistoryClock.tick()
                 observed.update {
                     $0.append(

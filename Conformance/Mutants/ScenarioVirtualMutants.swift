@@ -1,0 +1,144 @@
+import SchedulerConformance
+import SchedulerProbes
+import Schedulers
+
+/// A small virtual-time scheduler, correct but for one fault: each on a call other than
+/// plain `schedule` (advance, step, dispose, `now`) meeting a call from another thread, in
+/// a narrow window, for LIN-2's generated scenarios to find unaided.
+final class RacyVirtualScheduler: VirtualTimeScheduler {
+    enum Fault: String, Sendable, CaseIterable {
+        case none = "racy-virtual"
+        /// An advance publishes its target as `now` for a moment before running what is due.
+        case nowFlickersToTarget = "virtual-now-flickers-to-target"
+        /// An advance takes every action due at one instant in one go, so disposing the
+        /// second while the first runs does not stop it.
+        case batchIgnoresDispose = "virtual-batch-ignores-dispose"
+        /// An advance moves the time to its target in a critical section of its own, after
+        /// it found nothing more due: work scheduled in between is stamped with the old time.
+        case targetSetLate = "virtual-target-set-late"
+        /// A step reads the earliest entry in one critical section and removes the earliest
+        /// in another: an earlier entry scheduled in between is removed unrun.
+        case stepRacesSchedule = "virtual-step-races-schedule"
+    }
+
+    private struct Entry {
+        let time: SchedulerTime
+        let sequence: Int
+        let action: SchedulerAction
+        let handle: BooleanDisposable
+    }
+
+    private struct State {
+        var now = SchedulerTime.zero
+        var sequence = 0
+        var entries: [Entry] = []
+
+        var earliest: Int? {
+            entries.indices.min { (entries[$0].time, entries[$0].sequence) < (entries[$1].time, entries[$1].sequence) }
+        }
+
+        mutating func insert(_ action: @escaping SchedulerAction, at time: SchedulerTime) -> BooleanDisposable {
+            let handle = BooleanDisposable()
+            entries.append(Entry(time: max(time, now), sequence: sequence, action: action, handle: handle))
+            sequence += 1
+            return handle
+        }
+
+        /// Removes and returns the earliest live entries due at or before `limit`: one, or
+        /// all those at its instant.
+        mutating func popDue(notAfter limit: SchedulerTime, batch: Bool) -> [Entry] {
+            while let index = earliest, entries[index].time <= limit {
+                let first = entries.remove(at: index)
+                guard !first.handle.isDisposed else { continue }
+                now = max(now, first.time)
+                guard batch else { return [first] }
+                var taken = [first]
+                while let next = earliest, entries[next].time == first.time {
+                    let entry = entries.remove(at: next)
+                    if !entry.handle.isDisposed { taken.append(entry) }
+                }
+                return taken
+            }
+            return []
+        }
+    }
+
+    let name: String
+    let fault: Fault
+    var capabilities: SchedulerCapabilities {
+        [.asynchronous, .serial, .cancellation, .timers, .virtualTime, .singleStep, .tracksCurrent]
+    }
+    private let state = Lock(State())
+
+    init(_ fault: Fault) {
+        self.fault = fault
+        self.name = "mutant-\(fault.rawValue)"
+    }
+
+    var now: SchedulerTime { state.withLock { $0.now } }
+
+    @discardableResult
+    func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        state.withLock { $0.insert(action, at: $0.now) }
+    }
+
+    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
+        state.withLock { $0.insert(action, at: deadline) }
+    }
+
+    func schedule(
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
+        _ action: @escaping SchedulerAction
+    ) throws(SchedulerError) -> any Disposable {
+        throw .repeatingUnsupported(scheduler: name)
+    }
+
+    @discardableResult
+    func step() -> Bool {
+        let taken: Entry?
+        if fault == .stepRacesSchedule {
+            let seen = state.withLock { state in state.earliest.map { state.entries[$0] } }
+            spin(.microseconds(1))
+            taken = state.withLock { state -> Entry? in
+                guard let index = state.earliest else { return nil }
+                state.entries.remove(at: index)
+                return seen
+            }
+            if let taken { state.withLock { $0.now = max($0.now, taken.time) } }
+        } else {
+            taken = state.withLock { $0.popDue(notAfter: .distantFuture, batch: false).first }
+        }
+        guard let taken else { return false }
+        if !taken.handle.isDisposed { CurrentScheduler.run(as: self, taken.action) }
+        return true
+    }
+
+    func advance(to target: SchedulerTime) {
+        if fault == .nowFlickersToTarget {
+            let (before, due) = state.withLock { ($0.now, $0.earliest.map { $0 } != nil) }
+            if due, target > before {
+                state.withLock { $0.now = target }
+                spin(.nanoseconds(500))
+                state.withLock { $0.now = before }
+            }
+        }
+        while true {
+            let due = state.withLock { state -> [Entry] in
+                let due = state.popDue(notAfter: target, batch: fault == .batchIgnoresDispose)
+                if due.isEmpty, fault != .targetSetLate { state.now = max(state.now, target) }
+                return due
+            }
+            if due.isEmpty { break }
+            for entry in due {
+                state.withLock { $0.now = max($0.now, entry.time) }
+                CurrentScheduler.run(as: self, entry.action)
+            }
+        }
+        if fault == .targetSetLate {
+            spin(.microseconds(1))
+            state.withLock { $0.now = max($0.now, target) }
+        }
+    }
+}
