@@ -161,7 +161,8 @@ final class LaneScheduler: Scheduler, @unchecked Sendable {
 
     /// The subject of this lane, with `reset` declared for the scenarios.
     static func subject(_ fault: Fault, origin: ConformanceSubject.Origin = .mutant) -> ConformanceSubject {
-        var subject = ConformanceSubject(name: "mutant-\(fault.rawValue)", origin: origin) { LaneScheduler(fault) }
+        let name = fault == .none ? fault.rawValue : "mutant-\(fault.rawValue)"
+        var subject = ConformanceSubject(name: name, origin: origin) { LaneScheduler(fault) }
         subject.scenarioOperations = [
             SchedulerModel.ExtraOperation(
                 "reset", perform: { ($0 as? LaneScheduler)?.reset() }, step: { $0.removeAll() })

@@ -57,20 +57,22 @@ public enum ConformanceRunner {
     /// run loop meanwhile, so main-thread schedulers can be checked; elsewhere the rules
     /// that need the main thread are skipped with that reason. With `trapProbe`, rules that
     /// judge a trap (EXE-7's `checkIsolated()`) run it in a process of its own; without,
-    /// they judge what they can and are otherwise inconclusive.
+    /// they judge what they can and are otherwise inconclusive. `exploration` sets the
+    /// model-checked rules' budget and seed.
     public static func run(
         _ subject: ConformanceSubject,
         rules: [Rule] = RuleCatalogue.all,
         timing: Timing,
         stacksOnHang: Bool = false,
         trapProbe: TrapProbeRunner? = nil,
+        exploration: Exploration = .standard,
         willStart: @escaping @Sendable (Rule) -> Void = { _ in },
         progress: @escaping @Sendable (RuleResult) -> Void = { _ in }
     ) -> [RuleResult] {
         let context = { @Sendable (mainThreadDriven: Bool) in
             RuleContext(
                 subject: subject, timing: timing, mainThreadDriven: mainThreadDriven, stacksOnHang: stacksOnHang,
-                trapProbe: trapProbe)
+                trapProbe: trapProbe, exploration: exploration)
         }
         guard Thread.isMainThread else {
             return runRules(context(false), rules: rules, willStart: willStart, progress: progress)

@@ -1,0 +1,108 @@
+import SchedulerConformance
+import SchedulerMutants
+import Testing
+
+/// The checker on histories small enough to judge by hand, and the scenario machinery.
+@Suite struct LinearizabilityTests {
+    /// A register: `write(v)` stores, `read` returns what is stored.
+    struct Register: SequentialModel, CustomStringConvertible {
+        enum Operation: Hashable, Sendable, CustomStringConvertible {
+            case write(Int)
+            case read
+            var description: String {
+                switch self {
+                case .write(let value): "write \(value)"
+                case .read: "read"
+                }
+            }
+        }
+        var value = 0
+        func apply(_ operation: Operation) -> [(outcome: Int, next: Register)] {
+            switch operation {
+            case .write(let value): [(0, Register(value: value))]
+            case .read: [(value, self)]
+            }
+        }
+        var description: String { "holds \(value)" }
+    }
+
+    typealias Entry = HistoryEntry<Register.Operation, Int>
+
+    @Test func overlappingCallsMayTakeEffectInEitherOrder() {
+        // write 1 [1–4] overlaps read [2–3], which saw 1: the write took effect first.
+        let history = [
+            Entry(.write(1), 0, invoked: 1, returned: 4, thread: 1),
+            Entry(.read, 1, invoked: 2, returned: 3, thread: 2),
+        ]
+        guard case .linearizable(let order) = Linearizability.check(history, from: Register()) else {
+            Issue.record("an overlapping read that saw the write was refused")
+            return
+        }
+        #expect(order == [0, 1])
+    }
+
+    @Test func anOutcomeNoOrderGivesIsRefused() {
+        // Two overlapping writes of 1 and 2, then a read of 3: no order gives 3.
+        let history = [
+            Entry(.write(1), 0, invoked: 1, returned: 3, thread: 1),
+            Entry(.write(2), 0, invoked: 2, returned: 4, thread: 2),
+            Entry(.read, 3, invoked: 5, returned: 6, thread: 1),
+        ]
+        guard case .refused(let refusal) = Linearizability.check(history, from: Register()) else {
+            Issue.record("a read of a value never written was accepted")
+            return
+        }
+        #expect(refusal.prefix.count == 2)
+        #expect(refusal.candidates.map(\.entry) == [2])
+    }
+
+    @Test func realTimeOrderIsRespected() {
+        // The write returned (ticket 2) before the read began (3), so the read must see it;
+        // an order that puts the read first would explain 0, but real time forbids it.
+        let stale = [
+            Entry(.write(1), 0, invoked: 1, returned: 2, thread: 1),
+            Entry(.read, 0, invoked: 3, returned: 4, thread: 2),
+        ]
+        guard case .refused(let refusal) = Linearizability.check(stale, from: Register()) else {
+            Issue.record("a read that missed a write which had returned before it began was accepted")
+            return
+        }
+        #expect(refusal.candidates.first?.allowed == [1])
+        // The same outcome with the calls overlapping is fine.
+        let overlapping = [
+            Entry(.write(1), 0, invoked: 1, returned: 3, thread: 1),
+            Entry(.read, 0, invoked: 2, returned: 4, thread: 2),
+        ]
+        guard case .linearizable = Linearizability.check(overlapping, from: Register()) else {
+            Issue.record("an overlapping read that missed the write was refused")
+            return
+        }
+    }
+
+    @Test func aSerialSchedulerModelRefusesAStartOutOfTurnAndADisposedStart() {
+        let model = SchedulerModel(serial: true, tracksCurrent: true)
+        let scheduled = model.apply(.schedule(1))[0].next.apply(.schedule(2))[0].next
+        #expect(scheduled.apply(.start(2)).isEmpty)
+        #expect(scheduled.apply(.start(1)).map(\.outcome) == [.ran(asCurrent: true)])
+        let disposed = scheduled.apply(.dispose(1))[0].next
+        #expect(disposed.apply(.start(1)).isEmpty)
+        #expect(disposed.apply(.quiescent).map(\.outcome) == [.pending([2])])
+    }
+
+    @Test func aScenarioShrinksByThreadsAndOperations() {
+        let scenario = Scenario(initial: [1], parallel: [[2, 3], [4]], final: [5])
+        let shrinks = scenario.shrinks
+        #expect(shrinks.contains(Scenario(initial: [1], parallel: [[4]], final: [5])))
+        #expect(shrinks.contains(Scenario(initial: [1], parallel: [[2], [4]], final: [5])))
+        #expect(shrinks.contains(Scenario(initial: [], parallel: [[2, 3], [4]], final: [5])))
+        #expect(shrinks.allSatisfy { $0.operations.count < scenario.operations.count })
+    }
+
+    /// A declared extra operation is called by the scenarios and judged by its model step:
+    /// the correct lane with `reset` passes LIN-1.
+    @Test func anAdoptersExtraOperationIsModelChecked() throws {
+        let timing = MutantKillTests.timing
+        let correct = ConformanceRunner.run(Mutants.correctLane, rules: [RuleCatalogue.rule(.lin1)], timing: timing)[0]
+        #expect(correct.status == .passed, "\(correct.message ?? "")")
+    }
+}
