@@ -165,11 +165,11 @@ public enum Mutants {
     /// every run, nor with every core busy (the open part of issue 26).
     private static let scenarios: [Mutant] =
         LaneScheduler.Fault.allCases.filter { $0 != .none && optimised }.map { fault in
-            Mutant(subject: LaneScheduler.subject(fault), fault: laneFaults[fault]!, killer: .lin1)
+            Mutant(subject: LaneScheduler.subject(fault), fault: fault.summary, killer: .lin1)
         }
         + RacyVirtualScheduler.Fault.allCases.filter { $0 != .none && optimised }.map {
             fault in
-            mutant(fault.rawValue, virtualFaults[fault]!, .lin2) { RacyVirtualScheduler(fault) }
+            mutant(fault.rawValue, fault.summary, .lin2) { RacyVirtualScheduler(fault) }
         }
 
     #if DEBUG
@@ -181,20 +181,6 @@ public enum Mutants {
     /// The lane the scenario mutants break, correct, with its `reset` declared as a
     /// scenario operation: what an adopter's subject with an extra call looks like.
     public static let correctLane = LaneScheduler.subject(.none, origin: .thirdParty)
-
-    private static let laneFaults: [LaneScheduler.Fault: String] = [
-        .disposeLostUpdate: "records disposals by load-then-store: two at once lose one",
-        .disposeWhileStartingFreesLane: "a dispose while an action is being set up hands the lane to a second worker",
-        .disposeByStalePosition: "a dispose marks a position found in an earlier critical section",
-        .resetDropsLaterWork: "a reset while busy drops work scheduled after it returned",
-    ]
-
-    private static let virtualFaults: [RacyVirtualScheduler.Fault: String] = [
-        .nowFlickersToTarget: "an advance shows its target as `now` for half a microsecond first",
-        .batchIgnoresDispose: "an advance takes all actions of one instant at once; disposing a later one fails",
-        .targetSetLate: "an advance sets its target time in a critical section of its own",
-        .stepRacesSchedule: "a step reads the earliest entry and removes the earliest in two critical sections",
-    ]
 
     static func mutant(
         _ name: String, _ fault: String, _ killer: RuleID, _ make: @escaping @Sendable () -> any Scheduler

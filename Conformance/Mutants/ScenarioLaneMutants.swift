@@ -23,6 +23,18 @@ final class LaneScheduler: Scheduler, @unchecked Sendable {
         /// A reset while an action runs is left to the worker, which drops everything queued
         /// when it gets to it, work scheduled after the reset returned included.
         case resetDropsLaterWork = "reset-drops-later-work"
+
+        /// The fault in a few words, for the mutant list.
+        var summary: String {
+            switch self {
+            case .none: "none"
+            case .disposeLostUpdate: "records disposals by load-then-store: two at once lose one"
+            case .disposeWhileStartingFreesLane:
+                "a dispose while an action is being set up hands the lane to a second worker"
+            case .disposeByStalePosition: "a dispose marks a position found in an earlier critical section"
+            case .resetDropsLaterWork: "a reset while busy drops work scheduled after it returned"
+            }
+        }
     }
 
     final class Item: Disposable {

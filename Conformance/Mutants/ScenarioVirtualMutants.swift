@@ -19,6 +19,19 @@ final class RacyVirtualScheduler: VirtualTimeScheduler {
         /// A step reads the earliest entry in one critical section and removes the earliest
         /// in another: an earlier entry scheduled in between is removed unrun.
         case stepRacesSchedule = "virtual-step-races-schedule"
+
+        /// The fault in a few words, for the mutant list.
+        var summary: String {
+            switch self {
+            case .none: "none"
+            case .nowFlickersToTarget: "an advance shows its target as `now` for half a microsecond first"
+            case .batchIgnoresDispose:
+                "an advance takes all actions of one instant at once; disposing a later one fails"
+            case .targetSetLate: "an advance sets its target time in a critical section of its own"
+            case .stepRacesSchedule:
+                "a step reads the earliest entry and removes the earliest in two critical sections"
+            }
+        }
     }
 
     private struct Entry {
@@ -117,7 +130,7 @@ final class RacyVirtualScheduler: VirtualTimeScheduler {
 
     func advance(to target: SchedulerTime) {
         if fault == .nowFlickersToTarget {
-            let (before, due) = state.withLock { ($0.now, $0.earliest.map { $0 } != nil) }
+            let (before, due) = state.withLock { ($0.now, $0.earliest != nil) }
             if due, target > before {
                 state.withLock { $0.now = target }
                 spin(.nanoseconds(500))

@@ -1,6 +1,8 @@
-import SchedulerConformance
 import SchedulerMutants
+import SchedulerProbes
 import Testing
+
+@testable import SchedulerConformance
 
 /// The checker on histories small enough to judge by hand, and the scenario machinery.
 @Suite struct LinearizabilityTests {
@@ -99,8 +101,14 @@ import Testing
     }
 
     /// A declared extra operation is called by the scenarios and judged by its model step:
-    /// the correct lane with `reset` passes LIN-1.
+    /// generated scenarios call `reset`, and the correct lane with it passes LIN-1.
     @Test func anAdoptersExtraOperationIsModelChecked() throws {
+        let extras = Mutants.correctLane.scenarioOperations
+        var random = SplitMix64(seed: 26)
+        let calls = (0..<200).flatMap {
+            _ in SchedulerScenarios.generate(&random, cancellation: true, extras: extras).operations
+        }
+        #expect(calls.contains(.extra("reset")))
         let timing = MutantKillTests.timing
         let correct = ConformanceRunner.run(Mutants.correctLane, rules: [RuleCatalogue.rule(.lin1)], timing: timing)[0]
         #expect(correct.status == .passed, "\(correct.message ?? "")")

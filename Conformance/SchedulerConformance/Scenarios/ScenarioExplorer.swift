@@ -51,31 +51,37 @@ public enum ScenarioExplorer {
         var seeds = SplitMix64(seed: exploration.seed ?? UInt64.random(in: 1...UInt64.max))
         var nextSeed = exploration.seed
         var summary = Summary()
+        /// Runs `scenario` once on a fresh instance, with the `index`-th jitter of `seed`.
+        func trial(_ scenario: Scenario<Model.Operation>, seed: UInt64, index: Int) throws(RuleFailure) -> Trial<Model>
+        {
+            let jitter = Jitter(
+                seed: seed &+ UInt64(index), targets: scenario.parallel.map { $0.map(target) },
+                actions: scenario.operations.count)
+            let execution = try ScenarioRunner.run(
+                scenario, on: try instance(jitter), jitter: jitter, within: context.timing.mustHappen)
+            guard case .refused(let refusal) = Linearizability.check(execution.history, from: execution.initial) else {
+                return Trial(scenario: scenario, execution: execution, refusal: nil)
+            }
+            return Trial(scenario: scenario, execution: execution, refusal: refusal)
+        }
         repeat {
             let seed = nextSeed ?? seeds.next()
             nextSeed = exploration.replay ? exploration.seed : nil
             var random = SplitMix64(seed: seed)
             let scenario = generate(&random)
             summary.scenarios += 1
-            for attempt in 0..<runsPerScenario {
-                let jitter = Jitter(
-                    seed: seed &+ UInt64(attempt), targets: scenario.parallel.map { $0.map(target) },
-                    actions: scenario.operations.count)
-                let execution = try ScenarioRunner.run(
-                    scenario, on: try instance(jitter), jitter: jitter, within: context.timing.mustHappen)
+            for index in 0..<runsPerScenario {
+                let run = try trial(scenario, seed: seed, index: index)
                 summary.runs += 1
-                if execution.overlaps > 0 { summary.conclusive += 1 }
-                if case .refused(let refusal) = Linearizability.check(execution.history, from: execution.initial) {
-                    let minimal = try shrink(
-                        (scenario, execution, refusal), seed: seed, within: exploration.budget, context: context,
-                        target: target, instance: instance)
-                    throw RuleFailure(
-                        Refutation(
-                            rule: rule, profile: profile, subject: context.subject.name, seed: seed,
-                            scenario: minimal.scenario, original: scenario, execution: minimal.execution,
-                            refusal: minimal.refusal
-                        ).description)
-                }
+                if run.execution.overlaps > 0 { summary.conclusive += 1 }
+                guard run.refusal != nil else { continue }
+                let minimal = try shrink(run, seed: seed, within: exploration.budget, trial: trial)
+                throw RuleFailure(
+                    Refutation(
+                        rule: rule, profile: profile, subject: context.subject.name, seed: seed,
+                        scenario: minimal.scenario, original: scenario, execution: minimal.execution,
+                        refusal: minimal.refusal!
+                    ).description)
             }
         } while ContinuousClock.now - started < exploration.budget
         let seconds = (ContinuousClock.now - started).timeInterval
@@ -90,32 +96,30 @@ public enum ScenarioExplorer {
         return summary
     }
 
-    private typealias Refused<Model: SequentialModel> = (
-        scenario: Scenario<Model.Operation>, execution: ScenarioExecution<Model>,
-        refusal: Linearizability.Refusal<Model>
-    )
+    /// One run of a scenario, and the checker's refusal of it if it was refused.
+    private struct Trial<Model: SequentialModel> {
+        var scenario: Scenario<Model.Operation>
+        var execution: ScenarioExecution<Model>
+        var refusal: Linearizability.Refusal<Model>?
+    }
 
     /// The smallest scenario reached by dropping threads and operations while some run of it
     /// is still refused (up to 16 runs of each candidate), within `bound`.
     private static func shrink<Model>(
-        _ failing: Refused<Model>, seed: UInt64, within bound: Duration, context: RuleContext,
-        target: (Model.Operation) -> Int?, instance: (Jitter) throws(RuleFailure) -> ScenarioInstance<Model>
-    ) throws(RuleFailure) -> Refused<Model> {
+        _ failing: Trial<Model>, seed: UInt64, within bound: Duration,
+        trial: (Scenario<Model.Operation>, UInt64, Int) throws(RuleFailure) -> Trial<Model>
+    ) throws(RuleFailure) -> Trial<Model> {
         let deadline = ContinuousClock.now + max(bound, .seconds(1))
         var current = failing
         var progressed = true
         while progressed, ContinuousClock.now < deadline {
             progressed = false
             candidates: for candidate in current.scenario.shrinks {
-                for attempt in 0..<16 {
+                for index in 0..<16 {
                     guard ContinuousClock.now < deadline else { break candidates }
-                    let jitter = Jitter(
-                        seed: seed &+ UInt64(attempt), targets: candidate.parallel.map { $0.map(target) },
-                        actions: candidate.operations.count)
-                    let execution = try ScenarioRunner.run(
-                        candidate, on: try instance(jitter), jitter: jitter, within: context.timing.mustHappen)
-                    if case .refused(let refusal) = Linearizability.check(execution.history, from: execution.initial) {
-                        current = (candidate, execution, refusal)
+                    let run = try trial(candidate, seed, index)
+                    if run.refusal != nil {
+                        current = run
                         progressed = true
                         break candidates
                     }
