@@ -36,6 +36,9 @@ public struct SchedulerModel: SequentialModel, CustomStringConvertible {
     /// What a call returned or an action saw.
     public enum Outcome: Hashable, Sendable, CustomStringConvertible {
         case done
+        /// A dispose found no handle to dispose: the `schedule` that makes it had not returned
+        /// yet, so the subject was not called at all.
+        case noHandle
         /// An action ran; whether it saw the subject as the current scheduler, when the
         /// subject claims to track it (nil otherwise).
         case ran(asCurrent: Bool?)
@@ -45,6 +48,7 @@ public struct SchedulerModel: SequentialModel, CustomStringConvertible {
         public var description: String {
             switch self {
             case .done: "done"
+            case .noHandle: "no handle yet"
             case .ran(let current):
                 current.map { $0 ? "ran as the current scheduler" : "ran, not as the current scheduler" } ?? "ran"
             case .pending(let actions):
@@ -100,6 +104,7 @@ public struct SchedulerModel: SequentialModel, CustomStringConvertible {
             next.pending.append(n)
         case .dispose(let n):
             next.pending.removeAll { $0 == n }
+            return [(.done, next), (.noHandle, self)]
         case .extra(let name):
             guard let extra = extras.first(where: { $0.name == name }) else { return [] }
             extra.step(&next.pending)

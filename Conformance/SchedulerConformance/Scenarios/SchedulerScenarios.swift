@@ -65,7 +65,9 @@ enum SchedulerScenarios {
                 case .schedule(let n):
                     if let handle = scheduler.schedule(action(n)) { handles.update { $0[n] = handle } }
                 case .dispose(let n):
-                    handles.value[n]?.dispose()
+                    // Without a handle the subject is not called, whenever its schedule took effect.
+                    guard let handle = handles.value[n] else { return [(operation, .noHandle)] }
+                    handle.dispose()
                 case .extra(let name):
                     extras.first { $0.name == name }?.perform(scheduler)
                 case .start, .end, .quiescent:

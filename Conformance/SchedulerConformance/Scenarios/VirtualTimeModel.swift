@@ -52,6 +52,8 @@ public struct VirtualTimeModel: SequentialModel, CustomStringConvertible {
     /// What a call returned or an action saw.
     public enum Outcome: Hashable, Sendable, CustomStringConvertible {
         case done
+        /// A dispose found no handle: the `schedule` that makes it had not returned yet.
+        case noHandle
         /// `now`, in nanoseconds after the origin.
         case time(Int64)
         /// A step's answer: whether it ran an action.
@@ -63,6 +65,7 @@ public struct VirtualTimeModel: SequentialModel, CustomStringConvertible {
         public var description: String {
             switch self {
             case .done: "done"
+            case .noHandle: "no handle yet"
             case .time(let ns): "\(Self.milliseconds(ns))"
             case .stepped(let ran): ran ? "true" : "false"
             case .ran(let ns, let current):
@@ -115,6 +118,7 @@ public struct VirtualTimeModel: SequentialModel, CustomStringConvertible {
             next.made += 1
         case .dispose(let n):
             next.queue.removeAll { $0.action == n }
+            return [(.done, next), (.noHandle, self)]
         case .now:
             return [(.time(now), self)]
         case .drive(let target):

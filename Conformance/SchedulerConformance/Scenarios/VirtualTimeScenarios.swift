@@ -82,7 +82,9 @@ enum VirtualTimeScenarios {
                         ms.map { try? scheduler.schedule(at: at($0), action(n)) } ?? scheduler.schedule(action(n))
                     if let handle { handles.update { $0[n] = handle } }
                 case .dispose(let n):
-                    handles.value[n]?.dispose()
+                    // Without a handle the subject is not called, whenever its schedule took effect.
+                    guard let handle = handles.value[n] else { return [(operation, .noHandle)] }
+                    handle.dispose()
                 case .now:
                     return [(.now, .time(offset(scheduler.now)))]
                 case .drive(let target):
