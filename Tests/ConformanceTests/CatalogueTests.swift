@@ -1,7 +1,25 @@
+import Foundation
 import SchedulerConformance
 import Testing
 
 @Suite struct CatalogueTests {
+    /// A new category must reach the report's schema too, or every report naming it is invalid.
+    @Test func theReportSchemaListsEveryCategory() throws {
+        let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Reports/schema/conformance.schema.json")
+        func categories(in node: Any) -> [String]? {
+            if let object = node as? [String: Any] {
+                if let category = object["category"] as? [String: Any], let names = category["enum"] as? [String] {
+                    return names
+                }
+                return object.values.lazy.compactMap(categories).first
+            }
+            return (node as? [Any])?.lazy.compactMap(categories).first
+        }
+        let names = try #require(categories(in: JSONSerialization.jsonObject(with: Data(contentsOf: schema))))
+        #expect(names == Rule.Category.allCases.map(\.rawValue))
+    }
+
     @Test func hasAtLeastFortyFiveRulesWithUniqueWellFormedIDs() {
         let ids = RuleCatalogue.all.map(\.id)
         #expect(ids.count >= 45)
