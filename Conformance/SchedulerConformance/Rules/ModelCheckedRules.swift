@@ -3,7 +3,7 @@ extension RuleCatalogue {
         Rule(
             .lin1,
             "Schedules, disposals and declared extra calls made from several threads at once give outcomes some one-at-a-time order of the same calls explains",
-            requires: [.asynchronous, .serial], excludes: [.virtualTime],
+            requires: [.asynchronous, .serial], excludes: [.virtualTime, .threadConfined],
             rationale:
                 "Users call a scheduler from many threads: one schedules while another disposes a handle, or flushes. Each call must take effect at one moment between its start and its return, so what the actions saw (which ran, in what order, one at a time, as the current scheduler) is what some sequential order of the calls gives. Rules written for imagined situations cannot list every such race; generated scenarios checked against a model can.",
             hint:
@@ -21,7 +21,7 @@ extension RuleCatalogue {
         Rule(
             .lin2,
             "Advancing virtual time on one thread while others schedule, dispose and read `now` gives outcomes some one-at-a-time order of the same calls explains",
-            requires: [.virtualTime],
+            requires: [.virtualTime], excludes: [.threadConfined],
             rationale:
                 "A test advances virtual time while the code under test schedules and cancels work from its own threads. Each call must take effect at one moment; an advance is a sequence of such moments (one per action it runs), so what ran, when in virtual time, and what `now` said, must be what some sequential order of the calls gives.",
             hint:

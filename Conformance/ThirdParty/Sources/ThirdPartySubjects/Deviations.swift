@@ -51,8 +51,6 @@ public enum Deviations {
             "library bug: a task scheduled with a deadline already past runs with `now` set back to that deadline (`advanceTime` sets the clock to each batch's ready time), so time moves backwards while it runs and jumps forward again after. Past deadlines are ordinary (a timeout computed before a slow step).",
         .rule(.vt10, of: "nio-asynctesting"):
             "library bug: as nio-embedded VT-10; the async loop shares the algorithm.",
-        .rule(.lin2, of: "nio-embedded"):
-            "the VT-10 bug seen again by a generated scenario: work scheduled from another thread for a time the loop has already passed runs at that past time, not at the present.",
         .rule(.lin2, of: "nio-asynctesting"):
             "the VT-10 and CAN-1 bugs seen again by generated scenarios: a past deadline runs at its own time, and disposing a pending task does not always stop it.",
         .rule(.clk4, of: "swift-clocks-testclock"):
