@@ -3,6 +3,8 @@ import SchedulerHarness
 import SchedulerMutants
 
 // The project's own `conformance`: the reference schedulers, and the mutants that prove
-// the rules can fail (including the hanging and crashing ones that exercise isolation).
+// the rules can fail (including the hanging and crashing ones that exercise isolation), and
+// the mutants' fault-free controls, which must pass.
 ConformanceTool.main(
-    subjects: ReferenceSubjects.all + [Mutants.hanging, Mutants.crashing, Mutants.raceCanary], mutants: Mutants.all)
+    subjects: ReferenceSubjects.all + [Mutants.hanging, Mutants.crashing, Mutants.raceCanary] + Mutants.controls,
+    mutants: Mutants.all)

@@ -150,22 +150,27 @@ final class FaultyManualClock: Clock {
             }
         } onCancel: {
             guard fault != .ignoresCancellation else { return }
-            state.withLock { state in
+            let withdrawn = state.withLock { state -> Bool in
                 switch fault {
-                case .keepsCancelled: break
+                case .keepsCancelled: return true
                 // Finds the sleeper by its deadline: with ties, the first one registered goes.
                 case .deregistersByDeadline:
                     state.sleepers.firstIndex { $0.deadline == deadline }.map { _ = state.sleepers.remove(at: $0) }
+                    return true
                 // O(1) removal: the last sleeper fills the hole, so the list leaves registration order.
                 case .cancelSwapRemoves:
-                    if let index = state.sleepers.firstIndex(where: { $0.id == id }) {
-                        state.sleepers.swapAt(index, state.sleepers.count - 1)
-                        state.sleepers.removeLast()
-                    }
-                default: state.sleepers.removeAll { $0.id == id }
+                    guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return false }
+                    state.sleepers.swapAt(index, state.sleepers.count - 1)
+                    state.sleepers.removeLast()
+                    return true
+                default:
+                    guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return false }
+                    state.sleepers.remove(at: index)
+                    return true
                 }
             }
-            wake.finish(CancellationError())
+            // A sleeper an advance already took is resumed by it: the clock decided first.
+            if withdrawn { wake.finish(CancellationError()) }
         }
     }
 
@@ -186,10 +191,17 @@ final class FaultyManualClock: Clock {
         jobs.advance(to: jobs.now)
     }
 
-    /// The next sleeper to resume by the clock's policy, removed, with time moved to it.
-    private func popDue(notAfter target: Instant) -> Registration? {
+    /// The next sleeper to resume by the clock's policy, removed, with time moved to it; due
+    /// by `target`, or (nil) by the earliest deadline of those `eligible`, found in the same
+    /// critical section, so a sleeper cancelled meanwhile cannot leave its deadline behind.
+    private func popDue(
+        notAfter target: Instant?, among eligible: (Registration) -> Bool = { _ in true }
+    ) -> Registration? {
         state.withLock { state in
-            let due = state.sleepers.indices.filter { state.sleepers[$0].deadline <= target }
+            guard let target = target ?? state.sleepers.filter(eligible).map(\.deadline).min() else { return nil }
+            let due = state.sleepers.indices.filter {
+                state.sleepers[$0].deadline <= target && eligible(state.sleepers[$0])
+            }
             let chosen: Int? =
                 switch fault {
                 case .registrationOrder: due.min { state.sleepers[$0].id < state.sleepers[$1].id }
@@ -217,11 +229,11 @@ final class FaultyManualClock: Clock {
 
     func run() {
         let snapshot = Set(state.withLock { $0.sleepers.map(\.id) })
-        while let next = state.withLock({ state in
-            state.sleepers.filter { fault != .runSnapshot || snapshot.contains($0.id) }.map(\.deadline).min()
-        }) {
-            advance(to: next)
+        while let next = popDue(notAfter: nil, among: { self.fault != .runSnapshot || snapshot.contains($0.id) }) {
+            next.wake.finish(nil)
+            jobs.advance(to: jobs.now)
         }
+        jobs.advance(to: jobs.now)
     }
 
     /// The clock as the suite sees it, its own `sleep(for:)` and job executor included.

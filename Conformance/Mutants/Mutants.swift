@@ -171,6 +171,12 @@ public enum Mutants {
             fault in
             mutant(fault.rawValue, fault.summary, .lin2) { RacyVirtualScheduler(fault) }
         }
+        + RacyManualClock.Fault.allCases.filter { $0 != .none && optimised }.map { fault in
+            Mutant(
+                subject: ConformanceSubject(
+                    name: "mutant-\(fault.rawValue)", origin: .mutant, clock: { RacyManualClock(fault).underTest }),
+                fault: fault.summary, killer: .lin3)
+        }
 
     #if DEBUG
         private static let optimised = false

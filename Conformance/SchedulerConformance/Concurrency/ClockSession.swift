@@ -110,6 +110,12 @@ struct ClockSession {
         default:
             break
         }
+        try waitForTasks()
+    }
+
+    /// Waits until every task started here on the suite's own executor has finished or
+    /// suspended, without driving the clock (tasks on the clock's executor run only when it is).
+    func waitForTasks() throws(RuleFailure) {
         if clock.sleeperExecutor == nil, !probe.waitIdle(ctx.timing.mustHappen) {
             throw RuleFailure("tasks on the clock were still running after \(ctx.timing.mustHappen)", kind: .hung)
         }
@@ -117,12 +123,21 @@ struct ClockSession {
 
     /// Advances a manual clock by `duration` and lets what it resumed run.
     func advance(by duration: Duration) throws(RuleFailure) {
-        switch clock.driver {
-        case .blocking(let advance, _)?: advance(duration)
-        case .async(let advance, _)?: try ctx.perform("advance(by: \(duration))") { await advance(duration) }
-        case nil: throw RuleFailure("advance needs a manual clock", kind: .error)
-        }
+        try drive(by: duration)
         try settle()
+    }
+
+    /// Advances a manual clock by `duration`, or runs it when nil, and returns as soon as
+    /// the driving call did, without waiting for what it resumed.
+    func drive(by duration: Duration?) throws(RuleFailure) {
+        switch (clock.driver, duration) {
+        case (.blocking(let advance, _)?, let duration?): advance(duration)
+        case (.blocking(_, let run)?, nil): run()
+        case (.async(let advance, _)?, let duration?):
+            try ctx.perform("advance(by: \(duration))") { await advance(duration) }
+        case (.async(_, let run)?, nil): try ctx.perform("run()") { await run() }
+        case (nil, _): throw RuleFailure("advance and run need a manual clock", kind: .error)
+        }
     }
 
     /// Advances a manual clock to one nanosecond before `deadline`, where `sleeper` must
@@ -139,11 +154,7 @@ struct ClockSession {
 
     /// Runs a manual clock until no sleeper is left, and lets what it resumed run.
     func run() throws(RuleFailure) {
-        switch clock.driver {
-        case .blocking(_, let run)?: run()
-        case .async(_, let run)?: try ctx.perform("run()") { await run() }
-        case nil: throw RuleFailure("run needs a manual clock", kind: .error)
-        }
+        try drive(by: nil)
         try settle()
     }
 

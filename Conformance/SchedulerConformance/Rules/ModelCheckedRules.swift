@@ -15,7 +15,7 @@ extension RuleCatalogue {
             try ScenarioExplorer.explore(
                 .lin1, profile: "serial scheduler", context: context,
                 generate: { SchedulerScenarios.generate(&$0, cancellation: cancellation, extras: extras) },
-                target: { if case .dispose(let n) = $0 { n } else { nil } },
+                aim: SchedulerScenarios.aim,
                 instance: { jitter throws(RuleFailure) in SchedulerScenarios.instance(context, jitter: jitter) })
         },
         Rule(
@@ -32,8 +32,27 @@ extension RuleCatalogue {
             try ScenarioExplorer.explore(
                 .lin2, profile: "virtual-time scheduler", context: context,
                 generate: { VirtualTimeScenarios.generate(&$0, capabilities: capabilities) },
-                target: { if case .dispose(let n) = $0 { n } else { nil } },
+                aim: VirtualTimeScenarios.aim,
                 instance: { jitter throws(RuleFailure) in try VirtualTimeScenarios.instance(context, jitter: jitter) })
+        },
+        Rule(
+            .lin3,
+            "Advancing a manual clock on one thread while others start sleepers, cancel them and read `now` gives outcomes some one-at-a-time order of the same calls explains",
+            requires: [.virtualTime],
+            rationale:
+                "A test advances its clock while the code under test goes to sleep on it and cancels sleeps from its own tasks. Each sleep takes its deadline at one moment; an advance resumes everything due by its target, sleepers that arrived meanwhile included. A sleeper lost between an advance's look at its list and its move of the time sleeps past its deadline, and the test hangs or times out for no reason it can see.",
+            hint:
+                "Replay the printed seed with `conformance replay`. Look for a sleep that compares its deadline with `now` in one critical section and registers in another, an advance that collects the due sleepers in one critical section and moves the time in another, or a cancellation that removes a sleeper its advance already took.",
+            needsIdleCores: true, kind: .clock
+        ) { context throws(RuleFailure) in
+            // Sleepers that run inside the clock's advance meet it there: the races are then
+            // between calls. Sleepers that run elsewhere also race the advance themselves.
+            let inside = context.subject.makeClock().sleeperExecutor != nil
+            try ScenarioExplorer.explore(
+                .lin3, profile: "manual clock", context: context,
+                generate: { ManualClockScenarios.generate(&$0) },
+                aim: ManualClockScenarios.aim, evidence: inside ? [.calls] : Jitter.MeetingKind.allCases,
+                instance: { jitter throws(RuleFailure) in ManualClockScenarios.instance(context, jitter: jitter) })
         },
     ]
 }

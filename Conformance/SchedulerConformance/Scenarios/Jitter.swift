@@ -1,3 +1,4 @@
+import Dispatch
 import SchedulerProbes
 import Synchronization
 
@@ -23,13 +24,22 @@ public struct Jitter: Sendable {
 
     /// Two parties that wait for each other, each at most ``Meeting/patience``, so one that
     /// never comes (an action disposed in time) costs a moment, not a hang.
-    /// After meeting, a calling party waits ``lag`` more, so that across runs its call
-    /// sweeps the first microseconds of what the other party does next.
+    /// After meeting, one party waits ``lag`` more: the call when it is positive, the point
+    /// inside the subject when it is negative, so that across runs each sweeps the first
+    /// microseconds of what the other does next.
     final class Meeting: Sendable {
         static let patience = Duration.microseconds(300)
+        /// How long an action waits for its call: longer, since an action that runs a little
+        /// longer is ordinary, and the calls come after the threads' barrier and their spins.
+        static let actionPatience = Duration.milliseconds(1)
+        /// How close the two departures must be for the meeting to count as evidence: both
+        /// parties were on a core at once, so what either does next runs against the other.
+        static let closeness: UInt64 = 2_000
         let parties: Set<Party>
         let lag: Duration
         private let arrived = Atomic<Int>(0)
+        private let firstDeparture = Atomic<UInt64>(0)
+        private let secondDeparture = Atomic<UInt64>(0)
 
         init(_ parties: Set<Party>, lag: Duration) {
             self.parties = parties
@@ -38,36 +48,117 @@ public struct Jitter: Sendable {
 
         func arrive(_ party: Party) {
             guard parties.contains(party) else { return }
-            arrived.add(1, ordering: .acquiringAndReleasing)
-            _ = spinWait(upTo: Self.patience) { arrived.load(ordering: .acquiring) >= 2 }
-            if case .call = party, lag > .zero { spin(lag) }
+            let order = arrived.add(1, ordering: .acquiringAndReleasing).newValue
+            let patience = if case .actionReturn = party { Self.actionPatience } else { Self.patience }
+            if spinWait(upTo: patience, until: { arrived.load(ordering: .acquiring) >= 2 }) {
+                let now = DispatchTime.now().uptimeNanoseconds
+                if order == 1 {
+                    firstDeparture.store(now, ordering: .releasing)
+                } else {
+                    secondDeparture.store(now, ordering: .releasing)
+                }
+            }
+            switch party {
+            case .call where lag > .zero: spin(lag)
+            case .actionReturn where lag < .zero: spin(.zero - lag)
+            default: break
+            }
+        }
+
+        /// Whether both parties came and left within ``closeness`` of each other: a meeting
+        /// that one party waited out, or that preemption stretched, proves nothing.
+        var happened: Bool {
+            let first = firstDeparture.load(ordering: .acquiring)
+            let second = secondDeparture.load(ordering: .acquiring)
+            guard first > 0, second > 0 else { return false }
+            return max(first, second) - min(first, second) <= Self.closeness
+        }
+
+        /// Which of the two kinds of meeting this is.
+        var kind: MeetingKind {
+            parties.contains { if case .actionReturn = $0 { true } else { false } } ? .callAndReturn : .calls
         }
     }
 
-    /// A run's jitter. `targets` has, for each parallel thread, for each of its calls, the
-    /// action the call acts on, if any (a dispose of action n): such a call is met with the
-    /// return of action n − 1, the moment a serial subject decides whether n starts. `actions`
-    /// is how many of the suite's actions the scenario may make.
-    public init(seed: UInt64, targets: [[Int?]], actions: Int) {
+    /// The kinds of meeting: they test different hand-offs and are counted apart.
+    public enum MeetingKind: Sendable, CaseIterable {
+        /// Two calls on two threads.
+        case calls
+        /// A call and the return of one of the suite's actions, inside the subject.
+        case callAndReturn
+    }
+
+    /// What a call acts on, for choosing meetings: the risky overlaps are those of calls that
+    /// change what is already there.
+    public enum Aim: Sendable, Hashable {
+        /// Only reads (`now`).
+        case nothing
+        /// Makes point n of the suite's code inside the subject (schedules action n, starts
+        /// sleeper n): a meeting may wait there.
+        case makes(Int)
+        /// The subject's shared state (an advance of virtual time that runs the suite's code
+        /// on its own thread).
+        case shared
+        /// Shared state that the suite's code inside the subject reaches from other threads
+        /// (a manual clock's advance, whose sleepers run elsewhere; a declared extra call):
+        /// met with any point the scenario makes.
+        case crossing
+        /// One action (a dispose of action n): met with the return of action n − 1, when a
+        /// serial subject decides whether n starts.
+        case action(Int)
+        /// One point of the suite's own code inside the subject (sleeper n going to sleep),
+        /// met with that point itself.
+        case point(Int)
+
+        /// The point of the suite's code inside the subject a meeting with this call waits for.
+        var meets: Int? {
+            switch self {
+            case .action(let n): n > 1 ? n - 1 : nil
+            case .point(let n): n
+            case .nothing, .makes, .shared, .crossing: nil
+            }
+        }
+    }
+
+    /// A run's jitter. `aims` has, for each parallel thread, what each of its calls acts on.
+    /// A meeting of two calls takes acting calls first (both, in half the runs that have two on
+    /// different threads); a meeting of a call and a point of the suite's code inside the
+    /// subject takes a call aimed at one (``Aim/meets``) first, and otherwise one of `points`,
+    /// the points of the suite's code the scenario makes.
+    public init(seed: UInt64, aims: [[Aim]], points: [Int]) {
         self.seed = seed
         var random = SplitMix64(seed: seed ^ 0x5851_F42D_4C95_7F2D)
-        let calls = targets.enumerated().flatMap { thread, calls in
-            calls.indices.map { Party.call(thread: thread + 1, index: $0) }
+        let calls = aims.enumerated().flatMap { thread, aims in
+            aims.indices.map { Party.call(thread: thread + 1, index: $0) }
         }
-        func any(_ parties: [Party]) -> Party { parties[Int(random.next() % UInt64(parties.count))] }
+        func aim(_ party: Party) -> Aim {
+            if case .call(let thread, let index) = party { aims[thread - 1][index] } else { .nothing }
+        }
         func thread(_ party: Party) -> Int { if case .call(let thread, _) = party { thread } else { 0 } }
-        let lag = Duration.nanoseconds(Int64(random.next() % 4_000))
-        switch random.next() % 3 {
-        case 0 where Set(calls.map(thread)).count > 1:
-            let first = any(calls)
-            meeting = Meeting([first, any(calls.filter { thread($0) != thread(first) })], lag: .zero)
-        case 1 where actions > 0 && !calls.isEmpty:
-            let call = any(calls)
-            guard case .call(let thread, let index) = call, let target = targets[thread - 1][index], target > 1 else {
-                meeting = Meeting([call, .actionReturn(1 + Int(random.next() % UInt64(actions)))], lag: lag)
-                break
+        /// One of `parties`, an acting one if there is any and `preferActing`.
+        func pick(_ parties: [Party], preferActing: Bool = true) -> Party {
+            let acting = parties.filter {
+                switch aim($0) {
+                case .shared, .crossing, .action, .point: true
+                case .nothing, .makes: false
+                }
             }
-            meeting = Meeting([call, .actionReturn(target - 1)], lag: lag)
+            let pool = preferActing && !acting.isEmpty ? acting : parties
+            return pool[Int(random.next() % UInt64(pool.count))]
+        }
+        let lag = Duration.nanoseconds(Int64(random.next() % 6_000) - 2_000)
+        // Meetings with an action's return happen less often (the action may be disposed, or
+        // done before the call comes), so they are tried more often.
+        switch random.next() % 6 {
+        case 0..<2 where Set(calls.map(thread)).count > 1:
+            let first = pick(calls)
+            let second = pick(calls.filter { thread($0) != thread(first) }, preferActing: random.next() % 2 == 0)
+            meeting = Meeting([first, second], lag: .zero)
+        case 2..<5 where !points.isEmpty && !calls.isEmpty:
+            let aimed = calls.filter { aim($0).meets != nil || aim($0) == .crossing }
+            let call = pick(aimed.isEmpty ? calls : aimed)
+            let point = aim(call).meets ?? points[Int(random.next() % UInt64(points.count))]
+            meeting = Meeting([call, .actionReturn(point)], lag: lag)
         default:
             meeting = nil
         }

@@ -1,3 +1,5 @@
+import SchedulerProbes
+
 /// A small concurrent scenario, as Lincheck makes them: a sequential part that sets the
 /// subject up, a parallel part of a few threads with a few operations each, and a
 /// sequential part that runs after every thread finished.
@@ -11,8 +13,12 @@ public struct Scenario<Operation: Hashable & Sendable & CustomStringConvertible>
     /// Run last, on one thread, after every parallel thread finished.
     public var final: [Operation]
 
-    /// A scenario of these parts.
+    /// The most threads a parallel part may have: the runner keeps a crew of this many.
+    public static var mostThreads: Int { 4 }
+
+    /// A scenario of these parts; `parallel` has at most ``mostThreads`` threads.
     public init(initial: [Operation], parallel: [[Operation]], final: [Operation]) {
+        precondition(parallel.count <= Self.mostThreads, "a scenario has at most \(Self.mostThreads) threads")
         self.initial = initial
         self.parallel = parallel
         self.final = final
@@ -65,5 +71,14 @@ public struct Scenario<Operation: Hashable & Sendable & CustomStringConvertible>
             smaller.append(copy)
         }
         return smaller
+    }
+}
+
+extension SplitMix64 {
+    /// One of actions 1...`made`, for a call that acts on one: in half the draws one of the
+    /// two latest, which are the likeliest still to be pending when the call comes.
+    mutating func action(of made: Int) -> Int {
+        precondition(made > 0, "no action to act on")
+        return next() % 2 == 0 ? max(1, made - Int(next() % 2)) : Int(next() % UInt64(made)) + 1
     }
 }

@@ -10,12 +10,22 @@ public struct Exploration: Sendable, Codable, Equatable {
     public var seed: UInt64?
     /// Runs only the scenario of ``seed``, again and again, for the budget.
     public var replay: Bool
+    /// How many runs whose meeting happened (two chosen points on two cores at once) an
+    /// exploration needs of each kind of meeting before it may pass. A quiet 2-core machine
+    /// gathers them well within the standard budget; a loaded one, where threads seldom hold
+    /// their cores together, explores on, up to ten budgets, and is inconclusive if it still
+    /// has too few.
+    public var meetings: Int
 
-    /// Explore for `budget` from `seed` (a drawn one when nil); with `replay`, only `seed`'s scenario.
-    public init(budget: Duration = .milliseconds(1500), seed: UInt64? = nil, replay: Bool = false) {
+    /// Explore for `budget` from `seed` (a drawn one when nil), and on until `meetings`
+    /// meetings happened; with `replay`, only `seed`'s scenario.
+    public init(
+        budget: Duration = .milliseconds(1500), seed: UInt64? = nil, replay: Bool = false, meetings: Int = 200
+    ) {
         self.budget = budget
         self.seed = seed
         self.replay = replay
+        self.meetings = meetings
     }
 
     /// 1.5 s per rule and subject, from a drawn seed.
@@ -33,17 +43,28 @@ public enum ScenarioExplorer {
     public struct Summary: Sendable, Equatable {
         /// Scenarios generated, runs made, and runs in which some calls overlapped.
         public var scenarios = 0, runs = 0, conclusive = 0
+        /// Runs whose meeting happened, of two calls and of a call and a point of the suite's
+        /// code inside the subject.
+        public var callMeetings = 0, returnMeetings = 0
+
+        /// The fewest meetings of any of `kinds`.
+        func meetings(of kinds: [Jitter.MeetingKind]) -> Int {
+            kinds.map { $0 == .calls ? callMeetings : returnMeetings }.min() ?? 0
+        }
     }
 
     /// Explores `profile` within `context`'s budget, making a fresh instance for every run;
-    /// `target` names the action an operation acts on (a dispose's), for the meetings.
+    /// `aim` says what an operation acts on, for choosing the meetings; `evidence` names the
+    /// kinds of meeting that test the profile's risky hand-offs, of which the exploration
+    /// needs ``Exploration/meetings`` each. (A manual clock whose sleepers run inside its
+    /// advance meets them there: its races are between calls.)
     /// - Throws: a failure naming the minimal refused scenario; an inconclusive result when no
     ///   run overlapped anything.
     @discardableResult
     public static func explore<Model>(
         _ rule: RuleID, profile: String, context: RuleContext,
         generate: (inout SplitMix64) -> Scenario<Model.Operation>,
-        target: (Model.Operation) -> Int?,
+        aim: (Model.Operation) -> Jitter.Aim, evidence: [Jitter.MeetingKind] = Jitter.MeetingKind.allCases,
         instance: (Jitter) throws(RuleFailure) -> ScenarioInstance<Model>
     ) throws(RuleFailure) -> Summary {
         let exploration = context.exploration
@@ -51,19 +72,21 @@ public enum ScenarioExplorer {
         var seeds = SplitMix64(seed: exploration.seed ?? UInt64.random(in: 1...UInt64.max))
         var nextSeed = exploration.seed
         var summary = Summary()
+        let crew = ThreadCrew(Scenario<Model.Operation>.mostThreads, pinned: true)
         /// Runs `scenario` once on a fresh instance, with the `index`-th jitter of `seed`.
         func trial(_ scenario: Scenario<Model.Operation>, seed: UInt64, index: Int) throws(RuleFailure) -> Trial<Model>
         {
             let jitter = Jitter(
-                seed: seed &+ UInt64(index), targets: scenario.parallel.map { $0.map(target) },
-                actions: scenario.operations.count)
+                seed: seed &+ UInt64(index), aims: scenario.parallel.map { $0.map(aim) },
+                points: scenario.operations.compactMap { if case .makes(let n) = aim($0) { n } else { nil } })
             let execution = try ScenarioRunner.run(
-                scenario, on: try instance(jitter), jitter: jitter, within: context.timing.mustHappen)
+                scenario, on: try instance(jitter), jitter: jitter, crew: crew, within: context.timing.mustHappen)
             guard case .refused(let refusal) = Linearizability.check(execution.history, from: execution.initial) else {
                 return Trial(scenario: scenario, execution: execution, refusal: nil)
             }
             return Trial(scenario: scenario, execution: execution, refusal: refusal)
         }
+        var explored = false
         repeat {
             let seed = nextSeed ?? seeds.next()
             nextSeed = exploration.replay ? exploration.seed : nil
@@ -74,6 +97,11 @@ public enum ScenarioExplorer {
                 let run = try trial(scenario, seed: seed, index: index)
                 summary.runs += 1
                 if run.execution.overlaps > 0 { summary.conclusive += 1 }
+                switch run.execution.met {
+                case .calls?: summary.callMeetings += 1
+                case .callAndReturn?: summary.returnMeetings += 1
+                case nil: break
+                }
                 guard run.refusal != nil else { continue }
                 let minimal = try shrink(run, seed: seed, within: exploration.budget, trial: trial)
                 throw RuleFailure(
@@ -83,14 +111,23 @@ public enum ScenarioExplorer {
                         refusal: minimal.refusal!
                     ).description)
             }
-        } while ContinuousClock.now - started < exploration.budget
+            let elapsed = ContinuousClock.now - started
+            explored =
+                elapsed >= exploration.budget
+                && (summary.meetings(of: evidence) >= exploration.meetings || elapsed >= exploration.budget * 10)
+        } while !explored
         let seconds = (ContinuousClock.now - started).timeInterval
         context.note(
-            "\(summary.scenarios) scenarios (\(Int(Double(summary.scenarios) / seconds))/s), \(summary.runs) runs, \(summary.conclusive) with calls overlapping"
+            "\(summary.scenarios) scenarios (\(Int(Double(summary.scenarios) / seconds))/s), \(summary.runs) runs, \(summary.conclusive) with calls overlapping; \(summary.callMeetings) meetings of two calls, \(summary.returnMeetings) of a call and the suite's code inside the subject"
         )
         if summary.conclusive == 0 {
             throw RuleFailure(
                 "in \(summary.runs) runs of \(summary.scenarios) scenarios no two calls ever overlapped, nor did any call meet a running action: nothing concurrent was judged",
+                kind: .inconclusive)
+        }
+        if summary.meetings(of: evidence) < exploration.meetings {
+            throw RuleFailure(
+                "in \(summary.runs) runs of \(summary.scenarios) scenarios over \(Int(seconds)) s, \(summary.callMeetings) meetings of two calls and \(summary.returnMeetings) of a call and the suite's code inside the subject happened, of the \(exploration.meetings) of \(evidence.count == 1 ? "the first" : "each") needed: the machine was too busy for the suite's threads to hold their cores together, and the narrow races were too seldom tried to judge",
                 kind: .inconclusive)
         }
         return summary

@@ -46,22 +46,25 @@ public struct ScenarioExecution<Model: SequentialModel>: Sendable {
     /// subject was running one of the suite's actions: zero means the run was sequential in
     /// all but name, and judged nothing a sequential rule would not.
     public var overlaps: Int
+    /// The kind of the run's meeting, if it happened: both parties on a core at once,
+    /// leaving together.
+    public var met: Jitter.MeetingKind?
 }
 
 /// Runs a scenario's parts on threads that meet at a barrier and are then spread by seeded
 /// jitter, recording each call's interval with ``HistoryClock`` tickets.
 public enum ScenarioRunner {
-    /// Runs `scenario` once on `instance`; a thread whose calls do not all return within
-    /// `bound` is reported as a hang.
+    /// Runs `scenario` once on `instance`, its parallel part on `crew`; a thread whose calls
+    /// do not all return within `bound` is reported as a hang.
     public static func run<Model>(
         _ scenario: Scenario<Model.Operation>, on instance: ScenarioInstance<Model>, jitter: Jitter,
-        within bound: Duration
+        crew: ThreadCrew, within bound: Duration
     ) throws(RuleFailure) -> ScenarioExecution<Model> {
         var history = sequential(scenario.initial, on: instance)
         let threads = scenario.parallel.count
         let logs = (0..<threads).map { _ in Box<[HistoryEntry<Model.Operation, Model.Outcome>]>([]) }
         let arrived = Atomic<Int>(0)
-        let finished = Threads.run(threads, pinned: true, within: bound) { index in
+        let finished = crew.run(threads, within: bound) { index in
             let spins = jitter.beforeCalls(of: index + 1, count: scenario.parallel[index].count)
             arrived.add(1, ordering: .acquiringAndReleasing)
             _ = spinWait(upTo: bound) { arrived.load(ordering: .acquiring) == threads }
@@ -81,7 +84,9 @@ public enum ScenarioRunner {
         history += sequential(scenario.final, on: instance)
         let (observed, busy) = try instance.finish()
         let overlaps = countOverlaps(history.filter { $0.thread > 0 }, busy: busy)
-        return ScenarioExecution(history: history + observed, initial: instance.initial, overlaps: overlaps)
+        return ScenarioExecution(
+            history: history + observed, initial: instance.initial, overlaps: overlaps,
+            met: jitter.meeting.flatMap { $0.happened ? $0.kind : nil })
     }
 
     private static func sequential<Model>(_ operations: [Model.Operation], on instance: ScenarioInstance<Model>)

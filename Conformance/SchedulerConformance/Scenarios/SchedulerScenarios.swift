@@ -13,7 +13,7 @@ enum SchedulerScenarios {
         func operation(_ random: inout SplitMix64) -> SchedulerModel.Operation {
             let roll = random.next() % 10
             if !extras.isEmpty, roll == 0 { return .extra(extras[Int(random.next() % UInt64(extras.count))].name) }
-            if cancellation, made > 0, roll >= 5 { return .dispose(Int(random.next() % UInt64(made)) + 1) }
+            if cancellation, made > 0, roll >= 5 { return .dispose(random.action(of: made)) }
             made += 1
             return .schedule(made)
         }
@@ -27,6 +27,16 @@ enum SchedulerScenarios {
         }
         let final = (0..<Int(random.next() % 2)).map { _ in operation(&random) }
         return Scenario(initial: initial, parallel: parallel, final: final)
+    }
+
+    /// What an operation acts on: a dispose its action, an extra call the scheduler's state.
+    static func aim(_ operation: SchedulerModel.Operation) -> Jitter.Aim {
+        switch operation {
+        case .dispose(let n): .action(n)
+        case .extra: .crossing
+        case .schedule(let n): .makes(n)
+        case .start, .end, .quiescent: .nothing
+        }
     }
 
     /// A fresh scheduler from `context`'s subject, whose actions record when they started

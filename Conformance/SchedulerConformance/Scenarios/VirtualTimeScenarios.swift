@@ -18,7 +18,7 @@ enum VirtualTimeScenarios {
         func caller(_ random: inout SplitMix64) -> VirtualTimeModel.Operation {
             switch random.next() % 10 {
             case 0..<2: .now
-            case 2..<4 where cancellation && made > 0: .dispose(Int(random.next() % UInt64(made)) + 1)
+            case 2..<4 where cancellation && made > 0: .dispose(random.action(of: made))
             default: schedule(&random)
             }
         }
@@ -36,6 +36,16 @@ enum VirtualTimeScenarios {
             parallel.append((0..<1 + Int(random.next() % 4)).map { _ in caller(&random) })
         }
         return Scenario(initial: initial, parallel: parallel, final: [.now, .drive(.all)])
+    }
+
+    /// What an operation acts on: a dispose its action, a driving call the virtual time.
+    static func aim(_ operation: VirtualTimeModel.Operation) -> Jitter.Aim {
+        switch operation {
+        case .dispose(let n): .action(n)
+        case .drive: .shared
+        case .schedule(let n, _): .makes(n)
+        default: .nothing
+        }
     }
 
     /// A fresh virtual-time scheduler whose actions record when they started and returned,

@@ -1,5 +1,5 @@
 /// One suspended `sleep`: resumed exactly once, by its deadline or by cancellation,
-/// whichever comes first; cancellation also withdraws the scheduled wake-up, so a cancelled
+/// whichever comes first (see ``cancel()``); cancellation also withdraws the scheduled wake-up, so a cancelled
 /// sleeper neither runs nor keeps the scheduler (or its closure) busy. Package-wide, so the
 /// suite's hand-written clocks share the one state machine.
 package final class Sleeper: Sendable {
@@ -35,6 +35,15 @@ package final class Sleeper: Sendable {
             return false
         }
         if late { wakeUp?.dispose() }
+    }
+
+    /// Cancels the sleeper: throws `CancellationError` from its sleep, unless its wake-up has
+    /// already started (a ``RevocableDisposable`` that could not be revoked), which then
+    /// resumes it normally: the clock decided first.
+    package func cancel() {
+        let wakeUp = state.withLock { $0.finished == nil ? $0.wakeUp : nil }
+        if let wakeUp = wakeUp as? any RevocableDisposable, !wakeUp.revoke() { return }
+        finish(CancellationError())
     }
 
     /// Resumes the sleeper: normally for `nil`, throwing `error` otherwise. Only the first

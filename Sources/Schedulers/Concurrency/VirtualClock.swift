@@ -6,7 +6,8 @@
 /// time is its deadline; with the tasks on the scheduler's ``TestScheduler/executor``, each
 /// one also runs then, and a sleep shorter than the advance can sleep again within it. A
 /// deadline at or before `now` returns without suspending. Cancelling a sleeping task
-/// deregisters its sleep at once and throws `CancellationError`.
+/// deregisters its sleep at once and throws `CancellationError`, unless an advance already
+/// began its wake-up, which then resumes it normally (the clock decided first).
 ///
 /// ```swift
 /// let scheduler = TestScheduler()
@@ -76,7 +77,7 @@ public struct VirtualClock: Clock {
                 sleeper.keep(handle)
             }
         } onCancel: {
-            sleeper.finish(CancellationError())
+            sleeper.cancel()
         }
     }
 

@@ -1,0 +1,141 @@
+import SchedulerProbes
+import Schedulers
+
+/// LIN-3's scenarios: one thread drives a manual clock (advance by, run) while others start
+/// tasks that sleep on it, cancel them and read `now`, as a test's code under test does while
+/// the test moves time. Every scenario ends by settling, running whatever still sleeps, and
+/// checking that nothing does any more.
+enum ManualClockScenarios {
+    /// A scenario of a driver and 1–2 other threads, 1–4 calls each, after 1–2 sleepers that
+    /// are asleep before the parallel part begins.
+    static func generate(_ random: inout SplitMix64) -> Scenario<ManualClockModel.Operation> {
+        var made = 0
+        func sleep(_ random: inout SplitMix64) -> ManualClockModel.Operation {
+            made += 1
+            return .sleep(made, until: Int(random.next() % 6))
+        }
+        func caller(_ random: inout SplitMix64) -> ManualClockModel.Operation {
+            switch random.next() % 10 {
+            case 0..<2: .now
+            case 2..<5 where made > 0: .cancel(random.action(of: made))
+            default: sleep(&random)
+            }
+        }
+        func driver(_ random: inout SplitMix64) -> ManualClockModel.Operation {
+            switch random.next() % 5 {
+            case 0..<3: .drive(.by(Int(random.next() % 4)))
+            case 3: .drive(.all)
+            default: .now
+            }
+        }
+        let initial = (0..<1 + Int(random.next() % 2)).map { _ in sleep(&random) } + [.unfinished]
+        var parallel = [(0..<1 + Int(random.next() % 3)).map { _ in driver(&random) }]
+        for _ in 0..<1 + Int(random.next() % 2) {
+            parallel.append((0..<1 + Int(random.next() % 4)).map { _ in caller(&random) })
+        }
+        return Scenario(initial: initial, parallel: parallel, final: [.unfinished, .drive(.all), .unfinished, .now])
+    }
+
+    /// What an operation acts on: a cancel meets its sleeper as it goes to sleep, a driving
+    /// call moves the clock everyone shares.
+    static func aim(_ operation: ManualClockModel.Operation) -> Jitter.Aim {
+        switch operation {
+        case .cancel(let k): .point(k)
+        case .drive: .crossing
+        case .sleep(let k, _): .makes(k)
+        default: .nothing
+        }
+    }
+
+    /// What one sleeper's task recorded: when it began, and when and how its sleep ended.
+    private struct Record: Sendable {
+        var began: UInt64
+        var ended: (ticket: UInt64, outcome: ManualClockModel.Outcome)?
+    }
+
+    /// A fresh clock from `context`'s subject, whose sleeping tasks record when they began,
+    /// meet the jitter's meeting as they go to sleep, and record how their sleep ended.
+    static func instance(_ context: RuleContext, jitter: Jitter) -> ScenarioInstance<ManualClockModel> {
+        let session = ClockSession(context)
+        let tasks = Box<[Int: ProbeTask]>([:])
+        let records = Box<[Int: Record]>([:])
+        // A driving call that failed (an async driver that hung): the run ends with it.
+        let failure = Box<RuleFailure?>(nil)
+        @Sendable func nanoseconds(_ offset: Duration) -> Int64 {
+            offset.components.seconds * 1_000_000_000 + offset.components.attoseconds / 1_000_000_000
+        }
+        @Sendable func attempt(_ body: () throws(RuleFailure) -> Void) {
+            do throws(RuleFailure) { try body() } catch { failure.update { $0 = $0 ?? error } }
+        }
+        return ScenarioInstance(
+            initial: ManualClockModel(),
+            perform: { operation in
+                switch operation {
+                case .sleep(let k, let ms):
+                    let task = session.start { clock in
+                        records.update { $0[k] = Record(began: HistoryClock.tick()) }
+                        jitter.beforeReturn(of: k)
+                        let outcome: ManualClockModel.Outcome
+                        do {
+                            try await clock.sleepUntil(.milliseconds(ms), nil)
+                            outcome = .returned(at: nanoseconds(clock.now()))
+                        } catch is CancellationError {
+                            outcome = .cancelled
+                        } catch {
+                            outcome = .threw(String(describing: error))
+                        }
+                        let ended = HistoryClock.tick()
+                        records.update { $0[k]?.ended = (ended, outcome) }
+                    }
+                    tasks.update { $0[k] = task }
+                case .cancel(let k):
+                    // Without a task the clock is not reached, whenever its sleep began.
+                    guard let task = tasks.value[k] else { return [(operation, .noTask)] }
+                    task.cancel()
+                case .now:
+                    return [(.now, .time(nanoseconds(session.now)))]
+                case .drive(let target):
+                    attempt { () throws(RuleFailure) in
+                        switch target {
+                        case .by(let ms): try session.drive(by: .milliseconds(ms))
+                        default: try session.drive(by: nil)
+                        }
+                    }
+                    return [(.drive(target), .done), (.settle(target), .done)]
+                case .unfinished:
+                    // Tasks on the clock's own executor run only when it is driven: an advance
+                    // by zero, which the history records. Others are waited for without
+                    // driving, so a sleeper the clock lost stays lost for the listing to see.
+                    var steps: [(ManualClockModel.Operation, ManualClockModel.Outcome)] = []
+                    if session.clock.sleeperExecutor != nil {
+                        attempt { () throws(RuleFailure) in try session.drive(by: .zero) }
+                        steps = [(.drive(.by(0)), .done), (.settle(.by(0)), .done)]
+                    }
+                    attempt { () throws(RuleFailure) in try session.waitForTasks() }
+                    let ended = Set(records.value.filter { $0.value.ended != nil }.keys)
+                    return steps + [(.unfinished, .sleeping(Set(tasks.value.keys).subtracting(ended)))]
+                case .settle, .register, .resume, .end:
+                    preconditionFailure("\(operation) is observed, never performed")
+                }
+                return [(operation, .done)]
+            },
+            finish: { () throws(RuleFailure) in
+                if let failure = failure.value { throw failure }
+                var observed: [HistoryEntry<ManualClockModel.Operation, ManualClockModel.Outcome>] = []
+                for (k, record) in records.value {
+                    let ended = record.ended?.ticket ?? .max
+                    func entry(_ operation: ManualClockModel.Operation, _ outcome: ManualClockModel.Outcome) {
+                        observed.append(
+                            HistoryEntry(
+                                operation, outcome, invoked: record.began, returned: ended,
+                                thread: HistoryEntry<ManualClockModel.Operation, ManualClockModel.Outcome>.subject))
+                    }
+                    entry(.register(k), .done)
+                    guard let outcome = record.ended?.outcome else { continue }
+                    if case .returned = outcome { entry(.resume(k), .done) }
+                    entry(.end(k), outcome)
+                }
+                return (observed, [])
+            })
+    }
+}
