@@ -11,6 +11,14 @@ public enum Deviations {
     public static let explanations: Explanations = [
         .rule(.can3, of: "nio-eventloop"):
             "library design, documented: the loop copies a batch of due tasks out of its queue under its lock and runs them after releasing it (`SelectableEventLoop`'s `tasksCopy`); `Scheduled.cancel()` removes the task from the queue only, so a task already copied into the running batch still runs after `cancel()` returned. NIO's documentation says cancellation 'is not guaranteed'. Seen when the disposal comes while the task ahead of it in the same batch runs. Reproduction: schedule two tasks due now, cancel the second from another thread while the first runs: the second runs.",
+        .rule(.lin1, of: "nio-eventloop"):
+            "the CAN-3 design seen again by a generated scenario: a task cancelled from another thread while it sits in the loop's running batch still runs after `cancel()` returned.",
+        .rule(.lin1, of: "swift-actor"):
+            "the ORD-1 difference seen again by a generated scenario: unstructured tasks reach the actor in no promised order, so actions (and the sentinel the rule waits on) run out of the order they were scheduled in.",
+        .rule(.lin2, of: "combine-schedulers-test"):
+            "the VT-10 bug seen again by a generated scenario: work scheduled for a time the scheduler has already passed runs at that past time, not at the present.",
+        .rule(.lin3, of: "swift-clocks-testclock"):
+            "the CLK-4 behaviour seen again by a generated scenario: a sleep until the present parks until the next advance, so after the tasks settle it is still asleep though its deadline has come.",
         .rule(.tim2):
             "stochastic rule, reported only: lateness beyond the bound calibrated at start-up, usually a loaded machine.",
         .rule(.can9, of: "dispatch-serial"):

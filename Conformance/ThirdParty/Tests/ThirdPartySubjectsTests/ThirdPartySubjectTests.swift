@@ -24,7 +24,7 @@ import Testing
             "dispatch-serial": [.can9],
             "swift-serial-executor": [],
             "stdlib-continuous-clock": [],
-            "swift-clocks-testclock": [.clk4],
+            "swift-clocks-testclock": [.clk4, .lin3],  // LIN-3 sees CLK-4 again
             "swift-clocks-immediateclock": [.clk4],
             "dispatch-queue-executor": [],
             "nio-eventloop-executor": [],
