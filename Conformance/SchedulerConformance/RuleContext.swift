@@ -111,6 +111,19 @@ public final class RuleContext: Sendable {
         return ran.wait(bound)
     }
 
+    /// Whether Dispatch's global queue and the Swift concurrency pool each ran a probe
+    /// submitted now, within ``Timing/mustHappen``. Work handed to either before this call is
+    /// taken off its queue before the probe, so a rule that watched for such work to start can
+    /// trust a window only after this says yes: on a busy 2-core machine other waits may hold
+    /// every thread of a pool for longer than the window.
+    public func sharedPoolsRun() -> Bool {
+        let dispatched = Signal()
+        let task = Signal()
+        DispatchQueue.global().async { dispatched.fire() }
+        Task.detached { task.fire() }
+        return dispatched.wait(timing.mustHappen) && task.wait(timing.mustHappen)
+    }
+
     /// Waits like ``waitFor(_:on:within:_:)`` on a real-time scheduler, but by polling, so
     /// the caller goes on within a microsecond or so of the firing instead of after a
     /// semaphore's wake-up: for rules that must act at a known moment of the worker's work.
