@@ -64,11 +64,11 @@ extension RuleCatalogue {
                 if session.canHold {
                     _ = ran.complete.wait(ctx.timing.quietWindow)
                     // The window judges only if the threads work could be handed to got to run
-                    // in it: on a busy machine the shared pools may be taken by others' waits.
-                    if beside.value == 0, !ctx.sharedPoolsRun() || !holding.value {
+                    // in it: on a busy machine the shared pool may be taken by others' waits.
+                    if beside.value == 0, !ctx.sharedPoolRuns() || !holding.value {
                         gate.fire()
                         throw RuleFailure(
-                            "while the job was held, the shared thread pools did not get to run a probe within \(ctx.timing.mustHappen) (or the held job stopped waiting): whether a job would have started beside it was not tested",
+                            "while the job was held, Dispatch's global queue did not get to run a probe within \(ctx.timing.mustHappen) (or the held job stopped waiting): whether a job would have started beside it was not tested",
                             kind: .inconclusive)
                     }
                 }
