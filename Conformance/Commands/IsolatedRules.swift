@@ -8,10 +8,13 @@ import SchedulerConformance
 enum IsolatedRules {
     /// The results of `rules` on `subject`, in worker processes, or in this process when
     /// `inProcess` (no crash isolation).
-    static func run(subject: ConformanceSubject, rules: [Rule], timing: Timing, inProcess: Bool = false) -> [RuleResult]
-    {
+    static func run(
+        subject: ConformanceSubject, rules: [Rule], timing: Timing, exploration: Exploration = .standard,
+        inProcess: Bool = false
+    ) -> [RuleResult] {
         if inProcess {
-            return ConformanceRunner.run(subject, rules: rules, timing: timing, trapProbe: TrapProbeProcess.runner())
+            return ConformanceRunner.run(
+                subject, rules: rules, timing: timing, trapProbe: TrapProbeProcess.runner(), exploration: exploration)
         }
         var results: [String: RuleResult] = [:]
         let applicable = rules.filter { rule in
@@ -21,10 +24,12 @@ enum IsolatedRules {
             return false
         }
         let timingJSON = String(decoding: (try? JSONEncoder().encode(timing)) ?? Data(), as: UTF8.self)
+        let explorationJSON = String(decoding: (try? JSONEncoder().encode(exploration)) ?? Data(), as: UTF8.self)
         let outcomes = Supervisor.run(items: applicable.map(\.id.rawValue), allowance: timing.ruleTimeout) {
             remaining in
             [
-                "worker", "--subject", subject.name, "--timing-json", timingJSON, "--rule",
+                "worker", "--subject", subject.name, "--timing-json", timingJSON, "--exploration-json",
+                explorationJSON, "--rule",
                 remaining.joined(separator: ","),
             ]
         }

@@ -25,6 +25,13 @@ extension ConformanceCommand {
         @OptionGroup var selection: RuleSelection
         @OptionGroup var timingOptions: TimingOptions
 
+        @Option(
+            help: ArgumentHelp(
+                "Only these mutants, by name with or without `mutant-` (repeatable or comma-separated).",
+                valueName: "name"),
+            transform: { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } })
+        var mutant: [[String]] = []
+
         @Option(help: "Folder for conformance.json and conformance.junit.xml.")
         var reportDir = "Reports/mutants"
 
@@ -38,8 +45,19 @@ extension ConformanceCommand {
         }
 
         func run() throws {
-            let mutants = Toolkit.current.mutants
+            var mutants = Toolkit.current.mutants
             guard !mutants.isEmpty else { throw ValidationError("this tool was given no mutants") }
+            let names = mutant.flatMap { $0 }
+            if !names.isEmpty {
+                let known = Set(mutants.map(\.subject.name))
+                if let unknown = names.first(where: { !known.contains($0) && !known.contains("mutant-" + $0) }) {
+                    throw ValidationError(
+                        "no mutant named '\(unknown)' in this build (optimised builds also bundle the LIN rules' mutants)"
+                    )
+                }
+                let wanted = Set(names.flatMap { [$0, "mutant-" + $0] })
+                mutants = mutants.filter { wanted.contains($0.subject.name) }
+            }
             let rules = selection.selected
             let timing = timingOptions.timing(cappingMustHappenAt: .seconds(3))
             let folder = URL(fileURLWithPath: reportDir, isDirectory: true)

@@ -76,3 +76,37 @@ struct TimingOptions: ParsableArguments {
         return timing
     }
 }
+
+/// How long the model-checked (LIN) rules explore, and from which seed.
+struct ExplorationOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Seconds each model-checked (LIN) rule explores per subject (default 1.5); more finds rarer races.",
+            valueName: "seconds"))
+    var budget: Double?
+
+    @Option(help: "The first scenario's seed for the model-checked rules (default: drawn, and printed on a failure).")
+    var seed: UInt64?
+
+    func validate() throws {
+        if let budget, !(budget.isFinite && budget > 0 && budget <= 86_400) {
+            throw ValidationError("--budget must be a number of seconds above 0 and at most 86400, got \(budget)")
+        }
+    }
+
+    /// The exploration these options ask for.
+    var exploration: Exploration {
+        var exploration = Exploration.standard
+        if let budget { exploration.budget = .nanoseconds(Int64(budget * 1e9)) }
+        exploration.seed = seed
+        return exploration
+    }
+
+    /// `timing` with a rule timeout long enough for the exploration: a loaded machine
+    /// explores on for up to ten budgets, and a failure's shrinking takes one more.
+    func timing(_ timing: Timing) -> Timing {
+        var timing = timing
+        timing.ruleTimeout = max(timing.ruleTimeout, exploration.budget * 12 + .seconds(30))
+        return timing
+    }
+}

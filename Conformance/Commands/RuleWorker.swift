@@ -6,12 +6,13 @@ import SchedulerConformance
 /// sends `started` before each rule and its result after, so the supervisor knows which
 /// rule was running if this process dies or hangs.
 enum RuleWorker {
-    static func run(subject: ConformanceSubject, rules: [Rule], timing: Timing) {
+    static func run(subject: ConformanceSubject, rules: [Rule], timing: Timing, exploration: Exploration) {
         var timing = timing
         // The supervisor is the watchdog; this one only exists for hangs it cannot see.
         timing.ruleTimeout = timing.ruleTimeout * 4
         _ = ConformanceRunner.run(
             subject, rules: rules, timing: timing, stacksOnHang: true, trapProbe: TrapProbeProcess.runner(),
+            exploration: exploration,
             willStart: { rule in WorkerMessage.started(item: rule.id.rawValue).send() },
             progress: { result in WorkerMessage.rule(result).send() }
         )

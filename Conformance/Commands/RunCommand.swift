@@ -24,6 +24,7 @@ extension ConformanceCommand {
 
         @OptionGroup var selection: RuleSelection
         @OptionGroup var timingOptions: TimingOptions
+        @OptionGroup var explorationOptions: ExplorationOptions
 
         @Option(help: "Folder for conformance.json and conformance.junit.xml.")
         var reportDir = "Reports"
@@ -39,7 +40,8 @@ extension ConformanceCommand {
             let toolkit = Toolkit.current
             let rules = selection.selected
             let shard = try sharding.resolve()
-            let timing = timingOptions.timing()
+            let timing = explorationOptions.timing(timingOptions.timing())
+            let exploration = explorationOptions.exploration
             let folder = URL(fileURLWithPath: reportDir, isDirectory: true)
             try ReportFiles.prepare(folder)
             let started = ContinuousClock.now
@@ -51,7 +53,9 @@ extension ConformanceCommand {
                 let results =
                     mine.isEmpty
                     ? []
-                    : IsolatedRules.run(subject: subject, rules: mine, timing: timing, inProcess: execution.inProcess)
+                    : IsolatedRules.run(
+                        subject: subject, rules: mine, timing: timing, exploration: exploration,
+                        inProcess: execution.inProcess)
                 printError(
                     "\(subject.name): \(results.filter { $0.status == .passed }.count) passed, \(results.filter { $0.status.isFailure }.count) not passed, \(results.filter { $0.status == .skipped }.count) skipped"
                 )

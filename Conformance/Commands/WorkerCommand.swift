@@ -11,6 +11,7 @@ extension ConformanceCommand {
 
         @Option var subject: String
         @Option var timingJson: String
+        @Option var explorationJson: String?
         @OptionGroup var selection: RuleSelection
 
         func run() throws {
@@ -18,7 +19,11 @@ extension ConformanceCommand {
                 throw ValidationError("unknown subject '\(subject)'")
             }
             let timing = try JSONDecoder().decode(Timing.self, from: Data(timingJson.utf8))
-            RuleWorker.run(subject: subject, rules: selection.selected, timing: timing)
+            let exploration = try explorationJson.map {
+                try JSONDecoder().decode(Exploration.self, from: Data($0.utf8))
+            }
+            RuleWorker.run(
+                subject: subject, rules: selection.selected, timing: timing, exploration: exploration ?? .standard)
         }
     }
 }

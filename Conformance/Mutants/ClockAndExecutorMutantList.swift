@@ -45,6 +45,8 @@ extension Mutants {
             name: "control-virtual-executor", origin: .mutant,
             executor: { FaultyExecutor(nil, virtual: true).underTest }),
         ConformanceSubject(name: "control-drain-loop", origin: .mutant) { DrainLoopMutant(nil) },
+        ConformanceSubject(
+            name: "control-racy-executor", origin: .mutant, executor: { RacyExecutor(.none).underTest }),
     ]
 
     /// `make tsan`'s canary: a test scheduler whose queue is not guarded at all. Scheduling on

@@ -177,6 +177,12 @@ public enum Mutants {
                     name: "mutant-\(fault.rawValue)", origin: .mutant, clock: { RacyManualClock(fault).underTest }),
                 fault: fault.summary, killer: .lin3)
         }
+        + RacyExecutor.Fault.allCases.filter { $0 != .none && optimised }.map { fault in
+            Mutant(
+                subject: ConformanceSubject(
+                    name: "mutant-\(fault.rawValue)", origin: .mutant, executor: { RacyExecutor(fault).underTest }),
+                fault: fault.summary, killer: .lin4)
+        }
 
     #if DEBUG
         private static let optimised = false

@@ -30,13 +30,30 @@ import Testing
 
     @Test(arguments: [
         ["--subject", "no-such-scheduler"], ["--rule", "XYZ-9"], ["--category", "nonsense"],
-        ["--no-such-flag"], ["--timing-scale", "0"], ["--report-dir", "/proc/not-writable"],
+        ["--no-such-flag"], ["--timing-scale", "0"], ["--report-dir", "/proc/not-writable"], ["--budget", "0"],
+        ["--budget", "soon"], ["--seed", "-1"], ["mutants", "--mutant", "no-such-mutant"],
     ])
     func badInputGetsOneClearLineAndTheUsageExitCode(_ arguments: [String]) async throws {
         let outcome = try await Self.conformance(arguments)
         #expect(outcome.status == .exited(64))
         let errorLines = outcome.error.split(separator: "\n").filter { $0.hasPrefix("Error:") }
         #expect(errorLines.count == 1, "stderr was: \(outcome.error)")
+    }
+
+    /// `--budget` reaches the model-checked rules in their worker processes: a rule explores
+    /// at least its budget, so twice the standard 1.5 s shows in its duration.
+    @Test func aBudgetReachesTheModelCheckedRules() async throws {
+        let folder = Self.temporaryFolder()
+        let outcome = try await Self.conformance([
+            "--subject", "queue-executor", "--rule", "LIN-4", "--budget", "3", "--seed", "26", "--report-dir",
+            folder.path,
+        ])
+        #expect(outcome.status == .exited(0), "\(outcome.output)\n\(outcome.error)")
+        let report = try JSONDecoder().decode(
+            ConformanceReport.self, from: Data(contentsOf: folder.appendingPathComponent("conformance.json")))
+        let result = try #require(report.subjects.first?.results.first)
+        #expect(result.status == .passed)
+        #expect(result.durationSeconds >= 3)
     }
 
     @Test func writesReportsThatValidateAgainstTheSchema() async throws {

@@ -91,6 +91,69 @@ import Testing
         #expect(disposed.apply(.quiescent).map(\.outcome) == [.pending([2])])
     }
 
+    @Test func aSerialExecutorModelRunsJobsInEnqueueOrderOneAtATimeAndLeavesNoneBehind() {
+        let model = SerialExecutorModel(checksIsolation: true, virtual: false)
+        let enqueued = model.apply(.enqueue(1, nested: [3]))[0].next.apply(.enqueue(2, nested: []))[0].next
+        #expect(enqueued.apply(.start(2)).isEmpty)
+        #expect(enqueued.apply(.quiescent).isEmpty, "a job left behind was accepted")
+        let running = enqueued.apply(.start(1))
+        #expect(running.map(\.outcome) == [.ran(isolated: true)])
+        // The nested job enqueued from inside #1 queues behind #2.
+        let nested = running[0].next.apply(.enqueue(3, nested: []))[0].next
+        #expect(nested.apply(.start(2)).isEmpty, "a second job started while one ran")
+        let next = nested.apply(.end(1))[0].next
+        #expect(next.apply(.start(3)).isEmpty)
+        #expect(!next.apply(.start(2)).isEmpty)
+        #expect(Set(model.apply(.askIsolation).map(\.outcome)) == [.isolated(false), .isolated(nil)])
+    }
+
+    @Test func aVirtualExecutorModelRunsJobsOnlyWhileDriven() {
+        let model = SerialExecutorModel(checksIsolation: false, virtual: true)
+        let enqueued = model.apply(.enqueue(1, nested: []))[0].next
+        #expect(enqueued.apply(.start(1)).isEmpty, "a job ran before any drive")
+        let driving = enqueued.apply(.drive)[0].next
+        #expect(driving.apply(.drained).isEmpty, "a drive returned with a job ready")
+        let ran = driving.apply(.start(1))
+        #expect(ran.map(\.outcome) == [.ran(isolated: nil)])
+        #expect(!ran[0].next.apply(.end(1))[0].next.apply(.drained).isEmpty)
+    }
+
+    /// An enqueue that returned before another began is first: a job enqueued from inside a
+    /// job, before a later enqueue from outside, must start before it.
+    @Test func aJobEnqueuedFromInsideAJobIsNotOvertakenByALaterOne() {
+        typealias Entry = HistoryEntry<SerialExecutorModel.Operation, SerialExecutorModel.Outcome>
+        let inside = Entry.subject
+        var history = [
+            Entry(.enqueue(1, nested: [3]), .done, invoked: 1, returned: 2, thread: 0),
+            Entry(.start(1), .ran(isolated: true), invoked: 0, returned: 3, thread: inside),
+            Entry(.enqueue(3, nested: []), .done, invoked: 4, returned: 5, thread: inside),
+            Entry(.enqueue(2, nested: []), .done, invoked: 6, returned: 7, thread: 1),
+            Entry(.end(1), .done, invoked: 8, returned: .max, thread: inside),
+        ]
+        let ordered =
+            history + [
+                Entry(.start(3), .ran(isolated: true), invoked: 8, returned: 9, thread: inside),
+                Entry(.end(3), .done, invoked: 10, returned: .max, thread: inside),
+                Entry(.start(2), .ran(isolated: true), invoked: 10, returned: 11, thread: inside),
+                Entry(.end(2), .done, invoked: 12, returned: .max, thread: inside),
+            ]
+        let model = SerialExecutorModel(checksIsolation: true, virtual: false)
+        guard case .linearizable = Linearizability.check(ordered, from: model) else {
+            Issue.record("jobs in enqueue order were refused")
+            return
+        }
+        history += [
+            Entry(.start(2), .ran(isolated: true), invoked: 8, returned: 9, thread: inside),
+            Entry(.end(2), .done, invoked: 10, returned: .max, thread: inside),
+            Entry(.start(3), .ran(isolated: true), invoked: 10, returned: 11, thread: inside),
+            Entry(.end(3), .done, invoked: 12, returned: .max, thread: inside),
+        ]
+        guard case .refused = Linearizability.check(history, from: model) else {
+            Issue.record("a later job that overtook a nested one was accepted")
+            return
+        }
+    }
+
     @Test func aScenarioShrinksByThreadsAndOperations() {
         let scenario = Scenario(initial: [1], parallel: [[2, 3], [4]], final: [5])
         let shrinks = scenario.shrinks

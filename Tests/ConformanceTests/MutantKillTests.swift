@@ -74,7 +74,7 @@ import Testing
         // the main-thread tests and the stress runners (see RULES.md).
         // The LIN rules' mutants are bundled only in optimised builds (`make conformance-mutants`).
         #if DEBUG
-            let exempt: Set<RuleID> = [.cur8, .thr5, .lin1, .lin2, .lin3]
+            let exempt: Set<RuleID> = [.cur8, .thr5, .lin1, .lin2, .lin3, .lin4]
         #else
             let exempt: Set<RuleID> = [.cur8, .thr5]
         #endif

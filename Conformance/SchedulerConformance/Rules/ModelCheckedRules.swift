@@ -52,7 +52,25 @@ extension RuleCatalogue {
                 .lin3, profile: "manual clock", context: context,
                 generate: { ManualClockScenarios.generate(&$0) },
                 aim: ManualClockScenarios.aim, evidence: inside ? [.calls] : Jitter.MeetingKind.allCases,
+                pointsOfTheSetUp: inside,
                 instance: { jitter throws(RuleFailure) in ManualClockScenarios.instance(context, jitter: jitter) })
+        },
+        Rule(
+            .lin4,
+            "Jobs enqueued on a serial executor from several threads and from inside its jobs, while others ask it about isolation, give outcomes some one-at-a-time order of the same calls explains",
+            requires: [.serial], excludes: [.threadConfined],
+            rationale:
+                "An actor's executor is entered from every thread that awaits the actor, and from its own jobs. Each enqueue must take effect at one moment, and the jobs must then run one at a time in that order, each isolated, none left behind: a job stranded by a lost wake-up is a task that never resumes, one run beside another is the data race the actor was there to prevent.",
+            hint:
+                "Replay the printed seed with `conformance replay`. Look for a drain that finds its queue empty and goes idle in two steps, an enqueue that reads the idle flag outside the lock that guards the queue, or jobs enqueued from inside a job kept aside until it returns.",
+            needsIdleCores: true, kind: .executor
+        ) { context throws(RuleFailure) in
+            let virtual = context.subject.makeExecutor().drive != nil
+            try ScenarioExplorer.explore(
+                .lin4, profile: "serial executor", context: context,
+                generate: { ExecutorScenarios.generate(&$0, virtual: virtual) },
+                aim: ExecutorScenarios.aim, evidence: virtual ? [.calls] : Jitter.MeetingKind.allCases,
+                instance: { jitter throws(RuleFailure) in ExecutorScenarios.instance(context, jitter: jitter) })
         },
     ]
 }

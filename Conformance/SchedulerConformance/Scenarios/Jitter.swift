@@ -14,6 +14,10 @@ public struct Jitter: Sendable {
     public let seed: UInt64
     /// The two points that meet in this run, if any.
     let meeting: Meeting?
+    /// The point made by the call of a meeting with a point inside the subject, if any: what
+    /// that call starts in the window it aimed at (a second drain, a job run beside) shows
+    /// only if the next calls find it still running, so it runs long.
+    private let madeAtMeeting: Int?
 
     /// A point of a run: a thread about to make one of its calls (threads numbered from 1,
     /// calls from 0), or one of the suite's actions about to return.
@@ -109,11 +113,39 @@ public struct Jitter: Sendable {
         /// One point of the suite's own code inside the subject (sleeper n going to sleep),
         /// met with that point itself.
         case point(Int)
+        /// Makes point n (enqueues job n) and meets the return of n − 1, the moment a serial
+        /// executor decides whether it has more to run or goes idle.
+        case follows(Int)
+
+        /// The lag after meeting a point of the suite's code, in ns, from `sweep` (0 ..< 6,000).
+        /// A serial subject decides about action n only after n − 1 returned, so a dispose of
+        /// n comes after that return (0 to 4 µs). An enqueue goes a longer way than the drain
+        /// that decides whether to go idle (a task is made, then hops), so it starts up to
+        /// 6 µs before the return it meets and at most 2 µs after. A call that reaches the
+        /// subject's shared state (an advance) goes up to 4 µs before or after the point: the
+        /// point may have to land inside the call's work, or the call inside the point's.
+        /// Elsewhere either side goes first, the call by up to 4 µs.
+        func lag(_ sweep: Int64) -> Int64 {
+            switch self {
+            case .action: sweep * 2 / 3
+            case .follows: 2_000 - sweep * 4 / 3
+            case .crossing: sweep * 4 / 3 - 4_000
+            case .nothing, .makes, .shared, .point: sweep - 2_000
+            }
+        }
+
+        /// The point of the suite's code inside the subject this call makes, if any.
+        var makes: Int? {
+            switch self {
+            case .makes(let n), .follows(let n): n
+            case .nothing, .shared, .crossing, .action, .point: nil
+            }
+        }
 
         /// The point of the suite's code inside the subject a meeting with this call waits for.
         var meets: Int? {
             switch self {
-            case .action(let n): n > 1 ? n - 1 : nil
+            case .action(let n), .follows(let n): n > 1 ? n - 1 : nil
             case .point(let n): n
             case .nothing, .makes, .shared, .crossing: nil
             }
@@ -139,14 +171,14 @@ public struct Jitter: Sendable {
         func pick(_ parties: [Party], preferActing: Bool = true) -> Party {
             let acting = parties.filter {
                 switch aim($0) {
-                case .shared, .crossing, .action, .point: true
+                case .shared, .crossing, .action, .point, .follows: true
                 case .nothing, .makes: false
                 }
             }
             let pool = preferActing && !acting.isEmpty ? acting : parties
             return pool[Int(random.next() % UInt64(pool.count))]
         }
-        let lag = Duration.nanoseconds(Int64(random.next() % 6_000) - 2_000)
+        let sweep = Int64(random.next() % 6_000)
         // Meetings with an action's return happen less often (the action may be disposed, or
         // done before the call comes), so they are tried more often.
         switch random.next() % 6 {
@@ -154,13 +186,18 @@ public struct Jitter: Sendable {
             let first = pick(calls)
             let second = pick(calls.filter { thread($0) != thread(first) }, preferActing: random.next() % 2 == 0)
             meeting = Meeting([first, second], lag: .zero)
+            madeAtMeeting = nil
         case 2..<5 where !points.isEmpty && !calls.isEmpty:
-            let aimed = calls.filter { aim($0).meets != nil || aim($0) == .crossing }
+            let aimed = calls.filter { aim($0).meets.map(points.contains) ?? (aim($0) == .crossing) }
             let call = pick(aimed.isEmpty ? calls : aimed)
-            let point = aim(call).meets ?? points[Int(random.next() % UInt64(points.count))]
-            meeting = Meeting([call, .actionReturn(point)], lag: lag)
+            let point =
+                aim(call).meets.flatMap { points.contains($0) ? $0 : nil }
+                ?? points[Int(random.next() % UInt64(points.count))]
+            meeting = Meeting([call, .actionReturn(point)], lag: .nanoseconds(aim(call).lag(sweep)))
+            madeAtMeeting = aim(call).makes
         default:
             meeting = nil
+            madeAtMeeting = nil
         }
     }
 
@@ -173,6 +210,7 @@ public struct Jitter: Sendable {
     /// The spin inside the action numbered `action`.
     public func inside(action: Int) -> Duration {
         var random = SplitMix64(seed: seed &+ UInt64(action) &* 0xD1B5_4A32_D192_ED03)
+        if action == madeAtMeeting { return .nanoseconds(20_000 + Int64(random.next() % 180_000)) }
         return Self.spread(&random, longest: 200_000)
     }
 

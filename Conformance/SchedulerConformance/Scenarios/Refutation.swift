@@ -2,7 +2,8 @@
 /// still refused, what each call and action gave, the longest order the model accepted,
 /// why each thing that could have come next is refused there, and how to replay it.
 struct Refutation<Model: SequentialModel>: CustomStringConvertible {
-    let rule: RuleID
+    /// The rule that found it; nil for a model-checked test of the package's own types.
+    let rule: RuleID?
     let profile: String
     let subject: String
     let seed: UInt64
@@ -54,7 +55,11 @@ struct Refutation<Model: SequentialModel>: CustomStringConvertible {
             lines.append("  \(entry.operation) gave \(entry.outcome), but the model \(allowed)")
         }
         if refusal.candidates.isEmpty { lines.append("  nothing may come next in real-time order") }
-        lines.append("Replay: conformance replay --subject \(subject) --rule \(rule) --seed \(seed)")
+        if let rule {
+            lines.append("Replay: conformance replay --subject \(subject) --rule \(rule) --seed \(seed)")
+        } else {
+            lines.append("Replay: explore again with Exploration(seed: \(seed), replay: true)")
+        }
         return lines.joined(separator: "\n")
     }
 }

@@ -20,7 +20,7 @@ public struct Exploration: Sendable, Codable, Equatable {
     /// Explore for `budget` from `seed` (a drawn one when nil), and on until `meetings`
     /// meetings happened; with `replay`, only `seed`'s scenario.
     public init(
-        budget: Duration = .milliseconds(1500), seed: UInt64? = nil, replay: Bool = false, meetings: Int = 200
+        budget: Duration = .milliseconds(1500), seed: UInt64? = nil, replay: Bool = false, meetings: Int = 300
     ) {
         self.budget = budget
         self.seed = seed
@@ -57,14 +57,20 @@ public enum ScenarioExplorer {
     /// `aim` says what an operation acts on, for choosing the meetings; `evidence` names the
     /// kinds of meeting that test the profile's risky hand-offs, of which the exploration
     /// needs ``Exploration/meetings`` each. (A manual clock whose sleepers run inside its
-    /// advance meets them there: its races are between calls.)
+    /// advance meets them there: its races are between calls.) Without `pointsOfTheSetUp`,
+    /// meetings wait only at points the parallel part makes: a sleeper set up before it went
+    /// past its point before any call of the parallel part could meet it there, while a queued
+    /// action or one that runs only when virtual time is driven may still be ahead of its
+    /// point. `rule` is the rule whose
+    /// failure it reports, for the replay line; nil for a test of the package's own types.
     /// - Throws: a failure naming the minimal refused scenario; an inconclusive result when no
     ///   run overlapped anything.
     @discardableResult
     public static func explore<Model>(
-        _ rule: RuleID, profile: String, context: RuleContext,
+        _ rule: RuleID?, profile: String, context: RuleContext,
         generate: (inout SplitMix64) -> Scenario<Model.Operation>,
         aim: (Model.Operation) -> Jitter.Aim, evidence: [Jitter.MeetingKind] = Jitter.MeetingKind.allCases,
+        pointsOfTheSetUp: Bool = true,
         instance: (Jitter) throws(RuleFailure) -> ScenarioInstance<Model>
     ) throws(RuleFailure) -> Summary {
         let exploration = context.exploration
@@ -78,7 +84,9 @@ public enum ScenarioExplorer {
         {
             let jitter = Jitter(
                 seed: seed &+ UInt64(index), aims: scenario.parallel.map { $0.map(aim) },
-                points: scenario.operations.compactMap { if case .makes(let n) = aim($0) { n } else { nil } })
+                points: (pointsOfTheSetUp ? scenario.operations : scenario.parallel.flatMap { $0 }).compactMap {
+                    aim($0).makes
+                })
             let execution = try ScenarioRunner.run(
                 scenario, on: try instance(jitter), jitter: jitter, crew: crew, within: context.timing.mustHappen)
             guard case .refused(let refusal) = Linearizability.check(execution.history, from: execution.initial) else {

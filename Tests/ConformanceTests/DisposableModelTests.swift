@@ -1,0 +1,207 @@
+import SchedulerProbes
+import Schedulers
+import Synchronization
+import Testing
+
+@testable import SchedulerConformance
+
+/// The package's composite and serial disposables, called from several threads at once and
+/// judged against their model, as the LIN rules judge subjects; and four adversaries, each
+/// wrong only where two calls meet, which the same exploration must refute in every run.
+@Suite struct DisposableModelTests {
+    static let runs = 10
+
+    /// Explores `profile` on instances from `instance` for 0.6 s (and on, until 150 meetings of
+    /// two calls happened); throws the failure if some run is refused.
+    static func explore(
+        _ profile: String, serial: Bool, instance: @escaping @Sendable () -> ScenarioInstance<DisposableModel>
+    ) throws(RuleFailure) {
+        let context = RuleContext(
+            subject: ConformanceSubject(name: profile) { ImmediateScheduler.shared }, timing: MutantKillTests.timing,
+            mainThreadDriven: false, exploration: Exploration(budget: .milliseconds(600), meetings: 150))
+        try ScenarioExplorer.explore(
+            nil, profile: profile, context: context, generate: { DisposableScenarios.generate(&$0, serial: serial) },
+            aim: DisposableScenarios.aim, evidence: [.calls], instance: { _ in instance() })
+    }
+
+    @Test func theReferenceDisposablesAreLinearizable() throws {
+        try Self.explore("composite disposable", serial: false) {
+            DisposableScenarios.compositeInstance { CompositeDisposable() }
+        }
+        try Self.explore("serial disposable", serial: true) {
+            DisposableScenarios.serialInstance { SerialDisposable() }
+        }
+    }
+
+    @Test(arguments: RacyComposite.Fault.allCases)
+    func aRacyCompositeIsRefusedInEveryRun(_ fault: RacyComposite.Fault) {
+        let escaped = (0..<Self.runs).filter { _ in
+            (try? Self.explore("composite disposable", serial: false) {
+                DisposableScenarios.compositeInstance { RacyComposite(fault) }
+            }) != nil
+        }
+        #expect(escaped.isEmpty, "\(fault) escaped in \(escaped.count) of \(Self.runs) runs")
+    }
+
+    @Test(arguments: RacySerial.Fault.allCases)
+    func aRacySerialDisposableIsRefusedInEveryRun(_ fault: RacySerial.Fault) {
+        let escaped = (0..<Self.runs).filter { _ in
+            (try? Self.explore("serial disposable", serial: true) {
+                DisposableScenarios.serialInstance { RacySerial(fault) }
+            }) != nil
+        }
+        #expect(escaped.isEmpty, "\(fault) escaped in \(escaped.count) of \(Self.runs) runs")
+    }
+
+    /// A refusal names the member the composite lost and replays from its seed.
+    @Test func aRefusalNamesTheLostMemberAndTheSeed() {
+        do {
+            try Self.explore("composite disposable", serial: false) {
+                DisposableScenarios.compositeInstance { RacyComposite(.addChecksThenAppends) }
+            }
+            Issue.record("the racy composite passed")
+        } catch {
+            #expect(error.kind == .failed)
+            #expect(error.message.contains("never disposed") || error.message.contains("refused (already disposed)"))
+            #expect(error.message.contains("Exploration(seed: "))
+        }
+    }
+}
+
+/// A composite disposable correct but for one fault, in a window of a microsecond.
+final class RacyComposite: DisposableSet {
+    enum Fault: String, Sendable, CaseIterable, CustomTestStringConvertible {
+        /// An add reads the disposed flag, then appends under the lock without reading it
+        /// again: a dispose in between never disposes the newcomer.
+        case addChecksThenAppends
+        /// A remove finds its member's position in one critical section and removes that
+        /// position in another: a concurrent remove shifts the array, and a different member
+        /// is dropped, never to be disposed.
+        case removeByStaleIndex
+
+        var testDescription: String { rawValue }
+    }
+
+    private struct State {
+        var disposed = false
+        var nextKey = 0
+        var members: [(key: Int, disposable: any Disposable)] = []
+    }
+
+    let fault: Fault
+    private let state = Lock(State())
+    private let disposed = Atomic<Bool>(false)
+
+    init(_ fault: Fault) { self.fault = fault }
+
+    func add(_ disposable: any Disposable) -> Int? {
+        if fault == .addChecksThenAppends {
+            guard !disposed.load(ordering: .acquiring) else {
+                disposable.dispose()
+                return nil
+            }
+            spin(.microseconds(1))
+        }
+        let key: Int? = state.withLock { state in
+            guard fault == .addChecksThenAppends || !state.disposed else { return nil }
+            defer { state.nextKey += 1 }
+            state.members.append((state.nextKey, disposable))
+            return state.nextKey
+        }
+        if key == nil { disposable.dispose() }
+        return key
+    }
+
+    func remove(_ key: Int) {
+        guard fault == .removeByStaleIndex else {
+            return state.withLock { $0.members.removeAll { $0.key == key } }
+        }
+        guard let index = state.withLock({ $0.members.firstIndex { $0.key == key } }) else { return }
+        spin(.microseconds(1))
+        state.withLock { if index < $0.members.count { $0.members.remove(at: index) } }
+    }
+
+    var count: Int { state.withLock { $0.members.count } }
+
+    func dispose() {
+        let members = state.withLock { state -> [any Disposable] in
+            guard !state.disposed else { return [] }
+            state.disposed = true
+            disposed.store(true, ordering: .releasing)
+            defer { state.members = [] }
+            return state.members.map(\.disposable)
+        }
+        for member in members { member.dispose() }
+    }
+
+    var isDisposed: Bool { disposed.load(ordering: .acquiring) }
+}
+
+/// A serial disposable correct but for one fault, in a window of a microsecond.
+final class RacySerial: ReplaceableDisposable {
+    enum Fault: String, Sendable, CaseIterable, CustomTestStringConvertible {
+        /// Setting takes the previous member in one critical section and stores the new one
+        /// in another: of two sets at once, one replaces a member nobody disposes.
+        case setReadsThenWrites
+        /// Disposing takes the held member in one critical section and marks the handle
+        /// disposed in another: a member set in between is held by a disposed handle forever.
+        case disposeFlagsLate
+
+        var testDescription: String { rawValue }
+    }
+
+    private struct State {
+        var disposed = false
+        var inner: (any Disposable)?
+    }
+
+    let fault: Fault
+    private let state = Lock(State())
+
+    init(_ fault: Fault) { self.fault = fault }
+
+    var inner: (any Disposable)? {
+        get { state.withLock { $0.inner } }
+        set {
+            if fault == .setReadsThenWrites {
+                let (previous, refused) = state.withLock { ($0.inner, $0.disposed) }
+                spin(.microseconds(1))
+                if refused {
+                    newValue?.dispose()
+                    return
+                }
+                state.withLock { $0.inner = newValue }
+                previous?.dispose()
+                return
+            }
+            let (previous, refused) = state.withLock { state -> ((any Disposable)?, Bool) in
+                guard !state.disposed else { return (nil, true) }
+                defer { state.inner = newValue }
+                return (state.inner, false)
+            }
+            if refused { newValue?.dispose() }
+            previous?.dispose()
+        }
+    }
+
+    func dispose() {
+        if fault == .disposeFlagsLate {
+            let inner = state.withLock { $0.inner.take() }
+            spin(.microseconds(1))
+            let first = state.withLock { state in
+                defer { state.disposed = true }
+                return !state.disposed
+            }
+            if first { inner?.dispose() }
+            return
+        }
+        let inner = state.withLock { state -> (any Disposable)? in
+            guard !state.disposed else { return nil }
+            state.disposed = true
+            return state.inner.take()
+        }
+        inner?.dispose()
+    }
+
+    var isDisposed: Bool { state.withLock { $0.disposed } }
+}
