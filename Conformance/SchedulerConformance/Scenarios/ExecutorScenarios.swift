@@ -83,7 +83,13 @@ enum ExecutorScenarios {
             let pause = jitter.inside(action: n)
             return {
                 let started = HistoryClock.tick()
-                let answer = isolated()
+                // An executor that cannot tell (nil) answers by `checkIsolated()`, as the
+                // runtime asks it: returning is a yes, a trap is a crash of the worker.
+                var answer = isolated()
+                if checksIsolation, answer == nil, let serial = executor.serial {
+                    serial.checkIsolated()
+                    answer = true
+                }
                 if pause > .zero { spin(pause) }
                 for child in nested {
                     let invoked = HistoryClock.tick()
