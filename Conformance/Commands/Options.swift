@@ -102,9 +102,11 @@ struct ExplorationOptions: ParsableArguments {
         return exploration
     }
 
-    /// `timing` with a rule timeout long enough for the exploration: a loaded machine
-    /// explores on for up to ten budgets, and a failure's shrinking takes one more.
+    /// `timing` with a rule timeout long enough for a `--budget` given: a loaded machine
+    /// explores on for up to ten budgets, and a failure's shrinking takes one more. Without
+    /// one, the standard budget fits the standard timeout, and a `--rule-timeout` stands.
     func timing(_ timing: Timing) -> Timing {
+        guard budget != nil else { return timing }
         var timing = timing
         timing.ruleTimeout = max(timing.ruleTimeout, exploration.budget * 12 + .seconds(30))
         return timing
