@@ -68,6 +68,10 @@ import Testing
     }
 }
 
+/// The adversaries' window: a microsecond, or as much longer as the sanitizer slows the code
+/// around it, so that it is as narrow against that code as in a plain build.
+private let racyWindow = Duration.nanoseconds(Int64(1_000 * ThreadSanitizerBuild.slowdown))
+
 /// A composite disposable correct but for one fault, in a window of a microsecond.
 final class RacyComposite: DisposableSet {
     enum Fault: String, Sendable, CaseIterable, CustomTestStringConvertible {
@@ -100,7 +104,7 @@ final class RacyComposite: DisposableSet {
                 disposable.dispose()
                 return nil
             }
-            spin(.microseconds(1))
+            spin(racyWindow)
         }
         let key: Int? = state.withLock { state in
             guard fault == .addChecksThenAppends || !state.disposed else { return nil }
@@ -117,7 +121,7 @@ final class RacyComposite: DisposableSet {
             return state.withLock { $0.members.removeAll { $0.key == key } }
         }
         guard let index = state.withLock({ $0.members.firstIndex { $0.key == key } }) else { return }
-        spin(.microseconds(1))
+        spin(racyWindow)
         state.withLock { if index < $0.members.count { $0.members.remove(at: index) } }
     }
 
@@ -165,7 +169,7 @@ final class RacySerial: ReplaceableDisposable {
         set {
             if fault == .setReadsThenWrites {
                 let (previous, refused) = state.withLock { ($0.inner, $0.disposed) }
-                spin(.microseconds(1))
+                spin(racyWindow)
                 if refused {
                     newValue?.dispose()
                     return
@@ -187,7 +191,7 @@ final class RacySerial: ReplaceableDisposable {
     func dispose() {
         if fault == .disposeFlagsLate {
             let inner = state.withLock { $0.inner.take() }
-            spin(.microseconds(1))
+            spin(racyWindow)
             let first = state.withLock { state in
                 defer { state.disposed = true }
                 return !state.disposed

@@ -23,11 +23,15 @@ struct ClockSession {
     var now: Duration { clock.now() }
 
     /// Starts a task running `body` on the clock; its outcome records the clock's time
-    /// when the body returned.
-    func start(_ body: @escaping @Sendable (ClockUnderTest) async throws -> Void) -> ProbeTask {
+    /// when the body returned. On the suite's probe executor, `resumed` is called each time
+    /// the task is handed back after a suspension, on the resuming thread.
+    func start(
+        resumed: (@Sendable () -> Void)? = nil, _ body: @escaping @Sendable (ClockUnderTest) async throws -> Void
+    ) -> ProbeTask {
         let task = ProbeTask()
         let clock = self.clock
-        task.start(on: clock.sleeperExecutor ?? probe) {
+        let executor: any TaskExecutor = clock.sleeperExecutor ?? resumed.map { probe.lane(resumed: $0) } ?? probe
+        task.start(on: executor) {
             try await body(clock)
             return clock.now()
         }

@@ -1,6 +1,7 @@
 import Dispatch
 import SchedulerProbes
 import Schedulers
+import Synchronization
 
 /// The suite's own executor for the tasks a rule starts: serial, on a queue of its own, so
 /// those tasks never wait for the cooperative pool (two threads on a 2-core machine, and
@@ -15,18 +16,45 @@ public final class ProbeExecutor: TaskExecutor, SerialExecutor {
 
     /// Runs `job` on the probe's queue, counted until it has run.
     public func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
+        run(UnownedJob(job), taskExecutor: asUnownedTaskExecutor())
+    }
+
+    /// Runs `job` on the probe's queue as a job of `taskExecutor` (the probe or one of its lanes).
+    fileprivate func run(_ job: UnownedJob, taskExecutor: UnownedTaskExecutor) {
         inFlight.enter()
         queue.async {
-            job.runSynchronously(isolatedTo: self.asUnownedSerialExecutor(), taskExecutor: self.asUnownedTaskExecutor())
+            job.runSynchronously(isolatedTo: self.asUnownedSerialExecutor(), taskExecutor: taskExecutor)
             self.inFlight.leave()
         }
     }
+
+    /// A task executor whose jobs run on this probe, in one order with all of its jobs, and
+    /// that calls `resumed` on the thread that hands it each job after the first: the moment
+    /// a task suspended on it is resumed (by a clock's advance, say), inside the resumer.
+    func lane(resumed: @escaping @Sendable () -> Void) -> ProbeLane { ProbeLane(self, resumed: resumed) }
 
     /// Whether every job enqueued so far has run, waiting up to `bound` for it: after this,
     /// a task started here that has not finished is suspended.
     public func waitIdle(_ bound: Duration) -> Bool {
         inFlight.wait(timeout: .now() + bound.dispatchInterval) == .success
+    }
+}
+
+/// One task's way onto a ``ProbeExecutor``, which tells when the task is handed back to it.
+final class ProbeLane: TaskExecutor {
+    private let probe: ProbeExecutor
+    private let resumed: @Sendable () -> Void
+    private let enqueued = Atomic<Int>(0)
+
+    fileprivate init(_ probe: ProbeExecutor, resumed: @escaping @Sendable () -> Void) {
+        self.probe = probe
+        self.resumed = resumed
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        if enqueued.add(1, ordering: .relaxed).newValue > 1 { resumed() }
+        probe.run(job, taskExecutor: asUnownedTaskExecutor())
     }
 }
 

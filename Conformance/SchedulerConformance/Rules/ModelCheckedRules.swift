@@ -52,7 +52,7 @@ extension RuleCatalogue {
                 .lin3, profile: "manual clock", context: context,
                 generate: { ManualClockScenarios.generate(&$0) },
                 aim: ManualClockScenarios.aim, evidence: inside ? [.calls] : Jitter.MeetingKind.allCases,
-                pointsOfTheSetUp: inside,
+                pointsOfTheSetUp: inside, resumptionsMeet: !inside,
                 instance: { jitter throws(RuleFailure) in ManualClockScenarios.instance(context, jitter: jitter) })
         },
         Rule(

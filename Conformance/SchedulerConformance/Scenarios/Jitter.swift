@@ -24,6 +24,9 @@ public struct Jitter: Sendable {
     enum Party: Hashable, Sendable {
         case call(thread: Int, index: Int)
         case actionReturn(Int)
+        /// Sleeper n's task handed back to the suite's executor by whoever resumed it (an
+        /// advance), on the resumer's thread, in the middle of its work.
+        case resumption(Int)
     }
 
     /// Two parties that wait for each other, each at most ``Meeting/patience``, so one that
@@ -63,7 +66,7 @@ public struct Jitter: Sendable {
                 }
             }
             switch party {
-            case .call where lag > .zero: spin(lag)
+            case .call where lag > .zero, .resumption where lag > .zero: spin(lag)
             case .actionReturn where lag < .zero: spin(.zero - lag)
             default: break
             }
@@ -157,7 +160,10 @@ public struct Jitter: Sendable {
     /// different threads); a meeting of a call and a point of the suite's code inside the
     /// subject takes a call aimed at one (``Aim/meets``) first, and otherwise one of `points`,
     /// the points of the suite's code the scenario makes.
-    public init(seed: UInt64, aims: [[Aim]], points: [Int]) {
+    /// `resumable` has the points whose resumption the suite sees (``Party/resumption(_:)``):
+    /// in a sixth of the runs one of them meets another point as it is resumed, so that a
+    /// sleeper goes to sleep in the middle of an advance's work.
+    public init(seed: UInt64, aims: [[Aim]], points: [Int], resumable: [Int] = []) {
         self.seed = seed
         var random = SplitMix64(seed: seed ^ 0x5851_F42D_4C95_7F2D)
         let calls = aims.enumerated().flatMap { thread, aims in
@@ -195,6 +201,18 @@ public struct Jitter: Sendable {
                 ?? points[Int(random.next() % UInt64(points.count))]
             meeting = Meeting([call, .actionReturn(point)], lag: .nanoseconds(aim(call).lag(sweep)))
             madeAtMeeting = aim(call).makes
+        case 5 where !resumable.isEmpty:
+            let resumed = resumable[Int(random.next() % UInt64(resumable.count))]
+            let others = points.filter { $0 != resumed }
+            // The resumer goes on to its next step within a microsecond or two: a sleeper that
+            // goes to sleep then lands in it.
+            meeting =
+                others.isEmpty
+                ? nil
+                : Meeting(
+                    [.resumption(resumed), .actionReturn(others[Int(random.next() % UInt64(others.count))])],
+                    lag: .nanoseconds(sweep - 3_000))
+            madeAtMeeting = nil
         default:
             meeting = nil
             madeAtMeeting = nil
@@ -219,6 +237,9 @@ public struct Jitter: Sendable {
 
     /// Called by the suite's action `action` just before it returns.
     public func beforeReturn(of action: Int) { meeting?.arrive(.actionReturn(action)) }
+
+    /// Called on the resuming thread when the suite's point `point` (a sleeper) is resumed.
+    public func whenResumed(_ point: Int) { meeting?.arrive(.resumption(point)) }
 
     private static func spread(_ random: inout SplitMix64, longest nanoseconds: UInt64) -> Duration {
         switch random.next() % 10 {

@@ -72,7 +72,7 @@ enum ManualClockScenarios {
             perform: { operation in
                 switch operation {
                 case .sleep(let k, let ms):
-                    let task = session.start { clock in
+                    let task = session.start(resumed: { jitter.whenResumed(k) }) { clock in
                         records.update { $0[k] = Record(began: HistoryClock.tick()) }
                         jitter.beforeReturn(of: k)
                         let outcome: ManualClockModel.Outcome

@@ -61,7 +61,8 @@ public enum ScenarioExplorer {
     /// meetings wait only at points the parallel part makes: a sleeper set up before it went
     /// past its point before any call of the parallel part could meet it there, while a queued
     /// action or one that runs only when virtual time is driven may still be ahead of its
-    /// point. `rule` is the rule whose
+    /// point. With `resumptionsMeet`, the instance reports when each point is resumed
+    /// (``Jitter/whenResumed(_:)``), and some runs meet a point there. `rule` is the rule whose
     /// failure it reports, for the replay line; nil for a test of the package's own types.
     /// - Throws: a failure naming the minimal refused scenario; an inconclusive result when no
     ///   run overlapped anything.
@@ -70,7 +71,7 @@ public enum ScenarioExplorer {
         _ rule: RuleID?, profile: String, context: RuleContext,
         generate: (inout SplitMix64) -> Scenario<Model.Operation>,
         aim: (Model.Operation) -> Jitter.Aim, evidence: [Jitter.MeetingKind] = Jitter.MeetingKind.allCases,
-        pointsOfTheSetUp: Bool = true,
+        pointsOfTheSetUp: Bool = true, resumptionsMeet: Bool = false,
         instance: (Jitter) throws(RuleFailure) -> ScenarioInstance<Model>
     ) throws(RuleFailure) -> Summary {
         let exploration = context.exploration
@@ -86,7 +87,8 @@ public enum ScenarioExplorer {
                 seed: seed &+ UInt64(index), aims: scenario.parallel.map { $0.map(aim) },
                 points: (pointsOfTheSetUp ? scenario.operations : scenario.parallel.flatMap { $0 }).compactMap {
                     aim($0).makes
-                })
+                },
+                resumable: resumptionsMeet ? scenario.operations.compactMap { aim($0).makes } : [])
             let execution = try ScenarioRunner.run(
                 scenario, on: try instance(jitter), jitter: jitter, crew: crew, within: context.timing.mustHappen)
             guard case .refused(let refusal) = Linearizability.check(execution.history, from: execution.initial) else {
