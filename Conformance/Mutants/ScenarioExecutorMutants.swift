@@ -45,7 +45,7 @@ final class RacyExecutor: SerialExecutor {
 
     let fault: Fault
     private let state = Lock(State())
-    /// The idle flag as the enqueueReadsIdleEarly fault reads it, outside the lock.
+    /// The idle flag mirrored for the enqueueReadsIdleEarly fault, which reads it outside the lock.
     private let drainingHint = Atomic<Bool>(false)
     private let worker = DispatchQueue(label: "racy executor", attributes: .concurrent)
     /// The thread running one of this executor's jobs, or 0.
@@ -95,16 +95,16 @@ final class RacyExecutor: SerialExecutor {
     private func next() -> UnownedJob? {
         switch fault {
         case .idleInTwoSteps:
-            if let job = state.withLock({ $0.pending.isEmpty ? nil : $0.pending.removeFirst() }) { return job }
+            if let job = takeFirst() { return job }
             spin(.microseconds(1))
             state.withLock { $0.draining = false }
             return nil
         case .drainRelooksWhenIdle:
-            if let job = state.withLock({ $0.pending.isEmpty ? nil : $0.pending.removeFirst() }) { return job }
+            if let job = takeFirst() { return job }
             state.withLock { $0.draining = false }
             spin(.microseconds(1))
-            return state.withLock { $0.pending.isEmpty ? nil : $0.pending.removeFirst() }
-        case .enqueueReadsIdleEarly:
+            return takeFirst()
+        case .none, .enqueueReadsIdleEarly, .nestedHeldUntilReturn:
             return state.withLock { state in
                 guard !state.pending.isEmpty else {
                     state.draining = false
@@ -113,15 +113,12 @@ final class RacyExecutor: SerialExecutor {
                 }
                 return state.pending.removeFirst()
             }
-        case .none, .nestedHeldUntilReturn:
-            return state.withLock { state in
-                guard !state.pending.isEmpty else {
-                    state.draining = false
-                    return nil
-                }
-                return state.pending.removeFirst()
-            }
         }
+    }
+
+    /// The oldest pending job, if any, taken in one critical section.
+    private func takeFirst() -> UnownedJob? {
+        state.withLock { $0.pending.isEmpty ? nil : $0.pending.removeFirst() }
     }
 
     func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(complexEquality: self) }

