@@ -25,7 +25,7 @@ RUN_TESTS = set -o pipefail; mkdir -p $(dir $(2)); $(1) 2>&1 | tee $(2); status=
 	if [ $$status -ne 0 ]; then echo "── failing tests ($(2)) ──"; grep -E -A3 '✘ .*(recorded an issue|failed)' $(2) | grep -v 'known issue' | tail -60; fi; exit $$status
 BUSY_CORES := pids=""; for i in $$(seq $$(nproc)); do (while :; do :; done) & pids="$$pids $$!"; done; trap 'kill $$pids' EXIT;
 
-.PHONY: lint format tsan help build test test-package test-third-party test-example python-deps release conformance conformance-mutants conformance-mutants-loaded conformance-kill-matrix conformance-loaded matrix stress stress-nightly stress-trend dashboard rules clean
+.PHONY: lint format tsan help build test test-package test-third-party test-example test-mutator python-deps release conformance conformance-mutants conformance-mutants-loaded conformance-kill-matrix conformance-loaded matrix stress stress-nightly stress-trend dashboard mutate rules clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-20s %s\n", $$1, $$2}'
@@ -117,15 +117,19 @@ matrix: ## Check and stress the third-party schedulers beside the reference ones
 	$(MATRIX_STRESS) run --duration 1 --subject all --report-dir $(REPORTS)/matrix/stress
 	$(MATRIX_STRESS) table $(REPORTS)/matrix/stress/latest.json --into README.md
 
+mutate: release ## Mutation analysis of Sources/Schedulers: every mutant the rules miss, and the score (fails under 95 %)
+	$(CONFORMANCE) mutate --target Schedulers --equivalents Conformance/mutation-equivalents.json --minimum-score 95 --report-dir $(REPORTS)/mutation $(ARGS)
+
 rules: release ## Regenerate Conformance/RULES.md from the catalogue
 	$(CONFORMANCE) list-rules --markdown > Conformance/RULES.md
 
 clean: ## Remove build products and generated reports
-	rm -rf .build $(THIRD_PARTY)/.build Examples/ThirdPartyScheduler/.build $(REPORTS)/*.json $(REPORTS)/*.xml $(REPORTS)/mutants $(REPORTS)/kill-matrix $(REPORTS)/loaded $(REPORTS)/stress $(REPORTS)/matrix $(REPORTS)/example
+	rm -rf .build $(THIRD_PARTY)/.build Examples/ThirdPartyScheduler/.build $(REPORTS)/*.json $(REPORTS)/*.xml $(REPORTS)/mutants $(REPORTS)/kill-matrix $(REPORTS)/loaded $(REPORTS)/stress $(REPORTS)/matrix $(REPORTS)/example $(REPORTS)/mutation .build-mutate Conformance/Mutator/.build
 
 # Every Swift source of the three packages, without their build folders.
 LINT_PATHS := Package.swift Sources Conformance/SchedulerConformance Conformance/SchedulerConformanceTesting Conformance/Mutants \
 	Conformance/Commands Conformance/ConformanceCLI Conformance/ThirdParty/Package.swift Conformance/ThirdParty/Sources \
+	Conformance/Mutator/Package.swift Conformance/Mutator/Sources Conformance/Mutator/Tests \
 	Conformance/ThirdParty/Tests Stress Tests Examples/ThirdPartyScheduler/Package.swift Examples/ThirdPartyScheduler/Sources \
 	Examples/ThirdPartyScheduler/Tests
 

@@ -110,6 +110,7 @@ let package = Package(
             dependencies: [
                 "CommandSupport", "SchedulerConformance", "SchedulerReporting", "SchedulerStress", "Schedulers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             path: "Conformance/Commands",
             swiftSettings: strict

@@ -39,7 +39,7 @@ struct ConformanceCommand: ParsableCommand {
         abstract: "Check schedulers against the numbered rules of the conformance catalogue.",
         subcommands: [
             Run.self, Merge.self, DashboardCommand.self, ListRules.self, ListSubjects.self, MutantsCommand.self,
-            MatrixMarkdown.self, Replay.self, Worker.self, TrapProbe.self,
+            MatrixMarkdown.self, Replay.self, Mutate.self, Worker.self, TrapProbe.self,
         ],
         defaultSubcommand: Run.self
     )

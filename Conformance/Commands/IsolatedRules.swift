@@ -7,10 +7,12 @@ import SchedulerConformance
 /// `error` with its fatal line, and every other rule still gets its result.
 enum IsolatedRules {
     /// The results of `rules` on `subject`, in worker processes, or in this process when
-    /// `inProcess` (no crash isolation).
+    /// `inProcess` (no crash isolation). The workers are this executable unless another
+    /// build of the same tool is named (`conformance mutate` runs its schemata build), and
+    /// get this process's environment with `environment` added.
     static func run(
         subject: ConformanceSubject, rules: [Rule], timing: Timing, exploration: Exploration = .standard,
-        inProcess: Bool = false
+        inProcess: Bool = false, executable: String = CommandLine.arguments[0], environment: [String: String] = [:]
     ) -> [RuleResult] {
         if inProcess {
             return ConformanceRunner.run(
@@ -25,7 +27,10 @@ enum IsolatedRules {
         }
         let timingJSON = String(decoding: (try? JSONEncoder().encode(timing)) ?? Data(), as: UTF8.self)
         let explorationJSON = String(decoding: (try? JSONEncoder().encode(exploration)) ?? Data(), as: UTF8.self)
-        let outcomes = Supervisor.run(items: applicable.map(\.id.rawValue), allowance: timing.ruleTimeout) {
+        let outcomes = Supervisor.run(
+            items: applicable.map(\.id.rawValue), executable: executable, environment: environment,
+            allowance: timing.ruleTimeout
+        ) {
             remaining in
             [
                 "worker", "--subject", subject.name, "--timing-json", timingJSON, "--exploration-json",

@@ -13,8 +13,14 @@ enum RuleWorker {
         _ = ConformanceRunner.run(
             subject, rules: rules, timing: timing, stacksOnHang: true, trapProbe: TrapProbeProcess.runner(),
             exploration: exploration,
-            willStart: { rule in WorkerMessage.started(item: rule.id.rawValue).send() },
-            progress: { result in WorkerMessage.rule(result).send() }
+            willStart: { rule in
+                MutationCoverage.ruleWillStart()
+                WorkerMessage.started(item: rule.id.rawValue).send()
+            },
+            progress: { result in
+                MutationCoverage.ruleFinished(subject: subject.name, rule: result.rule)
+                WorkerMessage.rule(result).send()
+            }
         )
     }
 }
