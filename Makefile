@@ -16,6 +16,9 @@ CONFORMANCE := .build/release/conformance
 STRESS      := .build/release/stress
 # The third-party matrix is a package of its own, so adopters never resolve swift-nio or OpenCombine.
 THIRD_PARTY := Conformance/ThirdParty
+# The source mutator behind `conformance mutate`: a package of its own, so that no tool built on
+# the harness compiles swift-syntax.
+MUTATOR     := Conformance/Mutator
 MATRIX_CONFORMANCE := $(THIRD_PARTY)/.build/release/matrix-conformance
 MATRIX_STRESS      := $(THIRD_PARTY)/.build/release/matrix-stress
 # Prefix for a recipe line: a busy loop on every core until the line's shell exits.
@@ -33,11 +36,15 @@ help: ## List the targets
 build: ## Build everything, tests included (debug)
 	$(SWIFT) build --build-tests
 
-test: python-deps test-package test-third-party test-example ## Build and run every test: this package's, the third-party matrix's and the example's
+test: python-deps test-package test-mutator test-third-party test-example ## Build and run every test: this package's, the mutator's, the third-party matrix's and the example's
 
 test-package:
 	$(SWIFT) build --build-tests
 	@$(call RUN_TESTS,$(SWIFT) test --skip-build,.build/test.log)
+
+test-mutator: ## Run the source mutator's tests (its own package, on swift-syntax)
+	cd $(MUTATOR) && $(SWIFT) build --build-tests
+	@cd $(MUTATOR) && $(call RUN_TESTS,$(SWIFT) test --skip-build,.build/test.log)
 
 test-third-party: ## Run the third-party adapters' tests (their own package)
 	cd $(THIRD_PARTY) && $(SWIFT) build --build-tests
@@ -124,7 +131,7 @@ rules: release ## Regenerate Conformance/RULES.md from the catalogue
 	$(CONFORMANCE) list-rules --markdown > Conformance/RULES.md
 
 clean: ## Remove build products and generated reports
-	rm -rf .build $(THIRD_PARTY)/.build Examples/ThirdPartyScheduler/.build $(REPORTS)/*.json $(REPORTS)/*.xml $(REPORTS)/mutants $(REPORTS)/kill-matrix $(REPORTS)/loaded $(REPORTS)/stress $(REPORTS)/matrix $(REPORTS)/example $(REPORTS)/mutation .build-mutate Conformance/Mutator/.build
+	rm -rf .build $(THIRD_PARTY)/.build Examples/ThirdPartyScheduler/.build $(REPORTS)/*.json $(REPORTS)/*.xml $(REPORTS)/mutants $(REPORTS)/kill-matrix $(REPORTS)/loaded $(REPORTS)/stress $(REPORTS)/matrix $(REPORTS)/example $(REPORTS)/mutation .build-mutate $(MUTATOR)/.build Examples/ThirdPartyScheduler/.build-mutate
 
 # Every Swift source of the three packages, without their build folders.
 LINT_PATHS := Package.swift Sources Conformance/SchedulerConformance Conformance/SchedulerConformanceTesting Conformance/Mutants \

@@ -77,9 +77,9 @@ extension ConformanceCommand {
 
         @Option(
             help:
-                "Seconds one rule may run with a mutant on before it counts as hung (default: 4 × its unmutated time + 5, at least 10)."
+                "Seconds a rule may run with a mutant on beyond four times its unmutated time before the mutant counts as hung."
         )
-        var mutantTimeout: Double?
+        var mutantTimeout: Double = 10
 
         @Option(help: "Exit 1 when the mutation score (percent) is below this.")
         var minimumScore: Double?
@@ -99,7 +99,7 @@ extension ConformanceCommand {
             guard ["release", "debug"].contains(configuration) else {
                 throw ValidationError("--configuration must be release or debug, got '\(configuration)'")
             }
-            if let mutantTimeout, !(mutantTimeout.isFinite && mutantTimeout > 0) {
+            if !(mutantTimeout.isFinite && mutantTimeout > 0) {
                 throw ValidationError("--mutant-timeout must be a positive number of seconds, got \(mutantTimeout)")
             }
             if let minimumScore, !(0...100).contains(minimumScore) {
@@ -151,7 +151,7 @@ private struct MutationRun {
         let equivalents = try loadEquivalents(package: package)
         let workspace = MutationWorkspace(
             package: package, scratch: scratch, target: command.target,
-            targetPath: try MutationWorkspace.targetPath(of: command.target, in: package),
+            targetPath: try MutationWorkspace.targetPath(of: command.target, in: package, scratch: scratch),
             configuration: command.configuration,
             product: command.product ?? URL(fileURLWithPath: CommandLine.arguments[0]).lastPathComponent)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -197,7 +197,7 @@ private struct MutationRun {
         let trials = MutationTrials(
             tool: workspace.tool, scratch: scratch, subjects: try Toolkit.current.select(command.subjects),
             rules: command.selection.selected, timing: command.timingOptions.timing(cappingMustHappenAt: .seconds(3)),
-            mutantTimeout: command.mutantTimeout.map { .nanoseconds(Int64($0 * 1e9)) })
+            mutantTimeout: .nanoseconds(Int64(command.mutantTimeout * 1e9)))
         let (baseline, reach) = try trials.baseline(maximumID: everyMutant.map(\.id).max() ?? 0)
         let baselined = ContinuousClock.now
         var reachedBy: [Int: [MutationTrials.Pair]] = [:]

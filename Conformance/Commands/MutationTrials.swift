@@ -50,8 +50,9 @@ struct MutationTrials {
     let subjects: [ConformanceSubject]
     let rules: [Rule]
     let timing: Timing
-    /// The most one rule may take with a mutant on, before it counts as a hang.
-    let mutantTimeout: Duration?
+    /// How much longer than four times its unmutated time a rule may take with a mutant
+    /// on before the mutant counts as hung.
+    let mutantTimeout: Duration
 
     /// Every pair with the switch off: results, and the mutants each reached.
     func baseline(maximumID: Int) throws -> (results: [Pair: RuleResult], reach: [Pair: Set<Int>]) {
@@ -99,7 +100,7 @@ struct MutationTrials {
             let batchRules = batch.compactMap { pair in rules.first { $0.id == pair.rule } }
             var timing = self.timing
             let slowest = batch.map { durations[$0] ?? 1 }.max() ?? 1
-            timing.ruleTimeout = mutantTimeout ?? max(.seconds(10), .seconds(slowest * 4 + 5))
+            timing.ruleTimeout = .seconds(slowest * 4) + mutantTimeout
             let results = IsolatedRules.run(
                 subject: subject, rules: batchRules, timing: timing, executable: tool,
                 environment: ["SCHEDULER_MUTANT": String(mutant)])

@@ -36,10 +36,16 @@ struct MutationWorkspace {
         var message: String
     }
 
-    /// The folder of `target` in the package at `package`, as SwiftPM describes it.
-    static func targetPath(of target: String, in package: URL) throws -> String {
+    /// The folder of `target` in the package at `package`, as SwiftPM describes it. SwiftPM
+    /// works in a scratch folder of its own under `scratch`: the package's `.build` may be
+    /// locked by the `swift test` or `swift run` this command runs under.
+    static func targetPath(of target: String, in package: URL, scratch: URL) throws -> String {
         let described = try Shell.run(
-            "swift", ["package", "--package-path", package.path, "describe", "--type", "json"],
+            "swift",
+            [
+                "package", "--package-path", package.path, "--scratch-path", scratch.appending(path: "describe").path,
+                "describe", "--type", "json",
+            ],
             what: "describe the package")
         struct Description: Decodable {
             struct Target: Decodable {

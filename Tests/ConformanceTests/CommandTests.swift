@@ -31,7 +31,13 @@ import Testing
     @Test(arguments: [
         ["--subject", "no-such-scheduler"], ["--rule", "XYZ-9"], ["--category", "nonsense"],
         ["--no-such-flag"], ["--timing-scale", "0"], ["--report-dir", "/proc/not-writable"], ["--budget", "0"],
-        ["--budget", "soon"], ["--seed", "-1"], ["mutants", "--mutant", "no-such-mutant"],
+        ["--budget", "soon"], ["--seed", "-1"], ["mutants", "--mutant", "no-such-mutant"], ["mutate"],
+        ["mutate", "--target", "Schedulers", "--package", "/no/such/package"],
+        ["mutate", "--target", "Schedulers", "--operator", "flip-everything"],
+        ["mutate", "--target", "Schedulers", "--configuration", "fast"],
+        ["mutate", "--target", "Schedulers", "--minimum-score", "101"],
+        ["mutate", "--target", "Schedulers", "--mutant-timeout", "-1"],
+        ["mutate", "--target", "NoSuchTarget", "--package", packageRoot.path],
     ])
     func badInputGetsOneClearLineAndTheUsageExitCode(_ arguments: [String]) async throws {
         let outcome = try await Self.conformance(arguments)

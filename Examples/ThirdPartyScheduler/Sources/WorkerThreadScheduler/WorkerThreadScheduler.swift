@@ -11,6 +11,12 @@ public final class WorkerThreadScheduler: Scheduler {
     public let name: String
     public var capabilities: SchedulerCapabilities { [.asynchronous, .serial, .cancellation, .tracksCurrent] }
     private let worker = Worker()
+    private let scheduled = Atomic<Int>(0)
+
+    /// How many actions were scheduled, for this package's own diagnostics. No rule reads it,
+    /// so `conformance mutate` reports a mutant that breaks it as a survivor (the README's
+    /// example of one).
+    public var scheduledCount: Int { scheduled.load(ordering: .relaxed) }
 
     public init(name: String = "WorkerThreadScheduler") {
         self.name = name
@@ -24,6 +30,7 @@ public final class WorkerThreadScheduler: Scheduler {
 
     @discardableResult
     public func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        scheduled.add(1, ordering: .relaxed)
         let handle = BooleanDisposable()
         // ReactiveCocoa's model: a disposed flag checked just before the run. The captured
         // `self` keeps the scheduler (and so its thread) alive while work is pending.

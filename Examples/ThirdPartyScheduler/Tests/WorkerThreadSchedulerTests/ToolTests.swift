@@ -1,5 +1,6 @@
 import Foundation
 import SchedulerConformance
+import SchedulerReporting
 import Testing
 
 /// The package's own `worker-thread-conformance` executable: the suite's whole tool, with
@@ -68,5 +69,47 @@ import Testing
             results.filter { $0.status != .error }.allSatisfy { $0.status == .passed },
             "the rules that do not nest still pass")
         #expect(results.last?.status == .passed, "the run went on after the trap")
+    }
+
+    /// Runs `mutate` on this package's own scheduler file, with one operator and two
+    /// categories so that it fits in a test (its scratch build lives in `.build-mutate`).
+    @Test func mutationAnalysisReportsTheInvisibleCounterAndKillsAHangByTimeout() throws {
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("worker-thread-\(UUID().uuidString)")
+        let categories = ["--subject", "worker-thread", "--category", "ORD,CAN"]
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments =
+            [
+                "mutate", "--package", package.path, "--target", "WorkerThreadScheduler", "--configuration", "debug",
+                "--files", "WorkerThreadScheduler.swift", "--operator", "remove-call", "--mutant-timeout", "1",
+                "--report-dir", folder.path,
+            ] + categories
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let report = try JSONDecoder().decode(
+            MutationReport.self, from: Data(contentsOf: folder.appendingPathComponent("mutation.json")))
+        func mutant(in context: String, removing code: String) -> MutationReport.MutantResult? {
+            report.mutants.first { $0.context == context && $0.original == code }
+        }
+        // The counter no rule reads: a survivor, and the rules that ran are named.
+        let counter = try #require(
+            mutant(in: "WorkerThreadScheduler.schedule(_:)", removing: "scheduled.add(1, ordering: .relaxed)"))
+        #expect(counter.verdict == .survived)
+        #expect(!counter.trials.isEmpty && counter.trials.allSatisfy { $0.kill == nil })
+        // A worker never woken: the first rule waits for an action that never runs, past
+        // four times its unmutated time plus a second.
+        let wakeUp = try #require(mutant(in: "Worker.enqueue(_:)", removing: "wakeUp.signal()"))
+        #expect(wakeUp.verdict == .killed && wakeUp.kill == .timeout, "\(wakeUp.trials)")
+        // With every mutant off the schemata build judges as the package's own build does.
+        let (_, plain) = try Self.conformance(categories)
+        let plainFailures = plain.subjects[0].results.filter { $0.status.isFailure }.map(\.rule)
+        let plainSkips = plain.subjects[0].results.filter { $0.status == .skipped }.map(\.rule)
+        #expect(report.baseline.filter { $0.status.isFailure }.map(\.rule).sorted() == plainFailures.sorted())
+        #expect(report.baseline.filter { $0.status == .skipped }.map(\.rule).sorted() == plainSkips.sorted())
+        #expect(report.baseline.count == plain.subjects[0].results.count)
     }
 }
