@@ -1,5 +1,6 @@
 import Foundation
 import SchedulerConformance
+import SchedulerReporting
 import SchedulerStress
 
 /// The results as one static page people read: the conformance matrix, each cell linked to
@@ -10,15 +11,17 @@ import SchedulerStress
 public enum Dashboard {
     /// The page for whichever of the reports are given; `history` (oldest first) feeds the
     /// trends, with `stress` as their last point.
-    public static func html(conformance: ConformanceReport?, stress: StressReport?, history: [StressReport]) throws
-        -> String
-    {
-        var body = provenance(conformance: conformance, stress: stress)
+    public static func html(
+        conformance: ConformanceReport?, stress: StressReport?, history: [StressReport],
+        mutation: MutationReport? = nil
+    ) throws -> String {
+        var body = provenance(conformance: conformance, stress: stress, mutation: mutation)
         if let conformance { body += matrix(conformance) }
+        if let mutation { body += mutationSection(mutation) }
         if let stress { body += stressSections(stress, history: history) }
         // The rules' rationale and hints last: the matrix and the observations link down to them.
         if let conformance { body += rules(conformance) }
-        if conformance == nil && stress == nil {
+        if conformance == nil && stress == nil && mutation == nil {
             body += "<p>No reports: run <code>make conformance</code> or <code>make stress</code> first.</p>\n"
         }
         return try fill(
@@ -47,8 +50,18 @@ public enum Dashboard {
 
     // MARK: - Sections
 
-    private static func provenance(conformance: ConformanceReport?, stress: StressReport?) -> String {
+    private static func provenance(conformance: ConformanceReport?, stress: StressReport?, mutation: MutationReport?)
+        -> String
+    {
         var rows: [(String, String)] = []
+        if let mutation {
+            let environment = mutation.environment
+            rows.append(
+                (
+                    "mutation",
+                    "\(mutation.generatedAt) · target \(mutation.target) (\(mutation.configuration)) · \(environment.cpuCount) CPUs · Swift \(environment.swiftVersion) · commit \(environment.commit ?? "unknown")\(mutation.since.map { " · changes since \($0)" } ?? "")"
+                ))
+        }
         if let conformance {
             let environment = conformance.environment
             rows.append(
@@ -109,6 +122,56 @@ public enum Dashboard {
             html +=
                 "<h3>What was observed</h3>\n<ul class=\"observations\">\n" + observations.joined(separator: "\n")
                 + "\n</ul>\n"
+        }
+        return html
+    }
+
+    /// The score, per operator and per file, which rules kill most, and every survivor with
+    /// its code and the rules that ran.
+    private static func mutationSection(_ report: MutationReport) -> String {
+        let total = report.total
+        var html =
+            "<h2 id=\"mutation\">Mutation analysis of \(escape(report.target))</h2>\n<p>"
+            + String(
+                format:
+                    "Score %.1f %%: %d of %d scored mutants killed; %d survived (%d reached by no rule); %d declared equivalent; %d did not compile.",
+                total.score, total.killed, total.mutants - total.equivalent - total.errors,
+                total.survived + total.uncovered, total.uncovered, total.equivalent, report.notCompiled.count)
+            + "</p>\n"
+        for (title, groups) in [("operator", report.byOperator), ("file", report.byFile)] {
+            html +=
+                "<div class=\"scroll\"><table class=\"runs\"><thead><tr><th>\(title)</th><th>mutants</th><th>killed</th><th>survived</th><th>uncovered</th><th>equivalent</th><th>score</th></tr></thead><tbody>\n"
+            for (name, tally) in groups {
+                html +=
+                    "<tr><td>\(escape(name))</td><td>\(tally.mutants)</td><td>\(tally.killed)</td><td>\(tally.survived)</td><td>\(tally.uncovered)</td><td>\(tally.equivalent)</td><td>\(String(format: "%.1f %%", tally.score))</td></tr>\n"
+            }
+            html += "</tbody></table></div>\n"
+        }
+        // The kill matrix, folded by rule: how many mutants each rule killed first.
+        let killers = Dictionary(grouping: report.mutants.compactMap(\.killedBy), by: \.rule).mapValues(\.count)
+            .sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+        if !killers.isEmpty {
+            html +=
+                "<h3>Rules that killed first</h3>\n<p class=\"killers\">"
+                + killers.map { "<a href=\"#rule-\(escape($0.key))\">\(escape($0.key))</a> \($0.value)" }.joined(
+                    separator: " · ") + "</p>\n"
+        }
+        let survivors = report.mutants.filter { $0.verdict == .survived || $0.verdict == .uncovered }
+        if !survivors.isEmpty {
+            html += "<h3>Survivors</h3>\n<ul class=\"observations\">\n"
+            for survivor in survivors {
+                let ran =
+                    survivor.verdict == .uncovered
+                    ? "reached by no rule"
+                    : "ran " + survivor.trials.map { "\($0.rule)@\($0.subject)" }.joined(separator: ", ")
+                html +=
+                    "<li id=\"mutant-\(survivor.id)\"><b class=\"failed\">\(survivor.verdict.rawValue)</b> \(escape("\(survivor.file):\(survivor.line)")) <i>\(escape(survivor.operator))</i> in <code>\(escape(survivor.context))</code>: \(escape(survivor.change)); \(escape(ran))</li>\n"
+            }
+            html += "</ul>\n"
+        }
+        for wrong in report.wronglyDeclared {
+            html +=
+                "<p><b class=\"failed\">declared equivalent but killed</b> \(escape("#\(wrong.id) \(wrong.file):\(wrong.line) \(wrong.change)")): remove its declaration.</p>\n"
         }
         return html
     }

@@ -1,5 +1,6 @@
 import Foundation
 import SchedulerConformance
+import SchedulerReporting
 import Subprocess
 import Testing
 
@@ -56,6 +57,26 @@ import Testing
             page.contains("Trends over the last 2 runs") && page.contains("Chart.js v3.9.1"),
             "trends and the inlined plotting library")
         #expect(!page.contains("src=\"http"), "the page needs no network")
+    }
+
+    @Test func aMutationReportGetsItsScoreKillersAndSurvivors() async throws {
+        let folder = CommandTests.temporaryFolder()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var survivor = MutationTests.result(2, .survived)
+        survivor.context = "Queue.<drain>()"
+        let report = MutationTests.report([MutationTests.result(1, .killed), survivor])
+        let json = folder.appendingPathComponent("mutation.json")
+        try report.jsonData().write(to: json)
+        let output = folder.appendingPathComponent("index.html")
+        let outcome = try await CommandTests.conformance([
+            "dashboard", "--mutation", json.path, "--output", output.path,
+        ])
+        #expect(outcome.status == .exited(0), "\(outcome.error)")
+        let page = try String(contentsOf: output, encoding: .utf8)
+        #expect(page.contains("Score 50.0 %: 1 of 2 scored mutants killed; 1 survived (0 reached by no rule)"))
+        #expect(page.contains(##"<a href="#rule-ORD-1">ORD-1</a> 1"##), "the rule that killed first")
+        #expect(page.contains(##"<li id="mutant-2"><b class="failed">survived</b> A.swift:2"##))
+        #expect(page.contains("<code>Queue.&lt;drain&gt;()</code>"), "code is escaped")
     }
 
     @Test func namesFromReportsCannotBreakThePage() async throws {

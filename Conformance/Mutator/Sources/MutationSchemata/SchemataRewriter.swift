@@ -241,10 +241,12 @@ final class SchemataRewriter: SyntaxRewriter {
             items[index] = Self.item(text, replacing: items[index])
         }
         // Non-overlapping pairs, so each statement is in at most one swap.
+        let inInitializer = node.parent?.parent?.is(InitializerDeclSyntax.self) == true
         var result: [CodeBlockItemSyntax] = []
         var index = 0
         while index < items.count {
             if index + 1 < items.count, Self.isSwappable(originals[index]), Self.isSwappable(originals[index + 1]),
+                !(inInitializer && Self.commute(originals[index], originals[index + 1])),
                 let claim = claim(.swapStatements, at: originals[index].item)
             {
                 let first = originals[index].item.trimmedDescription
@@ -297,6 +299,27 @@ final class SchemataRewriter: SyntaxRewriter {
                     infix.operator.as(BinaryOperatorExprSyntax.self)?.operator.text)
         }
         return false
+    }
+
+    /// Two initialisations of distinct stored properties from values that read neither
+    /// property (nor `self`): in an initializer no one else sees the instance yet, so their
+    /// order cannot be observed and swapping them only makes an equivalent mutant.
+    private static func commute(_ first: CodeBlockItemSyntax, _ second: CodeBlockItemSyntax) -> Bool {
+        func store(_ item: CodeBlockItemSyntax) -> (property: String, value: String)? {
+            guard case .expr(let expression) = item.item, let infix = expression.as(InfixOperatorExprSyntax.self),
+                infix.operator.is(AssignmentExprSyntax.self)
+            else { return nil }
+            let target = infix.leftOperand.trimmedDescription
+            let property = target.hasPrefix("self.") ? String(target.dropFirst(5)) : target
+            guard property.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else { return nil }
+            return (property, infix.rightOperand.trimmedDescription)
+        }
+        guard let a = store(first), let b = store(second), a.property != b.property else { return false }
+        func mentions(_ code: String, _ name: String) -> Bool {
+            code.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).contains { $0 == name }
+        }
+        return !mentions(a.value, b.property) && !mentions(b.value, a.property) && !mentions(a.value, "self")
+            && !mentions(b.value, "self")
     }
 
     /// Whether a one-statement list is a closure's or a getter's body, or a function's that

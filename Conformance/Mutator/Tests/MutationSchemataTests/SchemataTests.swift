@@ -65,6 +65,22 @@ struct SchemataTests {
         #expect(mutants.map(\.mutated) == ["b(); a()"])
     }
 
+    @Test("an initializer's independent stores are not swapped: their order cannot be observed")
+    func commutingStoresAreLeftAlone() {
+        let source = """
+            struct S {
+                init(a: Int, b: Int) {
+                    self.a = a
+                    self.b = b
+                    c = a
+                    d = c + 1
+                }
+            }
+            """
+        let (_, mutants) = schemata(source, operators: [.swapStatements])
+        #expect(mutants.map(\.original) == ["c = a; d = c + 1"], "the second pair reads what the first stored")
+    }
+
     @Test("an atomic's ordering is weakened by repeating the whole call, which must keep constant orderings")
     func weakenedOrdering() {
         let (text, mutants) = schemata(
