@@ -163,7 +163,8 @@ public enum Dashboard {
                 let ran =
                     survivor.verdict == .uncovered
                     ? "reached by no rule"
-                    : "ran " + survivor.trials.map { "\($0.rule)@\($0.subject)" }.joined(separator: ", ")
+                    : "ran " + survivor.trials.prefix(10).map { "\($0.rule)@\($0.subject)" }.joined(separator: ", ")
+                        + (survivor.trials.count > 10 ? " and \(survivor.trials.count - 10) more" : "")
                 html +=
                     "<li id=\"mutant-\(survivor.id)\"><b class=\"failed\">\(survivor.verdict.rawValue)</b> \(escape("\(survivor.file):\(survivor.line)")) <i>\(escape(survivor.operator))</i> in <code>\(escape(survivor.context))</code>: \(escape(survivor.change)); \(escape(ran))</li>\n"
             }
