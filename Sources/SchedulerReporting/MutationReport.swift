@@ -327,10 +327,15 @@ public struct EquivalentMutants: Codable, Sendable, Equatable {
     public struct Declaration: Codable, Sendable, Equatable {
         public var mutant: MutantKey
         public var reason: String
+        /// The only CPU architecture (`x86_64`, `arm64`) the equivalence holds on, when it
+        /// depends on one: a weakened memory ordering can be the same machine code on x86-64
+        /// and a real defect on arm64.
+        public var architecture: String?
 
-        public init(mutant: MutantKey, reason: String) {
+        public init(mutant: MutantKey, reason: String, architecture: String? = nil) {
             self.mutant = mutant
             self.reason = reason
+            self.architecture = architecture
         }
     }
 
@@ -338,8 +343,9 @@ public struct EquivalentMutants: Codable, Sendable, Equatable {
         self.declarations = declarations
     }
 
-    /// The reason given for `key`, if it was declared.
-    public func reason(for key: MutantKey) -> String? {
-        declarations.first { $0.mutant == key }?.reason
+    /// The reason given for `key`, if it was declared for every architecture or for
+    /// `architecture`.
+    public func reason(for key: MutantKey, architecture: String? = Provenance.architecture) -> String? {
+        declarations.first { $0.mutant == key && ($0.architecture == nil || $0.architecture == architecture) }?.reason
     }
 }

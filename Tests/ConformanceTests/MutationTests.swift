@@ -108,6 +108,11 @@ import Testing
         ])
         #expect(declarations.reason(for: killed.key) == "the call only logs")
         #expect(declarations.reason(for: Self.result(2, .survived).key) == nil, "another occurrence is another mutant")
+        let onX86 = EquivalentMutants(declarations: [
+            .init(mutant: killed.key, reason: "same machine code", architecture: "x86_64")
+        ])
+        #expect(onX86.reason(for: killed.key, architecture: "x86_64") == "same machine code")
+        #expect(onX86.reason(for: killed.key, architecture: "arm64") == nil, "declared for another CPU only")
         killed.declaredEquivalent = declarations.reason(for: killed.key)
         let report = Self.report([killed])
         #expect(report.wronglyDeclared.map(\.id) == [1])
