@@ -33,6 +33,18 @@ import Testing
         }
     }
 
+    /// LIN-5 runs the same exploration from the catalogue, so `conformance mutate` judges the
+    /// library's disposables too; a pass is the library's, so it is reported as guaranteed.
+    @Test func theCatalogueChecksThePackagesDisposablesAsAGuarantee() {
+        let queue = ConformanceSubject(name: "queue") { QueueScheduler(name: "lin-5") }
+        let result = ConformanceRunner.run(queue, rules: [RuleCatalogue.rule(.lin5)], timing: MutantKillTests.timing)[0]
+        // A busy machine may leave the meetings short: inconclusive, never failed.
+        #expect(result.status == .guaranteed || result.status == .inconclusive, "\(result.message ?? "")")
+        #expect(
+            RuleCatalogue.rule(.lin5).skipReason(for: ConformanceSubject(name: "none") { ImmediateScheduler.shared })
+                != nil)
+    }
+
     /// The runs of `runs` in which exploring `profile` did not refuse: a pass, and an
     /// inconclusive exploration too, since a risk not tried is no catch.
     static func escapes(

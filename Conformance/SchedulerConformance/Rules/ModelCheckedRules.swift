@@ -1,3 +1,5 @@
+import Schedulers
+
 extension RuleCatalogue {
     static let modelChecked: [Rule] = [
         Rule(
@@ -71,6 +73,35 @@ extension RuleCatalogue {
                 generate: { ExecutorScenarios.generate(&$0, virtual: virtual) },
                 aim: ExecutorScenarios.aim, evidence: virtual ? [.calls] : Jitter.MeetingKind.allCases,
                 instance: { jitter throws(RuleFailure) in ExecutorScenarios.instance(context, jitter: jitter) })
+        },
+        Rule(
+            .lin5,
+            "This package's composite and serial disposables, added to, replaced, removed and disposed from several threads at once, give outcomes some one-at-a-time order of the same calls explains",
+            requires: [.cancellation],
+            rationale:
+                "Cancellation is composed: a subscription keeps its handles in a composite disposed as one, a recursive or repeating schedule swaps its current handle in a serial one, and the users of every scheduler hold them from every thread. A member added as its composite is disposed must be disposed by one of the two calls; a handle replaced as its serial disposable is disposed must not be left running.",
+            hint:
+                "Replay the printed seed with `conformance replay --rule LIN-5`. Look for a dispose that takes the members and marks itself disposed in two critical sections, an add that reads `disposed` outside the lock that stores the member, a remove that finds its member by a stale index, or a replace that disposes the old handle before it stores the new one.",
+            guarantee:
+                "It checks this package's own CompositeDisposable and SerialDisposable, which the users of every subject may hold: no subject changes them, so a pass is the library's (and a failure is the library's too).",
+            needsIdleCores: true
+        ) { context throws(RuleFailure) in
+            // Each of the two types explores for two fifths of the budget: the same 0.6 s and 150
+            // meetings in which the package's tests refute four adversaries in every run.
+            var exploration = context.exploration
+            exploration.budget = exploration.budget * 0.4
+            exploration.meetings = max(1, exploration.meetings / 2)
+            for (profile, serial) in [("composite disposable", false), ("serial disposable", true)] {
+                try ScenarioExplorer.explore(
+                    .lin5, profile: profile, context: context,
+                    generate: { DisposableScenarios.generate(&$0, serial: serial) }, aim: DisposableScenarios.aim,
+                    evidence: [.calls], exploration: exploration,
+                    instance: { _ in
+                        serial
+                            ? DisposableScenarios.serialInstance { SerialDisposable() }
+                            : DisposableScenarios.compositeInstance { CompositeDisposable() }
+                    })
+            }
         },
     ]
 }

@@ -71,10 +71,10 @@ public enum ScenarioExplorer {
         _ rule: RuleID?, profile: String, context: RuleContext,
         generate: (inout SplitMix64) -> Scenario<Model.Operation>,
         aim: (Model.Operation) -> Jitter.Aim, evidence: [Jitter.MeetingKind] = Jitter.MeetingKind.allCases,
-        pointsOfTheSetUp: Bool = true, resumptionsMeet: Bool = false,
+        pointsOfTheSetUp: Bool = true, resumptionsMeet: Bool = false, exploration: Exploration? = nil,
         instance: (Jitter) throws(RuleFailure) -> ScenarioInstance<Model>
     ) throws(RuleFailure) -> Summary {
-        let exploration = context.exploration
+        let exploration = exploration ?? context.exploration
         let started = ContinuousClock.now
         var seeds = SplitMix64(seed: exploration.seed ?? UInt64.random(in: 1...UInt64.max))
         var nextSeed = exploration.seed
