@@ -12,7 +12,8 @@ enum IsolatedRules {
     /// get this process's environment with `environment` added.
     static func run(
         subject: ConformanceSubject, rules: [Rule], timing: Timing, exploration: Exploration = .standard,
-        inProcess: Bool = false, executable: String = CommandLine.arguments[0], environment: [String: String] = [:]
+        inProcess: Bool = false, executable: String = CommandLine.arguments[0], environment: [String: String] = [:],
+        stopAfterDeath: Bool = false
     ) -> [RuleResult] {
         if inProcess {
             return ConformanceRunner.run(
@@ -29,7 +30,7 @@ enum IsolatedRules {
         let explorationJSON = String(decoding: (try? JSONEncoder().encode(exploration)) ?? Data(), as: UTF8.self)
         let outcomes = Supervisor.run(
             items: applicable.map(\.id.rawValue), executable: executable, environment: environment,
-            allowance: timing.ruleTimeout
+            allowance: timing.ruleTimeout, stopAfterDeath: stopAfterDeath
         ) {
             remaining in
             [
@@ -39,10 +40,19 @@ enum IsolatedRules {
             ]
         }
         for rule in applicable {
-            results[rule.id.rawValue] = result(of: rule, outcomes[rule.id.rawValue], timing: timing)
+            guard stopAfterDeath, outcomes[rule.id.rawValue] == nil else {
+                results[rule.id.rawValue] = result(of: rule, outcomes[rule.id.rawValue], timing: timing)
+                continue
+            }
+            results[rule.id.rawValue] = RuleResult(
+                rule: rule.id.rawValue, level: rule.level, status: .skipped, durationSeconds: 0,
+                message: Self.notRunAfterDeath)
         }
         return rules.map { results[$0.id.rawValue]! }
     }
+
+    /// The message of a rule left out because an earlier one of its batch hung or crashed.
+    static let notRunAfterDeath = "not run: an earlier rule of the batch hung or crashed the worker"
 
     private static func result(of rule: Rule, _ outcome: Supervisor.Outcome?, timing: Timing) -> RuleResult {
         switch outcome {

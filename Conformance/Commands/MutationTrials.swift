@@ -101,9 +101,11 @@ struct MutationTrials {
             var timing = self.timing
             let slowest = batch.map { durations[$0] ?? 1 }.max() ?? 1
             timing.ruleTimeout = .seconds(slowest * 4) + mutantTimeout
+            // A hang or a crash is already a kill: no restarted worker waits out the rest.
             let results = IsolatedRules.run(
                 subject: subject, rules: batchRules, timing: timing, executable: tool,
-                environment: ["SCHEDULER_MUTANT": String(mutant)])
+                environment: ["SCHEDULER_MUTANT": String(mutant)], stopAfterDeath: !allRules
+            ).filter { $0.message != IsolatedRules.notRunAfterDeath }
             trials += results.map {
                 MutationReport.Trial(
                     subject: subject.name, rule: $0.rule, status: $0.status, durationSeconds: $0.durationSeconds,

@@ -21,13 +21,23 @@ package enum Supervisor {
         case crashed(seconds: Double, reason: String, standardError: String)
         /// A worker failed before starting it (it could not be launched, say).
         case notRun(reason: String)
+
+        /// Whether the worker died in this item: a hang or a crash.
+        var isDeath: Bool {
+            switch self {
+            case .timedOut, .crashed: true
+            case .finished, .notRun: false
+            }
+        }
     }
 
     /// Runs `items` in workers launched as `executable arguments(remaining items)` with
-    /// `environment`, each item allowed `allowance`, and returns every item's outcome.
+    /// `environment`, each item allowed `allowance`, and returns every item's outcome. With
+    /// `stopAfterDeath`, a worker that hung or crashed is not restarted for the items left,
+    /// which get no outcome (`conformance mutate` needs one kill, not every rule's).
     package static func run(
         items: [String], executable: String = CommandLine.arguments[0], environment: [String: String] = [:],
-        allowance: Duration, arguments: @escaping @Sendable ([String]) -> [String]
+        allowance: Duration, stopAfterDeath: Bool = false, arguments: @escaping @Sendable ([String]) -> [String]
     ) -> [String: Outcome] {
         var outcomes: [String: Outcome] = [:]
         var pending = items
@@ -46,6 +56,7 @@ package enum Supervisor {
                 }
             }
             pending = unfinished.filter { outcomes[$0] == nil }
+            if stopAfterDeath, attempt.outcomes.values.contains(where: \.isDeath) { break }
         }
         return outcomes
     }
