@@ -94,12 +94,14 @@ public struct MutationReport: Codable, Sendable, Equatable {
             self.message = message
         }
 
-        /// How this trial killed its mutant, if it did.
+        /// How this trial killed its mutant, if it did. A worker that died before its first
+        /// rule (the mutant broke the subject's construction) is a crash too: the same build
+        /// ran every rule with the switch off. Only a worker that could not be started is not.
         public var kill: Kill? {
             switch status {
             case .failed: .failure
             case .timeout: .timeout
-            case .error: message?.hasPrefix("the worker failed before") == true ? nil : .crash
+            case .error: message?.contains("not started") == true ? nil : .crash
             default: nil
             }
         }

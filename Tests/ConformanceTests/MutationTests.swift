@@ -84,6 +84,15 @@ import Testing
             notCompiled: [], mutants: mutants)
     }
 
+    @Test func aWorkerThatDiesBeforeItsFirstRuleIsACrashUnlessItNeverStarted() {
+        func trial(_ message: String) -> MutationReport.Trial {
+            .init(subject: "queue", rule: "ORD-1", status: .error, durationSeconds: 0, message: message)
+        }
+        #expect(trial("the worker failed before this rule: signaled(4): Fatal error: 'try!'").kill == .crash)
+        #expect(trial("the worker process died (signaled(11): …)").kill == .crash)
+        #expect(trial("the worker failed before this rule: not started: no such file").kill == nil)
+    }
+
     @Test func theScoreLeavesOutDeclaredEquivalentsAndCountsUncoveredAsMissed() {
         let report = Self.report([
             Self.result(1, .killed), Self.result(2, .killed), Self.result(3, .survived), Self.result(4, .uncovered),
