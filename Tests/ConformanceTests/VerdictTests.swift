@@ -32,7 +32,7 @@ import Testing
         #expect(results.map(\.status) == [.guaranteed, .guaranteed, .passed])
         #expect(results.map(\.exercised) == [false, false, true])
         #expect(results[0].message?.contains("CurrentScheduler.run(as:)") == true)
-        #expect(RuleCatalogue.all.filter { $0.guarantee != nil }.map(\.id) == [.cur4, .cur5])
+        #expect(RuleCatalogue.all.filter { $0.guarantee != nil }.map(\.id) == [.cur4, .cur5, .lin5])
     }
 
     @Test func sequencesNameLossReorderingAndDoubling() throws {
