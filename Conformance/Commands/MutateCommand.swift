@@ -205,10 +205,11 @@ private struct MutationRun {
             for id in ids { reachedBy[id, default: []].append(pair) }
         }
         let durations = baseline.mapValues(\.durationSeconds)
+        let everyPair = MutationTrials.everyPair(baseline)
 
         var results: [MutationReport.MutantResult] = []
         for (index, mutant) in manifest.mutants.enumerated() {
-            let pairs = (reachedBy[mutant.id] ?? []).sorted {
+            let pairs = (mutant.runsOnce == true ? everyPair : reachedBy[mutant.id] ?? []).sorted {
                 (durations[$0] ?? 0, $0.subject, $0.rule.rawValue) < (durations[$1] ?? 0, $1.subject, $1.rule.rawValue)
             }
             let began = ContinuousClock.now

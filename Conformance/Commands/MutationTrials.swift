@@ -21,6 +21,8 @@ struct MutantManifest: Decodable {
         var mutated: String
         var occurrence: Int
         var schemata: Span
+        /// Its code runs once per process (a static's initializer): every pair may kill it.
+        var runsOnce: Bool?
 
         /// The result of a mutant with `verdict`.
         func result(_ verdict: MutationReport.Verdict) -> MutationReport.MutantResult {
@@ -81,6 +83,14 @@ struct MutationTrials {
 
     /// Statuses with which a pair can still kill: it ran and nothing was wrong without mutants.
     static let killable: Set<ResultStatus> = [.passed, .inconclusive, .guaranteed]
+
+    /// The pairs that may kill a mutant whose code runs once per process, when whichever
+    /// rule ran first reached it: every killable pair, and every skipped one, since such a
+    /// mutant (a capability's bit, say) can change what a subject claims, so that a rule
+    /// skipped without it now runs, and fails.
+    static func everyPair(_ baseline: [Pair: RuleResult]) -> [Pair] {
+        baseline.filter { killable.contains($0.value.status) || $0.value.status == .skipped }.map(\.key)
+    }
 
     /// Runs `mutant` against `pairs` (cheapest first): the cheapest alone, then the rest a
     /// subject at a time, stopping at the first kill unless `allRules`.

@@ -61,6 +61,10 @@ public struct Mutant: Codable, Sendable, Equatable {
     public var occurrence: Int
     /// Where its guarded code sits in the generated file.
     public var schemata: Span
+    /// Whether its code runs once per process (a static or global stored property's
+    /// initializer): no single rule reaches it, whichever rule happened to run first does,
+    /// so every rule is a candidate to kill it.
+    public var runsOnce: Bool = false
 
     /// A stretch of a generated file, from its first character to its last, each as
     /// [line, column] (1-based; columns count UTF-8 bytes, as the compiler's do).

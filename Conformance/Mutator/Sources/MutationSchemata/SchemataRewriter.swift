@@ -54,7 +54,34 @@ final class SchemataRewriter: SyntaxRewriter {
             Mutant(
                 id: claim.id, file: file, line: claim.line, column: claim.column, operator: kind,
                 context: Self.context(of: Syntax(node)), original: Self.oneLine(original),
-                mutated: Self.oneLine(mutated), occurrence: 1, schemata: Mutant.Span(start: [0, 0], end: [0, 0])))
+                mutated: Self.oneLine(mutated), occurrence: 1, schemata: Mutant.Span(start: [0, 0], end: [0, 0]),
+                runsOnce: Self.runsOnce(Syntax(node))))
+    }
+
+    /// Whether `node` is evaluated once per process: in the initializer of a static or
+    /// global stored property (Swift initializes those lazily, once), and not inside a
+    /// closure stored for later (one called where it is written still runs once).
+    static func runsOnce(_ node: Syntax) -> Bool {
+        var current: Syntax? = node
+        while let syntax = current {
+            if let closure = syntax.as(ClosureExprSyntax.self) {
+                let called = closure.parent?.as(FunctionCallExprSyntax.self)?.calledExpression.id == closure.id
+                if !called { return false }
+            }
+            if syntax.is(FunctionDeclSyntax.self) || syntax.is(InitializerDeclSyntax.self)
+                || syntax.is(AccessorBlockSyntax.self) || syntax.is(SubscriptDeclSyntax.self)
+                || syntax.is(DeinitializerDeclSyntax.self)
+            {
+                return false
+            }
+            if let variable = syntax.as(VariableDeclSyntax.self) {
+                let isStatic = variable.modifiers.contains { ["static", "class"].contains($0.name.text) }
+                let isGlobal = variable.parent?.parent?.parent?.is(SourceFileSyntax.self) ?? false
+                return isStatic || isGlobal
+            }
+            current = syntax.parent
+        }
+        return false
     }
 
     // MARK: - Expressions
@@ -142,7 +169,8 @@ final class SchemataRewriter: SyntaxRewriter {
             text = Self.choice(claim.id, mutated: Self.relaxing(call, at: index).trimmedDescription, original: text)
             changed = true
         }
-        if let lock = Self.lockedBody(of: node), let claim = claim(.unguardLock, at: node),
+        if let lock = Self.lockedBody(of: node), Self.unguardingIsVisible(node),
+            let claim = claim(.unguardLock, at: node),
             let (base, body) = Self.lockedBody(of: call)
         {
             record(
@@ -167,6 +195,35 @@ final class SchemataRewriter: SyntaxRewriter {
         let relaxed = ExprSyntax(MemberAccessExprSyntax(name: .identifier("relaxed")))
         arguments[index] = arguments[index].with(\.expression, relaxed)
         return call.with(\.arguments, LabeledExprListSyntax(arguments))
+    }
+
+    /// Whether running this `withLock` body on a copy, outside the lock, can be told apart:
+    /// not when the body only reads (the copy is a consistent snapshot; what stays is a data
+    /// race that only a race detector sees), nor in an initializer, where no other thread
+    /// can see the instance yet.
+    static func unguardingIsVisible(_ call: FunctionCallExprSyntax) -> Bool {
+        guard let closure = call.trailingClosure ?? call.arguments.first?.expression.as(ClosureExprSyntax.self)
+        else { return true }
+        var current = Syntax(call).parent
+        while let syntax = current {
+            if syntax.is(ClosureExprSyntax.self) || syntax.is(FunctionDeclSyntax.self)
+                || syntax.is(AccessorDeclSyntax.self)
+            {
+                break
+            }
+            if syntax.is(InitializerDeclSyntax.self) { return false }
+            current = syntax.parent
+        }
+        let parameter: String
+        switch closure.signature?.parameterClause {
+        case .simpleInput(let names)?: parameter = names.first?.name.text ?? "$0"
+        case .parameterClause(let clause)?:
+            parameter = (clause.parameters.first?.secondName ?? clause.parameters.first?.firstName)?.text ?? "$0"
+        case nil: parameter = "$0"
+        }
+        let finder = MutationFinder(parameter: parameter)
+        finder.walk(closure.statements)
+        return finder.mutates
     }
 
     /// `base.withLock { body }` (trailing or as the one argument): the lock's expression and
@@ -246,7 +303,9 @@ final class SchemataRewriter: SyntaxRewriter {
         var index = 0
         while index < items.count {
             if index + 1 < items.count, Self.isSwappable(originals[index]), Self.isSwappable(originals[index + 1]),
-                !(inInitializer && Self.commute(originals[index], originals[index + 1])),
+                !Self.commute(
+                    originals[index], originals[index + 1],
+                    initializerParameters: inInitializer ? Self.parameters(of: node) : nil),
                 let claim = claim(.swapStatements, at: originals[index].item)
             {
                 let first = originals[index].item.trimmedDescription
@@ -301,25 +360,51 @@ final class SchemataRewriter: SyntaxRewriter {
         return false
     }
 
-    /// Two initialisations of distinct stored properties from values that read neither
-    /// property (nor `self`): in an initializer no one else sees the instance yet, so their
-    /// order cannot be observed and swapping them only makes an equivalent mutant.
-    private static func commute(_ first: CodeBlockItemSyntax, _ second: CodeBlockItemSyntax) -> Bool {
-        func store(_ item: CodeBlockItemSyntax) -> (property: String, value: String)? {
+    /// Two stores whose order cannot be observed, so that swapping them only makes an
+    /// equivalent mutant: in an initializer (`initializerParameters` not nil), stores to
+    /// distinct properties from values that read neither property nor `self` (no one else
+    /// sees the instance yet; a bare name that is a parameter is the parameter); anywhere,
+    /// stores of literals (`nil`, `0`, `false`) to distinct members of one value.
+    private static func commute(
+        _ first: CodeBlockItemSyntax, _ second: CodeBlockItemSyntax, initializerParameters: Set<String>?
+    ) -> Bool {
+        func store(_ item: CodeBlockItemSyntax) -> (target: String, value: ExprSyntax)? {
             guard case .expr(let expression) = item.item, let infix = expression.as(InfixOperatorExprSyntax.self),
                 infix.operator.is(AssignmentExprSyntax.self)
             else { return nil }
-            let target = infix.leftOperand.trimmedDescription
-            let property = target.hasPrefix("self.") ? String(target.dropFirst(5)) : target
-            guard property.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else { return nil }
-            return (property, infix.rightOperand.trimmedDescription)
+            return (infix.leftOperand.trimmedDescription, infix.rightOperand)
         }
-        guard let a = store(first), let b = store(second), a.property != b.property else { return false }
-        func mentions(_ code: String, _ name: String) -> Bool {
-            code.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).contains { $0 == name }
+        guard let a = store(first), let b = store(second), a.target != b.target else { return false }
+        func isName(_ text: some StringProtocol) -> Bool {
+            !text.isEmpty && text.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
         }
-        return !mentions(a.value, b.property) && !mentions(b.value, a.property) && !mentions(a.value, "self")
-            && !mentions(b.value, "self")
+        let literal: (ExprSyntax) -> Bool = {
+            $0.is(NilLiteralExprSyntax.self) || $0.is(BooleanLiteralExprSyntax.self)
+                || $0.is(IntegerLiteralExprSyntax.self)
+        }
+        if literal(a.value), literal(b.value) {
+            let (baseA, memberA) = a.target.splitLast(".")
+            let (baseB, memberB) = b.target.splitLast(".")
+            return baseA == baseB && isName(memberA) && isName(memberB) && memberA != memberB
+        }
+        guard let parameters = initializerParameters else { return false }
+        func property(_ target: String) -> String? {
+            let name = target.hasPrefix("self.") ? String(target.dropFirst(5)) : target
+            return isName(name) ? name : nil
+        }
+        guard let propertyA = property(a.target), let propertyB = property(b.target) else { return false }
+        func reads(_ value: ExprSyntax, _ name: String) -> Bool {
+            let words = value.trimmedDescription.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") })
+            if words.contains(where: { $0 == "self" }) { return true }
+            return !parameters.contains(name) && words.contains { $0 == name }
+        }
+        return !reads(a.value, propertyB) && !reads(b.value, propertyA)
+    }
+
+    /// The names an initializer's parameters have inside its body.
+    private static func parameters(of list: CodeBlockItemListSyntax) -> Set<String> {
+        guard let initializer = list.parent?.parent?.as(InitializerDeclSyntax.self) else { return [] }
+        return Set(initializer.signature.parameterClause.parameters.map { ($0.secondName ?? $0.firstName).text })
     }
 
     /// Whether a one-statement list is a closure's or a getter's body, or a function's that
@@ -429,5 +514,63 @@ final class SchemataRewriter: SyntaxRewriter {
             current = syntax.parent
         }
         return names.isEmpty ? "(file)" : names.reversed().joined(separator: ".")
+    }
+}
+
+extension String {
+    /// The text before the last `separator` and after it; ("", self) when there is none.
+    fileprivate func splitLast(_ separator: Character) -> (String, String) {
+        guard let index = lastIndex(of: separator) else { return ("", self) }
+        return (String(self[..<index]), String(self[self.index(after: index)...]))
+    }
+}
+
+/// Finds whether a closure may change its parameter: an assignment to it or to a part of
+/// it, `&` on it, or any method called on it (which may be `mutating`; syntax cannot tell).
+private final class MutationFinder: SyntaxVisitor {
+    let parameter: String
+    var mutates = false
+
+    init(parameter: String) {
+        self.parameter = parameter
+        super.init(viewMode: .sourceAccurate)
+    }
+
+    /// Whether `expression` is the parameter or a path into it.
+    private func isRooted(_ expression: ExprSyntax) -> Bool {
+        var current = expression
+        while true {
+            if let member = current.as(MemberAccessExprSyntax.self), let base = member.base {
+                current = base
+            } else if let optional = current.as(OptionalChainingExprSyntax.self) {
+                current = optional.expression
+            } else if let forced = current.as(ForceUnwrapExprSyntax.self) {
+                current = forced.expression
+            } else if let subscriptCall = current.as(SubscriptCallExprSyntax.self) {
+                current = subscriptCall.calledExpression
+            } else {
+                return current.as(DeclReferenceExprSyntax.self)?.baseName.text == parameter
+            }
+        }
+    }
+
+    override func visit(_ node: InfixOperatorExprSyntax) -> SyntaxVisitorContinueKind {
+        let symbol = node.operator.as(BinaryOperatorExprSyntax.self)?.operator.text ?? ""
+        let compound = symbol.hasSuffix("=") && !["==", "!=", "<=", ">=", "==="].contains(symbol)
+        let assigns = node.operator.is(AssignmentExprSyntax.self) || compound
+        if assigns, isRooted(node.leftOperand) { mutates = true }
+        return .visitChildren
+    }
+
+    override func visit(_ node: InOutExprSyntax) -> SyntaxVisitorContinueKind {
+        if isRooted(node.expression) { mutates = true }
+        return .visitChildren
+    }
+
+    override func visit(_ node: FunctionCallExprSyntax) -> SyntaxVisitorContinueKind {
+        if let member = node.calledExpression.as(MemberAccessExprSyntax.self), let base = member.base, isRooted(base) {
+            mutates = true
+        }
+        return .visitChildren
     }
 }

@@ -26,6 +26,30 @@ struct SchemataTests {
         #expect(text.contains("(/*M1{*/__schedulerMutant(1) ? a <= b : a < b/*}M1*/)"))
     }
 
+    @Test("code in a static or global stored property's initializer runs once per process; in a body, it does not")
+    func runsOnce() {
+        let source = """
+            let global = 1 << 2
+            struct S {
+                static let bit = 1 << 3
+                static let table: [Int] = { [1 << 4] }()
+                static let later: () -> Int = { 1 << 5 }
+                static var computed: Int { 1 << 6 }
+                let instance = 1 << 7
+                func f() -> Int { 1 << 8 }
+            }
+            """
+        let (_, mutants) = schemata(source, operators: [.offByOne])
+        let once = Dictionary(mutants.map { ($0.original + "@" + String($0.line), $0.runsOnce) }, uniquingKeysWith: { a, _ in a })
+        #expect(once["2@1"] == true)
+        #expect(once["3@3"] == true)
+        #expect(once["4@4"] == true)
+        #expect(once["5@5"] == false)
+        #expect(once["6@6"] == false)
+        #expect(once["7@7"] == false)
+        #expect(once["8@8"] == false)
+    }
+
     @Test("a condition is negated with try kept in front, where a ternary allows it")
     func negatedConditionKeepsTry() {
         let source = """
@@ -81,6 +105,28 @@ struct SchemataTests {
         #expect(mutants.map(\.original) == ["c = a; d = c + 1"], "the second pair reads what the first stored")
     }
 
+    @Test("a parameter named like the property is the parameter; literal stores to one value's members commute")
+    func parametersAndLiteralStores() {
+        let source = """
+            final class Q {
+                init(name: String) {
+                    self.name = name
+                    self.queue = Queue(label: name)
+                }
+                func reset() {
+                    state.continuation = nil
+                    state.wakeUp = nil
+                }
+                func reset2() {
+                    state.continuation = nil
+                    other.wakeUp = nil
+                }
+            }
+            """
+        let (_, mutants) = schemata(source, operators: [.swapStatements])
+        #expect(mutants.map(\.original) == ["state.continuation = nil; other.wakeUp = nil"])
+    }
+
     @Test("an atomic's ordering is weakened by repeating the whole call, which must keep constant orderings")
     func weakenedOrdering() {
         let (text, mutants) = schemata(
@@ -88,6 +134,23 @@ struct SchemataTests {
             operators: [.weakenOrdering])
         #expect(mutants.count == 1)
         #expect(text.contains("__schedulerMutant(1) ? x.load(ordering: .relaxed) : x.load(ordering: .acquiring)"))
+    }
+
+    @Test("a read-only withLock body, or one in an initializer, is not unguarded: no rule could tell")
+    func unguardOnlyWhereVisible() {
+        let source = """
+            final class C {
+                init() { state.withLock { $0.count = 1 } }
+                var count: Int { state.withLock { $0.queue.count } }
+                var empty: Bool { state.withLock { s in s.action == nil && s.count != 0 } }
+                func take() -> Int? { state.withLock { $0.handle.take() } }
+                func bump() { state.withLock { s in s.count += 1 } }
+                func swap() { state.withLock { Swift.swap(&$0.a, &$0.b) } }
+                func set() { state.withLock { $0.flag = true } }
+            }
+            """
+        let (_, mutants) = schemata(source, operators: [.unguardLock])
+        #expect(mutants.map(\.context) == ["C.take()", "C.bump()", "C.swap()", "C.set()"])
     }
 
     @Test("withLock's body runs on a copy read and written back under two acquisitions")
