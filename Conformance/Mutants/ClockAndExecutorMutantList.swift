@@ -12,6 +12,12 @@ extension Mutants {
         clock(.wrappingInstants, "instants wrap 64-bit nanoseconds", .clk6),
         clock(.oversleeps, "every sleep is 400 ms late", .clk11),
         manualClock(.earlyByOne, "resumes sleepers one nanosecond before their deadline", .clk2),
+        manualClock(.truncatesToNanoseconds, "keeps deadlines as whole nanoseconds, truncated", .clk2),
+        manualClock(.roundsUpToMicroseconds, "claims nanoseconds but resumes at the next whole microsecond", .clk2),
+        manualClock(.firstTickIsOrigin, "a deadline within its first tick is due at the origin", .clk2),
+        manualClock(
+            .dueWaitsOffItsExecutor, "a deadline equal to now waits for the next advance (sleepers off its executor)",
+            .clk4),
         manualClock(.sleepForFromOrigin, "`sleep(for:)` measures from the clock's origin", .clk3),
         manualClock(.dueWaits, "a deadline equal to now waits for the next advance", .clk4),
         manualClock(.ignoresCancellation, "a parked sleeper ignores cancellation", .clk5),

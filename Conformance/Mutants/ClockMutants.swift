@@ -107,6 +107,18 @@ final class FaultyManualClock: Clock {
         case runSnapshot = "manual-clock-run-snapshot"
         case deregistersByDeadline = "manual-clock-deregisters-by-deadline"
         case cancelSwapRemoves = "manual-clock-cancel-swap-removes"
+        /// Deadlines are kept as whole nanoseconds, truncated: one a fraction past a
+        /// nanosecond is due a fraction early.
+        case truncatesToNanoseconds = "manual-clock-truncates-to-nanoseconds"
+        /// Deadlines are kept as whole microseconds, rounded up, though it claims a
+        /// nanosecond's resolution: a sleeper is resumed up to a microsecond late.
+        case roundsUpToMicroseconds = "manual-clock-rounds-up-to-microseconds"
+        /// A deadline within its first tick counts as the origin (a clamp of pre-origin
+        /// deadlines off by one), so it is due before time moves.
+        case firstTickIsOrigin = "manual-clock-first-tick-is-origin"
+        /// As ``dueWaits``, with its sleepers on the suite's executor, so that nothing but an
+        /// advance (not even a settling one) resumes a due sleep.
+        case dueWaitsOffItsExecutor = "manual-clock-due-waits-off-its-executor"
     }
 
     typealias Instant = VirtualClock.Instant
@@ -135,9 +147,10 @@ final class FaultyManualClock: Clock {
 
     func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
-        let deadline = fault == .earlyByOne ? deadline.advanced(by: .nanoseconds(-1)) : deadline
+        let deadline = Self.stored(deadline, fault)
         let current = now
-        if fault == .dueWaits ? deadline < current : deadline <= current { return }
+        let dueWaits = fault == .dueWaits || fault == .dueWaitsOffItsExecutor
+        if dueWaits ? deadline < current : deadline <= current { return }
         let wake = Sleeper()
         let id = state.withLock { state in
             defer { state.nextID += 1 }
@@ -171,6 +184,22 @@ final class FaultyManualClock: Clock {
             }
             // A sleeper an advance already took is resumed by it: the clock decided first.
             if withdrawn { wake.finish(CancellationError()) }
+        }
+    }
+
+    /// The deadline as the clock keeps it, with the fault's rounding.
+    private static func stored(_ deadline: Instant, _ fault: Fault?) -> Instant {
+        let nanosecond: Int128 = 1_000_000_000
+        let attoseconds = deadline.offset.attoseconds
+        switch fault {
+        case .earlyByOne: return deadline.advanced(by: .nanoseconds(-1))
+        case .truncatesToNanoseconds:
+            return Instant(offset: Duration(attoseconds: attoseconds / nanosecond * nanosecond))
+        case .roundsUpToMicroseconds:
+            let microsecond = nanosecond * 1_000
+            return Instant(offset: Duration(attoseconds: (attoseconds + microsecond - 1) / microsecond * microsecond))
+        case .firstTickIsOrigin: return deadline.offset <= .nanoseconds(1) ? Instant(offset: .zero) : deadline
+        default: return deadline
         }
     }
 
@@ -240,7 +269,8 @@ final class FaultyManualClock: Clock {
     var underTest: ClockUnderTest {
         ClockUnderTest(
             self, blockingAdvance: { $0.advance(by: $1) }, blockingRun: { $0.run() },
-            sleepersRunOn: jobs.executor, sleepFor: { try await $0.sleepFor($1) }
+            sleepersRunOn: fault == .dueWaitsOffItsExecutor ? nil : jobs.executor,
+            sleepFor: { try await $0.sleepFor($1) }
         )
     }
 }

@@ -43,13 +43,23 @@ final class FaultyRecursionMutant: MutantBase, @unchecked Sendable {
         case checksDisposalOnlyOnReschedule = "recursion-checks-disposal-on-reschedule"
         /// The first run is queued twice.
         case doubleFirstRun = "recursion-double-first-run"
+        /// On a concurrent queue, only the first reschedule during the block is counted; a
+        /// second one schedules at once (a counter whose "returned" bit is one of its counts),
+        /// so that run starts on another thread while the block still runs.
+        case concurrentEarlyRun = "recursion-concurrent-early-run"
     }
 
     let fault: Fault
 
     init(_ fault: Fault) {
         self.fault = fault
-        super.init(fault.rawValue)
+        if fault == .concurrentEarlyRun {
+            super.init(
+                fault.rawValue, claims: [.asynchronous, .concurrent, .cancellation, .tracksCurrent],
+                queue: DispatchQueue(label: fault.rawValue, attributes: .concurrent))
+        } else {
+            super.init(fault.rawValue)
+        }
     }
 
     override func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (
@@ -73,6 +83,10 @@ final class FaultyRecursionMutant: MutantBase, @unchecked Sendable {
                 }
                 if inBlock {
                     if fault == .reentrant { run() }
+                    if fault == .concurrentEarlyRun, state.withLock({ $0.counted }) > 1 {
+                        state.withLock { $0.counted -= 1 }
+                        enqueue()
+                    }
                     return
                 }
                 switch fault {

@@ -43,6 +43,10 @@ extension Mutants {
         faulty(FaultyRecursionMutant.Fault.reentrant, "a reschedule during the block runs it inside itself", .rec2) {
             FaultyRecursionMutant($0)
         },
+        faulty(
+            FaultyRecursionMutant.Fault.concurrentEarlyRun,
+            "on a concurrent queue, a second reschedule during the block starts a run at once", .rec2
+        ) { FaultyRecursionMutant($0) },
         faulty(FaultyRecursionMutant.Fault.lossyReschedule, "two reschedules give one run", .rec3) {
             FaultyRecursionMutant($0)
         },

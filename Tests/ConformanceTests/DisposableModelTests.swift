@@ -14,13 +14,18 @@ import Testing
     /// Explores `profile` on instances from `instance` for 0.6 s (and on, until 150 meetings of
     /// two calls happened); throws the failure if some run is refused.
     static func explore(
-        _ profile: String, serial: Bool, instance: @escaping @Sendable () -> ScenarioInstance<DisposableModel>
+        _ profile: String, serial: Bool, disposeOnly: Bool = false,
+        instance: @escaping @Sendable () -> ScenarioInstance<DisposableModel>
     ) throws(RuleFailure) {
         let context = RuleContext(
             subject: ConformanceSubject(name: profile) { ImmediateScheduler.shared }, timing: MutantKillTests.timing,
             mainThreadDriven: false, exploration: Exploration(budget: .milliseconds(600), meetings: 150))
         try ScenarioExplorer.explore(
-            nil, profile: profile, context: context, generate: { DisposableScenarios.generate(&$0, serial: serial) },
+            nil, profile: profile, context: context,
+            generate: {
+                disposeOnly
+                    ? DisposableScenarios.generateDisposeOnly(&$0) : DisposableScenarios.generate(&$0, serial: serial)
+            },
             aim: DisposableScenarios.aim, evidence: [.calls], instance: { _ in instance() })
     }
 
@@ -29,8 +34,27 @@ import Testing
             DisposableScenarios.compositeInstance { CompositeDisposable() }
         }
         try Self.explore("serial disposable", serial: true) {
-            DisposableScenarios.serialInstance { SerialDisposable() }
+            DisposableScenarios.serialInstance { SerialDisposable($0) }
         }
+        try Self.explore("serial disposable made holding one", serial: true) {
+            DisposableScenarios.serialInstance(holdingFirst: true) { SerialDisposable($0) }
+        }
+        try Self.explore("action disposable", serial: true, disposeOnly: true) {
+            DisposableScenarios.actionInstance { ActionDisposable($0) }
+        }
+    }
+
+    /// A serial disposable that drops the member it was made with, and an action disposable
+    /// whose check and set are two steps, are refused in every run.
+    @Test func aDroppedFirstMemberAndADoubledActionAreRefusedInEveryRun() {
+        let dropped = Self.escapes("serial disposable made holding one", serial: true) {
+            DisposableScenarios.serialInstance(holdingFirst: true) { _ in SerialDisposable() }
+        }
+        #expect(dropped.isEmpty, "a dropped first member escaped in \(dropped.count) of \(Self.runs) runs")
+        let doubled = Self.escapes("action disposable", serial: true, disposeOnly: true) {
+            DisposableScenarios.actionInstance { RacyAction($0) }
+        }
+        #expect(doubled.isEmpty, "a doubled action escaped in \(doubled.count) of \(Self.runs) runs")
     }
 
     /// LIN-5 runs the same exploration from the catalogue, so `conformance mutate` judges the
@@ -48,11 +72,12 @@ import Testing
     /// The runs of `runs` in which exploring `profile` did not refuse: a pass, and an
     /// inconclusive exploration too, since a risk not tried is no catch.
     static func escapes(
-        _ profile: String, serial: Bool, instance: @escaping @Sendable () -> ScenarioInstance<DisposableModel>
+        _ profile: String, serial: Bool, disposeOnly: Bool = false,
+        instance: @escaping @Sendable () -> ScenarioInstance<DisposableModel>
     ) -> [Int] {
         (0..<runs).filter { _ in
             do throws(RuleFailure) {
-                try explore(profile, serial: serial, instance: instance)
+                try explore(profile, serial: serial, disposeOnly: disposeOnly, instance: instance)
                 return true
             } catch {
                 return error.kind != .failed
@@ -71,7 +96,7 @@ import Testing
     @Test(arguments: RacySerial.Fault.allCases)
     func aRacySerialDisposableIsRefusedInEveryRun(_ fault: RacySerial.Fault) {
         let escaped = Self.escapes("serial disposable", serial: true) {
-            DisposableScenarios.serialInstance { RacySerial(fault) }
+            DisposableScenarios.serialInstance { _ in RacySerial(fault) }
         }
         #expect(escaped.isEmpty, "\(fault) escaped in \(escaped.count) of \(Self.runs) runs")
     }
@@ -231,4 +256,22 @@ final class RacySerial: ReplaceableDisposable {
     }
 
     var isDisposed: Bool { state.withLock { $0.disposed } }
+}
+
+/// An action disposable that checks its flag and sets it in two steps, a microsecond apart:
+/// two disposes at once both run the action.
+final class RacyAction: Disposable {
+    private let action: @Sendable () -> Void
+    private let disposed = Atomic<Bool>(false)
+
+    init(_ action: @escaping @Sendable () -> Void) { self.action = action }
+
+    func dispose() {
+        guard !disposed.load(ordering: .acquiring) else { return }
+        spin(racyWindow)
+        disposed.store(true, ordering: .releasing)
+        action()
+    }
+
+    var isDisposed: Bool { disposed.load(ordering: .acquiring) }
 }

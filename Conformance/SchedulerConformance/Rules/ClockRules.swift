@@ -80,19 +80,33 @@ extension RuleCatalogue {
                     }
                     return
                 }
+                // One tick past the clock's origin: a clock that treats every deadline up to its
+                // first tick as the origin wakes it before time moves.
+                let tick = max(session.clock.minimumResolution(), .nanoseconds(1))
+                let first = try session.parkedSleeper(until: session.now + tick, "a sleeper one tick ahead")
+                try session.advance(by: .zero)
+                try ctx.expect(
+                    first.outcome == nil, "a sleeper one tick ahead resumed at \(session.now), before time moved")
+                try session.advance(by: tick)
+                _ = try session.outcome(of: first, "a sleeper one tick ahead, once the clock moved by a tick,")
                 let deadline = session.now + .seconds(10)
                 let sleeper = try session.parkedSleeper(until: deadline, "a sleeper 10 s ahead")
                 let outcome = try session.wakeExactly(sleeper, at: deadline, "a sleeper 10 s ahead")
                 guard case .returned(let woke) = outcome else { throw RuleFailure("the sleeper ended with \(outcome)") }
                 try ctx.expect(woke >= deadline, "the sleeper saw \(woke), before its deadline \(deadline)")
-                // A deadline between two nanoseconds: a clock that rounds it down wakes early.
-                let between = session.now + .seconds(1) + .nanoseconds(1) / 2
+                // A deadline an attosecond past a whole second: a clock that rounds it down (or
+                // ignores a fraction that small) wakes early; it is due at the next tick.
+                let between = session.now + .seconds(1) + Duration(secondsComponent: 0, attosecondsComponent: 1)
                 let fractional = try session.parkedSleeper(
-                    until: between, "a sleeper half a nanosecond past a whole second")
+                    until: between, "a sleeper an attosecond past a whole second")
                 try session.advance(by: .seconds(1))
                 try ctx.expect(
                     fractional.outcome == nil,
                     "a sleeper until \(between) resumed at \(session.now), before its deadline")
+                try session.advance(by: tick)
+                _ = try session.outcome(
+                    of: fractional, "a sleeper an attosecond past a whole second, once the clock reached the next tick,"
+                )
             },
             Rule(
                 .clk3, "`sleep(for: d)` is `sleep(until: now + d)`, measured from when it is called",
@@ -137,7 +151,9 @@ extension RuleCatalogue {
                     let start = session.now
                     let atNow = session.start { clock in try await clock.sleepUntil(clock.now(), nil) }
                     let past = session.start { clock in try await clock.sleepUntil(clock.now() - .seconds(1), nil) }
-                    try session.settle()
+                    // Not driven, not even by zero: a due sleep must not wait for that. (Tasks
+                    // on the clock's own executor run only when it is driven.)
+                    if session.clock.sleeperExecutor == nil { try session.waitForTasks() } else { try session.settle() }
                     try ctx.expect(atNow.outcome != nil, "sleep(until: now) waits for the clock to move")
                     try ctx.expect(past.outcome != nil, "sleep(until: now - 1 s) waits for the clock to move")
                     try ctx.expect(

@@ -1,3 +1,4 @@
+import SchedulerProbes
 import Schedulers
 
 extension RuleCatalogue {
@@ -76,31 +77,47 @@ extension RuleCatalogue {
         },
         Rule(
             .lin5,
-            "This package's composite and serial disposables, added to, replaced, removed and disposed from several threads at once, give outcomes some one-at-a-time order of the same calls explains",
+            "This package's composite, serial and action disposables, added to, replaced, removed and disposed from several threads at once, give outcomes some one-at-a-time order of the same calls explains",
             requires: [.cancellation],
             rationale:
-                "Cancellation is composed: a subscription keeps its handles in a composite disposed as one, a recursive or repeating schedule swaps its current handle in a serial one, and the users of every scheduler hold them from every thread. A member added as its composite is disposed must be disposed by one of the two calls; a handle replaced as its serial disposable is disposed must not be left running.",
+                "Cancellation is composed: a subscription keeps its handles in a composite disposed as one, a recursive or repeating schedule swaps its current handle in a serial one, and the users of every scheduler hold them from every thread. A member added as its composite is disposed must be disposed by one of the two calls; a handle replaced as its serial disposable is disposed must not be left running; an action disposable disposed from two threads runs its action once.",
             hint:
                 "Replay the printed seed with `conformance replay --rule LIN-5`. Look for a dispose that takes the members and marks itself disposed in two critical sections, an add that reads `disposed` outside the lock that stores the member, a remove that finds its member by a stale index, or a replace that disposes the old handle before it stores the new one.",
             guarantee:
-                "It checks this package's own CompositeDisposable and SerialDisposable, which the users of every subject may hold: no subject changes them, so a pass is the library's (and a failure is the library's too).",
+                "It checks this package's own CompositeDisposable, SerialDisposable and ActionDisposable, which the users of every subject may hold: no subject changes them, so a pass is the library's (and a failure is the library's too).",
             needsIdleCores: true
         ) { context throws(RuleFailure) in
-            // Each of the two types explores for two fifths of the budget: the same 0.6 s and 150
-            // meetings in which the package's tests refute four adversaries in every run.
-            var exploration = context.exploration
-            exploration.budget = exploration.budget * 0.4
-            exploration.meetings = max(1, exploration.meetings / 2)
-            for (profile, serial) in [("composite disposable", false), ("serial disposable", true)] {
+            // Composite and serial each explore for two fifths of the budget (the same 0.6 s and
+            // 150 meetings in which the package's tests refute four adversaries of each), the
+            // action disposable for the rest; every other serial instance starts holding one.
+            func explore(
+                _ profile: String, share: Double, meetingShare: Int = 2,
+                generate: (inout SplitMix64) -> Scenario<DisposableOperation>,
+                instance: () -> ScenarioInstance<DisposableModel>
+            ) throws(RuleFailure) {
+                var exploration = context.exploration
+                exploration.budget = exploration.budget * share
+                exploration.meetings = max(1, exploration.meetings / meetingShare)
                 try ScenarioExplorer.explore(
-                    .lin5, profile: profile, context: context,
-                    generate: { DisposableScenarios.generate(&$0, serial: serial) }, aim: DisposableScenarios.aim,
-                    evidence: [.calls], exploration: exploration,
-                    instance: { _ in
-                        serial
-                            ? DisposableScenarios.serialInstance { SerialDisposable() }
-                            : DisposableScenarios.compositeInstance { CompositeDisposable() }
-                    })
+                    .lin5, profile: profile, context: context, generate: generate, aim: DisposableScenarios.aim,
+                    evidence: [.calls], exploration: exploration, instance: { _ in instance() })
+            }
+            try explore(
+                "composite disposable", share: 0.4, generate: { DisposableScenarios.generate(&$0, serial: false) }
+            ) {
+                DisposableScenarios.compositeInstance { CompositeDisposable() }
+            }
+            var made = 0
+            try explore("serial disposable", share: 0.4, generate: { DisposableScenarios.generate(&$0, serial: true) })
+            {
+                made += 1
+                return DisposableScenarios.serialInstance(holdingFirst: made % 2 == 0) { SerialDisposable($0) }
+            }
+            try explore(
+                "action disposable", share: 0.2, meetingShare: 4,
+                generate: { DisposableScenarios.generateDisposeOnly(&$0) }
+            ) {
+                DisposableScenarios.actionInstance { ActionDisposable($0) }
             }
         },
     ]

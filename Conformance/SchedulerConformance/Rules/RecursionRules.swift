@@ -32,15 +32,27 @@ extension RuleCatalogue {
             let runs = Box(0)
             let finished = Box(0)
             let third = Signal()
+            // On a concurrent scheduler a run scheduled too early would start on another
+            // thread while the first still runs; the first stays until a probe scheduled
+            // after the reschedules has run (so anything queued ahead of it was taken),
+            // then for the quiet window, in which such a run would have started.
+            let concurrent = ctx.subject.capabilities.contains(.concurrent)
+            let probeRan = Signal()
+            let secondStarted = Signal()
             scheduler.scheduleRecursive { reschedule in
                 let run = runs.update {
                     $0 += 1
                     return $0
                 }
                 log.record("start \(run)")
+                if run == 2 { secondStarted.fire() }
                 if run == 1 {
                     reschedule()
                     reschedule()
+                    if concurrent {
+                        scheduler.schedule { probeRan.fire() }
+                        if probeRan.wait(ctx.timing.mustHappen) { _ = secondStarted.wait(ctx.timing.quietWindow) }
+                    }
                 }
                 log.record("end \(run)")
                 // Counted at the end: on a concurrent scheduler runs 2 and 3 may finish in either order.
@@ -52,6 +64,10 @@ extension RuleCatalogue {
                 }
             }
             try ctx.waitFor(third, on: scheduler, "three runs")
+            try ctx.requireExercised(
+                !concurrent || probeRan.hasFired,
+                "an action scheduled during the first run did not run while it waited, so an early run could not have started either"
+            )
             let events = log.all
             let endOfFirst = try ctx.unwrap(events.firstIndex(of: "end 1"), "no end of the first run in \(events)")
             for later in ["start 2", "start 3"] {

@@ -101,8 +101,13 @@ public struct DisposableModel: SequentialModel, CustomStringConvertible {
     /// Members whose dispose is owed and has not been seen.
     var owed: Set<Int> = []
 
-    /// The model of a composite, or (`serial`) of a serial disposable.
-    public init(serial: Bool) { self.serial = serial }
+    /// The model of a composite, or (`serial`) of a serial disposable; holding `member`
+    /// from the start (a serial disposable made with an inner one, an action disposable's
+    /// action) when one is given.
+    public init(serial: Bool, holding member: Int? = nil) {
+        self.serial = serial
+        self.members = member.map { [$0] } ?? []
+    }
 
     public func apply(_ operation: Operation) -> [(outcome: Outcome, next: DisposableModel)] {
         var next = self

@@ -28,6 +28,17 @@ public enum DisposableScenarios {
         return Scenario(initial: initial, parallel: parallel, final: [.dispose, .settled])
     }
 
+    /// A scenario on a handle whose one member is there from the start (an action
+    /// disposable's action): 2–3 threads × 1–3 disposes and reads.
+    public static func generateDisposeOnly(_ random: inout SplitMix64) -> Scenario<DisposableOperation> {
+        let parallel = (0..<2 + Int(random.next() % 2)).map { _ in
+            (0..<1 + Int(random.next() % 3)).map { _ -> DisposableOperation in
+                random.next() % 3 == 0 ? .isDisposed : .dispose
+            }
+        }
+        return Scenario(initial: [], parallel: parallel, final: [.dispose, .settled])
+    }
+
     /// What a call acts on: every call but a read changes the set.
     public static func aim(_ operation: DisposableOperation) -> Jitter.Aim {
         switch operation {
@@ -65,14 +76,15 @@ public enum DisposableScenarios {
             finish: { () throws(RuleFailure) in (members.observed, []) })
     }
 
-    /// A fresh serial disposable from `make`, whose members record each dispose they get.
-    public static func serialInstance<Handle: ReplaceableDisposable>(_ make: () -> Handle) -> ScenarioInstance<
-        DisposableModel
-    > {
-        let handle = make()
+    /// A fresh serial disposable from `make`, whose members record each dispose they get;
+    /// made holding member 0 when `holdingFirst`.
+    public static func serialInstance<Handle: ReplaceableDisposable>(
+        holdingFirst: Bool = false, _ make: ((any Disposable)?) -> Handle
+    ) -> ScenarioInstance<DisposableModel> {
         let members = Members()
+        let handle = make(holdingFirst ? members.make(0) : nil)
         return ScenarioInstance(
-            initial: DisposableModel(serial: true),
+            initial: DisposableModel(serial: true, holding: holdingFirst ? 0 : nil),
             perform: { operation in
                 switch operation {
                 case .add(let k): handle.inner = members.make(k)
@@ -81,6 +93,29 @@ public enum DisposableScenarios {
                 case .isDisposed: return [(operation, .isDisposed(handle.isDisposed))]
                 case .settled: return [(operation, .owed([]))]
                 case .remove, .memberDisposed: preconditionFailure("\(operation) is not a serial disposable's call")
+                }
+                return [(operation, .done)]
+            },
+            finish: { () throws(RuleFailure) in (members.observed, []) })
+    }
+
+    /// A fresh action disposable from `make`, whose action is member 0: it must run once,
+    /// on the first dispose, whichever threads dispose at once.
+    public static func actionInstance(
+        _ make: (_ action: @escaping @Sendable () -> Void) -> any Disposable
+    ) -> ScenarioInstance<DisposableModel> {
+        let members = Members()
+        let action = members.make(0)
+        let handle = make { action.dispose() }
+        return ScenarioInstance(
+            initial: DisposableModel(serial: true, holding: 0),
+            perform: { operation in
+                switch operation {
+                case .dispose: handle.dispose()
+                case .isDisposed: return [(operation, .isDisposed(handle.isDisposed))]
+                case .settled: return [(operation, .owed([]))]
+                case .add, .remove, .read, .memberDisposed:
+                    preconditionFailure("\(operation) is not an action disposable's call")
                 }
                 return [(operation, .done)]
             },

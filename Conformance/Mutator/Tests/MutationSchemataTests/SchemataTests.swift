@@ -40,7 +40,8 @@ struct SchemataTests {
             }
             """
         let (_, mutants) = schemata(source, operators: [.offByOne])
-        let once = Dictionary(mutants.map { ($0.original + "@" + String($0.line), $0.runsOnce) }, uniquingKeysWith: { a, _ in a })
+        let once = Dictionary(
+            mutants.map { ($0.original + "@" + String($0.line), $0.runsOnce) }, uniquingKeysWith: { a, _ in a })
         #expect(once["2@1"] == true)
         #expect(once["3@3"] == true)
         #expect(once["4@4"] == true)
