@@ -170,3 +170,16 @@ final class SelfDisposeSkipsNextMutant: MutantBase, @unchecked Sendable {
         return handle
     }
 }
+
+/// A handle that marks itself disposed once its action ran (one flag serving for "claimed"
+/// and "disposed"): cancellation works, but `isDisposed` reports completion.
+final class DisposedOnceRunMutant: MutantBase, @unchecked Sendable {
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let flag = BooleanDisposable()
+        queue.async {
+            self.run(action, unless: flag)
+            flag.dispose()
+        }
+        return flag
+    }
+}

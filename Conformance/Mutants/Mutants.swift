@@ -91,6 +91,9 @@ public enum Mutants {
             DisposeHopsToQueueMutant("dispose-hops-to-queue")
         },
         mutant("is-disposed-lies", "isDisposed is always false", .can2) { IsDisposedLiesMutant("is-disposed-lies") },
+        mutant("disposed-once-run", "a handle reports isDisposed once its action ran", .can2) {
+            DisposedOnceRunMutant("disposed-once-run")
+        },
         mutant("dispose-toggles", "a second dispose() revives the action", .can2) {
             DisposeTogglesMutant("dispose-toggles")
         },
@@ -123,6 +126,9 @@ public enum Mutants {
             RepeatingDiesWhenDroppedMutant("repeating-dies-when-dropped")
         },
         mutant("keeps-closures", "keeps every closure forever", .can9) { KeepsClosuresMutant("keeps-closures") },
+        mutant("silenced-timer", "a disposed repeating timer is silenced, never cancelled", .can11) {
+            SilencedTimerMutant("silenced-timer")
+        },
         mutant("one-shot-handle-keeps-closure", "a plain action's handle keeps its closure after it ran", .can9) {
             OneShotHandleKeepsClosureMutant("one-shot-handle-keeps-closure")
         },

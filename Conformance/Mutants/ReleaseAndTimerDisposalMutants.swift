@@ -143,3 +143,26 @@ final class RepeatingDiesWhenDroppedMutant: MutantBase, @unchecked Sendable {
         return Handle(ActionDisposable { timer.cancel() })
     }
 }
+
+/// A repeating timer whose disposal silences it (each tick checks a flag first) but never
+/// cancels the source: it keeps firing into nothing, and its handler keeps the handle and
+/// the scheduler alive for good. No tick is ever seen after `dispose()`.
+final class SilencedTimerMutant: MutantBase, @unchecked Sendable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
+        -> any Disposable
+    {
+        nonisolated(unsafe) let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(
+            deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1)),
+            repeating: .nanoseconds(Int(spec.intervalNanoseconds)),
+            leeway: .nanoseconds(Int(spec.leewayNanoseconds))
+        )
+        let handle = BooleanDisposable()
+        timer.setEventHandler {
+            guard !handle.isDisposed else { return }
+            tick()
+        }
+        timer.resume()
+        return handle
+    }
+}

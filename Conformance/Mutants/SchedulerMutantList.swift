@@ -163,6 +163,11 @@ extension Mutants {
         faulty(FaultyVirtualMutant.Fault.runsEagerly, "runs a plain action at once when nothing is pending", .vt1) {
             FaultyVirtualMutant($0)
         },
+        faulty(
+            FaultyVirtualMutant.Fault.recursionLeavesPendingRun,
+            "a disposed recursion leaves its queued run for a step",
+            .rec5
+        ) { FaultyVirtualMutant($0) },
         faulty(FaultyVirtualMutant.Fault.emptyStepMovesTime, "an empty step moves time", .vt2) {
             FaultyVirtualMutant($0)
         },

@@ -36,6 +36,9 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
         case repeatingFromTarget = "virtual-repeating-from-target"
         /// Correct, and steps one action at a time, but does not claim `singleStep`.
         case singleStepUnclaimed = "virtual-single-step-unclaimed"
+        /// Its recursion checks the recursion's disposable before each run but does not
+        /// withdraw the run already queued: disposed, it leaves a dead run for a step.
+        case recursionLeavesPendingRun = "virtual-recursion-leaves-pending-run"
     }
 
     private struct Entry: Comparable {
@@ -155,6 +158,32 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
             _ = insert(entry.action, at: next, interval: interval, disposable: entry.disposable)
         }
         CurrentScheduler.run(as: self, entry.action)
+    }
+
+    @discardableResult
+    func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (
+        any Disposable
+    )? {
+        guard fault == .recursionLeavesPendingRun else { return RecursiveScheduling.start(on: self, block) }
+        let recursion = BooleanDisposable()
+        @Sendable func run() {
+            guard !recursion.isDisposed else { return }
+            let counted = Lock<(inBlock: Bool, count: Int)>((true, 0))
+            block {
+                let inBlock = counted.withLock { state in
+                    if state.inBlock { state.count += 1 }
+                    return state.inBlock
+                }
+                if !inBlock { _ = self.schedule { run() } }
+            }
+            let count = counted.withLock { state in
+                state.inBlock = false
+                return state.count
+            }
+            for _ in 0..<count { _ = schedule { run() } }
+        }
+        _ = schedule { run() }
+        return recursion
     }
 
     @discardableResult

@@ -81,8 +81,12 @@ public enum ConformanceRunner {
         Thread {
             results.value = runRules(context(true), rules: rules, willStart: willStart, progress: progress)
         }.start()
-        while results.value == nil {
-            _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.05))
+        // The library's own helper drives the main queue, so the rules judge it too: a drain
+        // that stops running the loop leaves the main scheduler's actions waiting.
+        var drained = false
+        while !drained {
+            drained =
+                (try? MainThreadScheduler.drain(until: { results.value != nil }, timeout: .seconds(3_600))) ?? false
         }
         return results.value!
     }

@@ -13,6 +13,18 @@ public final class WeakDisposable: Sendable {
     }
 }
 
+/// A weak reference to an object of any kind (a scheduler, a handle), read from any
+/// thread: whether something else still keeps the object alive.
+public final class WeakObject: Sendable {
+    /// @unchecked Sendable: the object is never handed out, only compared with nil.
+    private struct Weak: @unchecked Sendable { weak var object: AnyObject? }
+    private let storage: Lock<Weak>
+    /// A weak reference to `object`.
+    public init(_ object: AnyObject?) { storage = Lock(Weak(object: object)) }
+    /// Whether the object is still alive.
+    public var isAlive: Bool { storage.withLock { $0.object != nil } }
+}
+
 /// A strongly held value, set and read from any thread.
 public final class Box<Value: Sendable>: Sendable {
     private let storage: Lock<Value>

@@ -158,6 +158,6 @@ private final class UnrolledRecursion: Sendable {
             }
             if !again { return }
         }
-        state.withLock { $0 = State() }
+        // Disposed: `looping` stays set, so a later `reschedule` only counts, and nothing runs.
     }
 }

@@ -112,7 +112,8 @@ extension Scheduler {
         leeway: Duration = .zero,
         _ action: @escaping SchedulerAction
     ) throws(SchedulerError) -> any Disposable {
-        _ = try RepeatSpec(interval: interval, leeway: leeway)
-        return try schedule(at: now.advanced(by: interval), repeatingEvery: interval, leeway: leeway, action)
+        // A negative interval moves `now` back to at most the origin, which the call below
+        // refuses with the interval's own error.
+        try schedule(at: now.advanced(by: interval), repeatingEvery: interval, leeway: leeway, action)
     }
 }

@@ -102,7 +102,7 @@ public final class TestScheduler: VirtualTimeScheduler {
         _ action: @escaping SchedulerAction
     ) throws(SchedulerError) -> any Disposable {
         let spec = try RepeatSpec(interval: interval, leeway: leeway)
-        let repeating = RepeatingAction(action, scheduler: nil)
+        let repeating = RepeatingAction(action)
         state.withLock { $0.insert(.repeating(repeating, intervalNanoseconds: spec.intervalNanoseconds), at: deadline) }
         return repeating
     }

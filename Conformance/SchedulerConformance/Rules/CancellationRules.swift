@@ -46,7 +46,7 @@ extension RuleCatalogue {
             try ctx.expect(observed == kept, "the actions that were not disposed ran as \(observed), expected \(kept)")
         },
         Rule(
-            .can2, "dispose is idempotent and `isDisposed` reports it",
+            .can2, "dispose is idempotent and `isDisposed` reports it, not whether the action ran",
             requires: .cancellation, anyOf: [.serial, .virtualTime],
             rationale:
                 "Several owners may dispose the same handle; the second call must be harmless and the state readable.",
@@ -63,6 +63,15 @@ extension RuleCatalogue {
             try ctx.quiesce(scheduler)
             handle.dispose()
             try ctx.expect(handle.isDisposed, "isDisposed changed after the scheduler moved on")
+            // A handle reports disposal, not completion: one whose action ran stays undisposed
+            // until disposed (users test it to know whether they cancelled).
+            let ran = Signal()
+            let finished = try ctx.unwrap(scheduler.schedule { ran.fire() }, "`schedule` returned no handle")
+            try ctx.waitFor(ran, on: scheduler, "an action that is not disposed")
+            try ctx.quiesce(scheduler)
+            try ctx.expect(!finished.isDisposed, "a handle whose action ran reports isDisposed before dispose()")
+            finished.dispose()
+            try ctx.expect(finished.isDisposed, "isDisposed is false after dispose() of a handle whose action ran")
         },
         Rule(
             .can3, "a dispose racing the start: ran whole or never started",
@@ -265,6 +274,17 @@ extension RuleCatalogue {
             try ctx.quiesce(scheduler)
             try ctx.quiesce(scheduler)
             try ctx.expectReleased(live, "the disposed action's closure is still alive once the handle is gone")
+        },
+        Rule(
+            .can11,
+            "a disposed repeating timer keeps nothing alive: its handle and its scheduler are freed once dropped",
+            requires: .repeating,
+            rationale:
+                "Polling and heartbeats are started and disposed all day; a timer source that disposal does not tear down keeps firing into nothing and keeps its handle, its scheduler and all they hold for the life of the process.",
+            hint:
+                "disposing cancels the underlying timer (a Dispatch source, a scheduled task), which then lets go of its handler and with it the handle and the scheduler it runs as."
+        ) { ctx throws(RuleFailure) in
+            try disposedTimersKeepNothingAlive(ctx)
         },
     ]
 }

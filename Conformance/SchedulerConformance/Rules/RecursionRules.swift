@@ -144,7 +144,7 @@ extension RuleCatalogue {
             rationale:
                 "Disposal is how an endless recursion (polling, a retry loop) ends; a run already queued when `dispose()` returns must not start.",
             hint:
-                "each run checks the recursion's disposable before calling the block (not only when rescheduling), and pending runs are disposed with it."
+                "each run checks the recursion's disposable before calling the block (not only when rescheduling), and pending runs are disposed with it (on a virtual-time scheduler that cancels, none is left for a step to run)."
         ) { ctx throws(RuleFailure) in
             // Twice, with the next run provably queued when `dispose()` is called: once from
             // a plain action that run 10 queued ahead of run 11, once from another thread
@@ -192,6 +192,14 @@ extension RuleCatalogue {
                     gate.fire()
                 }
                 try ctx.waitFor(disposer, on: scheduler, "the action that disposes the recursion")
+                // Stepped one action at a time, the virtual scheduler has only run 11 left, and
+                // a scheduler that can cancel must have withdrawn it with the recursion: a dead
+                // run left in the queue would take a step of a test that counts them.
+                if let virtual = scheduler as? any VirtualTimeScheduler,
+                    ctx.subject.capabilities.contains(.cancellation)
+                {
+                    try ctx.expect(!virtual.step(), "the disposed recursion left its next run pending: step() ran it")
+                }
                 try ctx.settle(scheduler)
                 try ctx.settle(scheduler)
                 let atDispose = try ctx.unwrap(disposedAfter.value, "the disposing action did not run")

@@ -34,18 +34,18 @@ struct DispatchBackend: Sendable {
         as owner: any Scheduler
     ) throws(SchedulerError) -> any Disposable {
         let spec = try RepeatSpec(interval: interval, leeway: leeway)
-        let repeating = RepeatingAction(action, scheduler: owner)
         // GCD sources are thread-safe objects; Dispatch just does not mark them Sendable.
         nonisolated(unsafe) let timer = DispatchSource.makeTimerSource(queue: queue)
+        let repeating = RepeatingAction(action, onDispose: { timer.cancel() })
         timer.schedule(
             deadline: Self.dispatchTime(deadline),
             repeating: .nanoseconds(Int(spec.intervalNanoseconds)),
             leeway: .nanoseconds(Int(spec.leewayNanoseconds))
         )
-        // The handler keeps `repeating` alive and `repeating` keeps the timer, so the timer
-        // survives its caller dropping the handle; cancelling on disposal breaks the cycle.
-        timer.setEventHandler { repeating.tick() }
-        repeating.onDispose { timer.cancel() }
+        // The handler keeps `repeating` (and the scheduler) alive and `repeating` keeps the
+        // timer, so the timer survives its caller dropping the handle; cancelling on disposal
+        // breaks the cycle.
+        timer.setEventHandler { repeating.tick(as: owner) }
         timer.resume()
         return repeating
     }

@@ -10,35 +10,21 @@ final class RepeatingAction: Disposable {
     }
 
     private let state: Lock<State>
-    /// The scheduler to run as; nil when the caller already runs as it (and must not be
-    /// retained by it, as the test scheduler's queue would be).
-    let scheduler: (any Scheduler)?
 
-    init(_ action: @escaping SchedulerAction, scheduler: (any Scheduler)?) {
-        self.state = Lock(State(action: action))
-        self.scheduler = scheduler
-    }
-
-    /// Sets what disposal must also do; runs it at once if already disposed.
-    func onDispose(_ body: @escaping @Sendable () -> Void) {
-        let alreadyDisposed = state.withLock { state in
-            guard state.action != nil else { return true }
-            state.onDispose = body
-            return false
-        }
-        if alreadyDisposed { body() }
+    /// A repeating action; disposal also runs `onDispose` (once).
+    init(_ action: @escaping SchedulerAction, onDispose: (@Sendable () -> Void)? = nil) {
+        self.state = Lock(State(action: action, onDispose: onDispose))
     }
 
     /// The action while not disposed: a scheduler that decides under its own lock which work
     /// starts takes it there, so the tick it chose runs even if disposed a moment later.
     var action: SchedulerAction? { state.withLock { $0.action } }
 
-    /// Runs one tick (as the current scheduler, when one was given); returns false once disposed.
-    @discardableResult
-    func tick() -> Bool {
-        guard let action = state.withLock({ $0.action }) else { return false }
-        if let scheduler { CurrentScheduler.run(as: scheduler, action) } else { action() }
-        return true
+    /// Runs one tick as `scheduler`, the current scheduler meanwhile; nothing once disposed.
+    /// (A scheduler that runs its queue as itself already takes ``action`` instead.)
+    func tick(as scheduler: any Scheduler) {
+        guard let action else { return }
+        CurrentScheduler.run(as: scheduler, action)
     }
 
     func dispose() {
