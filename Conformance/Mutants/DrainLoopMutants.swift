@@ -98,12 +98,7 @@ final class DrainLoopMutant: Scheduler, @unchecked Sendable {
         _ action: @escaping SchedulerAction
     ) throws(SchedulerError) -> any Disposable {
         let spec = try RepeatSpec(interval: interval, leeway: leeway)
-        nonisolated(unsafe) let timer = DispatchSource.makeTimerSource(queue: target)
-        timer.schedule(
-            deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1)),
-            repeating: .nanoseconds(Int(spec.intervalNanoseconds)),
-            leeway: .nanoseconds(Int(spec.leewayNanoseconds))
-        )
+        nonisolated(unsafe) let timer = timerSource(on: target, deadline: deadline, spec: spec)
         let ticks = BooleanDisposable()
         let handle = ActionDisposable {
             ticks.dispose()

@@ -65,12 +65,7 @@ class MutantBase: Scheduler, @unchecked Sendable {
 
     /// A repeating GCD timer running `tick`, kept alive by its handler until disposed.
     func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
-        nonisolated(unsafe) let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(
-            deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1)),
-            repeating: .nanoseconds(Int(spec.intervalNanoseconds)),
-            leeway: .nanoseconds(Int(spec.leewayNanoseconds))
-        )
+        nonisolated(unsafe) let timer = timerSource(on: queue, deadline: deadline, spec: spec)
         let handle = ActionDisposable { timer.cancel() }
         // The handler holds the handle, which holds the timer: a dropped handle does not
         // stop the timer (Dispatch frees an unreferenced source); cancelling breaks the cycle.
@@ -100,3 +95,15 @@ class MutantBase: Scheduler, @unchecked Sendable {
 
 @inline(never)
 func blackHole<T>(_ value: T) {}
+
+/// A Dispatch timer source on `queue`, armed for `deadline` and `spec` but not resumed:
+/// the part every hand-written repeating mutant shares.
+func timerSource(on queue: DispatchQueue, deadline: SchedulerTime, spec: RepeatSpec) -> any DispatchSourceTimer {
+    let timer = DispatchSource.makeTimerSource(queue: queue)
+    timer.schedule(
+        deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1)),
+        repeating: .nanoseconds(Int(spec.intervalNanoseconds)),
+        leeway: .nanoseconds(Int(spec.leewayNanoseconds))
+    )
+    return timer
+}

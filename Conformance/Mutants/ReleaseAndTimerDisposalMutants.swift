@@ -93,10 +93,7 @@ final class RepeatingExtraTickMutant: MutantBase, @unchecked Sendable {
     override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
         -> any Disposable
     {
-        nonisolated(unsafe) let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(
-            deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1)),
-            repeating: .nanoseconds(Int(spec.intervalNanoseconds)))
+        nonisolated(unsafe) let timer = timerSource(on: queue, deadline: deadline, spec: spec)
         let flag = BooleanDisposable()
         timer.setEventHandler {
             tick()
@@ -133,11 +130,7 @@ final class RepeatingDiesWhenDroppedMutant: MutantBase, @unchecked Sendable {
     override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
         -> any Disposable
     {
-        nonisolated(unsafe) let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(
-            deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1)),
-            repeating: .nanoseconds(Int(spec.intervalNanoseconds))
-        )
+        nonisolated(unsafe) let timer = timerSource(on: queue, deadline: deadline, spec: spec)
         timer.setEventHandler(handler: tick)
         timer.resume()
         return Handle(ActionDisposable { timer.cancel() })
@@ -151,12 +144,7 @@ final class SilencedTimerMutant: MutantBase, @unchecked Sendable {
     override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
         -> any Disposable
     {
-        nonisolated(unsafe) let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(
-            deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1)),
-            repeating: .nanoseconds(Int(spec.intervalNanoseconds)),
-            leeway: .nanoseconds(Int(spec.leewayNanoseconds))
-        )
+        nonisolated(unsafe) let timer = timerSource(on: queue, deadline: deadline, spec: spec)
         let handle = BooleanDisposable()
         timer.setEventHandler {
             guard !handle.isDisposed else { return }
