@@ -77,6 +77,9 @@ extension Mutants {
             TimersInInsertionOrderMutant("timers-in-insertion-order")
         },
         mutant("repeating-early", "ticks every 0.8 intervals", .tim5) { RepeatingEarlyMutant("repeating-early") },
+        mutant("refuses-short-intervals", "refuses a positive interval under a microsecond", .tim7) {
+            RefusesShortIntervalsMutant("refuses-short-intervals")
+        },
         faulty(RepairsRepeatingMutant.Repair.zeroInterval, "turns a zero interval into 1 ms", .tim7) {
             RepairsRepeatingMutant($0)
         },

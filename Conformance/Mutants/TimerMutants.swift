@@ -238,6 +238,18 @@ final class RepairsRepeatingMutant: MutantBase, @unchecked Sendable {
     }
 }
 
+/// Checks the interval after converting it to whole microseconds: a positive interval
+/// shorter than a microsecond is refused as if it were zero.
+final class RefusesShortIntervalsMutant: MutantBase, @unchecked Sendable {
+    override func schedule(
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
+        _ action: @escaping SchedulerAction
+    ) throws(SchedulerError) -> any Disposable {
+        guard interval.attoseconds / 1_000_000_000_000 > 0 else { throw .invalidInterval(interval) }
+        return try super.schedule(at: deadline, repeatingEvery: interval, leeway: leeway, action)
+    }
+}
+
 /// Adds a microsecond of slack to a deadline in signed 64-bit arithmetic that wraps: the
 /// distant future becomes the distant past, and fires at once.
 final class DistantFutureWrapsMutant: MutantBase, @unchecked Sendable {

@@ -5,11 +5,12 @@ import Schedulers
 extension RuleCatalogue {
     static let timerEdges: [Rule] = [
         Rule(
-            .tim7, "a zero or negative interval is refused, and the scheduler keeps working",
+            .tim7, "a zero or negative interval is refused, one nanosecond is not, and the scheduler keeps working",
             requires: .repeating,
             rationale:
-                "An interval <= 0 would spin or divide by zero; refusing it with a typed error is the only safe answer.",
-            hint: "validate with `RepeatSpec` (or the same checks) before creating a timer."
+                "An interval <= 0 would spin or divide by zero; refusing it with a typed error is the only safe answer. Any positive interval is valid, the smallest too.",
+            hint:
+                "validate with `RepeatSpec` (or the same checks) before creating a timer, in nanoseconds: a check made after rounding to a coarser unit refuses short intervals."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             for interval in [Duration.zero, .seconds(-1)] {
@@ -18,6 +19,12 @@ extension RuleCatalogue {
                     _ = try scheduler.schedule(at: scheduler.now, repeatingEvery: interval, leeway: .zero) {}
                 }
             }
+            // An hour away and disposed at once: accepted, it never gets to tick.
+            let start = try ctx.deadline(.seconds(3_600), on: scheduler)
+            let smallest = try ctx.attempt("repeating every nanosecond") { () throws(SchedulerError) in
+                try scheduler.schedule(at: start, repeatingEvery: .nanoseconds(1), leeway: .zero) {}
+            }
+            smallest.dispose()
             try stillWorks(ctx, scheduler)
         },
         Rule(
