@@ -70,15 +70,27 @@ struct MutationTrials {
             for (rule, result) in zip(rules, outcomes) { results[Pair(subject: subject.name, rule: rule.id)] = result }
             printError("baseline \(subject.name): \(outcomes.filter { $0.status == .passed }.count) passed")
         }
-        var reach: [Pair: Set<Int>] = [:]
-        let lines = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        for line in lines.split(separator: "\n") {
-            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard fields.count == 3, let rule = RuleID(rawValue: String(fields[1])) else { continue }
-            reach[Pair(subject: String(fields[0]), rule: rule), default: []].formUnion(
-                fields[2].split(separator: ",").compactMap { Int($0) })
-        }
+        let reach = Self.reach(log: (try? String(contentsOf: log, encoding: .utf8)) ?? "", rules: rules.map(\.id))
         return (results, reach)
+    }
+
+    /// The mutants each pair reached, from the coverage log's `subject<TAB>rule<TAB>ids`
+    /// lines; a line for the rule `*` (reached before the worker's first rule) counts for
+    /// each of `rules`.
+    static func reach(log: String, rules: [RuleID]) -> [Pair: Set<Int>] {
+        var reach: [Pair: Set<Int>] = [:]
+        for line in log.split(separator: "\n") {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard fields.count == 3 else { continue }
+            let subject = String(fields[0])
+            let ids = fields[2].split(separator: ",").compactMap { Int($0) }
+            // Reached before the worker's first rule: by every rule of the subject.
+            let reachedBy =
+                fields[1] == MutationCoverage.beforeEveryRule
+                ? rules : RuleID(rawValue: String(fields[1])).map { [$0] } ?? []
+            for rule in reachedBy { reach[Pair(subject: subject, rule: rule), default: []].formUnion(ids) }
+        }
+        return reach
     }
 
     /// Statuses with which a pair can still kill: it ran and nothing was wrong without mutants.

@@ -14,7 +14,7 @@ enum RuleWorker {
             subject, rules: rules, timing: timing, stacksOnHang: true, trapProbe: TrapProbeProcess.runner(),
             exploration: exploration,
             willStart: { rule in
-                MutationCoverage.ruleWillStart()
+                MutationCoverage.ruleWillStart(subject: subject.name)
                 WorkerMessage.started(item: rule.id.rawValue).send()
             },
             progress: { result in

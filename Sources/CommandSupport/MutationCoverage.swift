@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -9,8 +10,10 @@ import Foundation
 /// The worker's side of `conformance mutate`'s coverage run. A schemata build marks, in a
 /// file mapped by every process of the run, one byte per mutant whose code was reached;
 /// the worker clears the map before each rule and, after it, appends the rule's reached
-/// mutants to `<map>.log` as `subject<TAB>rule<TAB>id,id,…`. Outside a coverage run
-/// (`SCHEDULER_MUTANT_COVERAGE` unset) both calls do nothing.
+/// mutants to `<map>.log` as `subject<TAB>rule<TAB>id,id,…`. What the worker reached
+/// before its first rule (making the subject, entering the loop that drives the main
+/// queue) can change every rule that follows, so it is logged once with the rule `*`.
+/// Outside a coverage run (`SCHEDULER_MUTANT_COVERAGE` unset) every call does nothing.
 package enum MutationCoverage {
     /// The variable naming the map; the schemata's switch file reads the same one.
     package static let variable = "SCHEDULER_MUTANT_COVERAGE"
@@ -28,9 +31,16 @@ package enum MutationCoverage {
         return UnsafeMutableRawBufferPointer(start: mapped, count: length)
     }()
 
-    /// Forgets what earlier rules reached.
-    package static func ruleWillStart() {
+    /// The rule name under which what the worker reached before its first rule is logged.
+    package static let beforeEveryRule = "*"
+
+    private static let started = Atomic<Bool>(false)
+
+    /// Forgets what earlier rules reached; before the first rule, logs what the worker
+    /// reached until then for every rule of `subject`.
+    package static func ruleWillStart(subject: String) {
         guard let map else { return }
+        if !started.exchange(true, ordering: .relaxed) { ruleFinished(subject: subject, rule: beforeEveryRule) }
         map.initializeMemory(as: UInt8.self, repeating: 0)
     }
 

@@ -10,58 +10,63 @@ public struct SchedulerCapabilities: OptionSet, Sendable, Hashable, CustomString
     public let rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }
 
+    /// One bit per capability, in declaration order: distinct by construction, and named
+    /// by the case, so that no two capabilities can share a bit or a name by an edit.
+    private enum Bit: UInt32, CaseIterable {
+        case asynchronous, synchronous, serial, concurrent, cancellation, timers, repeating, virtualTime
+        case tracksCurrent, trampoline, mainThread, subscription, cancelsWhenReleased, threadConfined
+        case singleStep, taskExecutor, checksIsolation
+    }
+
+    private init(_ bit: Bit) { self.init(rawValue: 1 << bit.rawValue) }
+
     /// `schedule` never runs the action before it returns.
-    public static let asynchronous = SchedulerCapabilities(rawValue: 1 << 0)
+    public static let asynchronous = Self(.asynchronous)
     /// `schedule` runs the action on the caller's thread before it returns.
-    public static let synchronous = SchedulerCapabilities(rawValue: 1 << 1)
+    public static let synchronous = Self(.synchronous)
     /// Actions run one at a time, in the order they were scheduled, whichever threads
     /// scheduled them (the immediate scheduler and the trampoline are serial only per thread).
-    public static let serial = SchedulerCapabilities(rawValue: 1 << 2)
+    public static let serial = Self(.serial)
     /// Actions may run at the same time; claiming this promises that they really can overlap.
-    public static let concurrent = SchedulerCapabilities(rawValue: 1 << 3)
+    public static let concurrent = Self(.concurrent)
     /// `schedule` returns a handle whose disposal stops an action that has not started.
-    public static let cancellation = SchedulerCapabilities(rawValue: 1 << 4)
+    public static let cancellation = Self(.cancellation)
     /// `schedule(at:)` and `schedule(after:)` work.
-    public static let timers = SchedulerCapabilities(rawValue: 1 << 5)
+    public static let timers = Self(.timers)
     /// `schedule(at:repeatingEvery:leeway:)` works.
-    public static let repeating = SchedulerCapabilities(rawValue: 1 << 6)
+    public static let repeating = Self(.repeating)
     /// Time passes only when the scheduler is advanced; see ``VirtualTimeScheduler``.
-    public static let virtualTime = SchedulerCapabilities(rawValue: 1 << 7)
+    public static let virtualTime = Self(.virtualTime)
     /// ``CurrentScheduler/value`` is this scheduler while its actions run, timers included.
-    public static let tracksCurrent = SchedulerCapabilities(rawValue: 1 << 8)
+    public static let tracksCurrent = Self(.tracksCurrent)
     /// Per-thread trampoline: nested schedules run after the outer action returns, FIFO.
-    public static let trampoline = SchedulerCapabilities(rawValue: 1 << 9)
+    public static let trampoline = Self(.trampoline)
     /// Actions run on the main thread.
-    public static let mainThread = SchedulerCapabilities(rawValue: 1 << 10)
+    public static let mainThread = Self(.mainThread)
     /// Runs inline when a current scheduler exists, otherwise asynchronously elsewhere.
-    public static let subscription = SchedulerCapabilities(rawValue: 1 << 11)
+    public static let subscription = Self(.subscription)
     /// Releasing the last reference to a returned handle cancels the work, as Combine's
     /// cancellables do; the ReactiveCocoa model instead keeps work until `dispose()`.
-    public static let cancelsWhenReleased = SchedulerCapabilities(rawValue: 1 << 12)
+    public static let cancelsWhenReleased = Self(.cancelsWhenReleased)
     /// Every call, release included, must come from the thread that created the scheduler,
     /// as with SwiftNIO's `EmbeddedEventLoop`; rules that call it from other threads skip it.
-    public static let threadConfined = SchedulerCapabilities(rawValue: 1 << 13)
+    public static let threadConfined = Self(.threadConfined)
     /// With ``virtualTime``: `step()` runs exactly one action. Without it a virtual
     /// scheduler steps by instants, as ReactiveSwift's test scheduler and SwiftNIO's test
     /// loops do: a step moves time to the earliest pending instant and runs everything due
     /// then, work scheduled for that instant while it runs included.
-    public static let singleStep = SchedulerCapabilities(rawValue: 1 << 14)
+    public static let singleStep = Self(.singleStep)
     /// An executor that is a `TaskExecutor`: tasks can prefer it (SE-0417).
-    public static let taskExecutor = SchedulerCapabilities(rawValue: 1 << 15)
+    public static let taskExecutor = Self(.taskExecutor)
     /// An executor whose `checkIsolated()` and `isIsolatingCurrentContext()` answer for real
     /// (SE-0424, SE-0471), instead of the defaults that trap or know nothing.
-    public static let checksIsolation = SchedulerCapabilities(rawValue: 1 << 16)
+    public static let checksIsolation = Self(.checksIsolation)
 
     /// Every named capability with its stable name, in declaration order; the names are
     /// what reports and the command line use.
-    public static let named: [(name: String, capability: SchedulerCapabilities)] = [
-        ("asynchronous", .asynchronous), ("synchronous", .synchronous), ("serial", .serial),
-        ("concurrent", .concurrent), ("cancellation", .cancellation), ("timers", .timers),
-        ("repeating", .repeating), ("virtualTime", .virtualTime), ("tracksCurrent", .tracksCurrent),
-        ("trampoline", .trampoline), ("mainThread", .mainThread), ("subscription", .subscription),
-        ("cancelsWhenReleased", .cancelsWhenReleased), ("threadConfined", .threadConfined),
-        ("singleStep", .singleStep), ("taskExecutor", .taskExecutor), ("checksIsolation", .checksIsolation),
-    ]
+    public static let named: [(name: String, capability: SchedulerCapabilities)] = Bit.allCases.map {
+        ("\($0)", Self($0))
+    }
 
     /// The names of the capabilities in this set, in declaration order.
     public var names: [String] {

@@ -1,4 +1,5 @@
 import Foundation
+import SchedulerConformance
 import SchedulerReporting
 import Subprocess
 import Testing
@@ -91,6 +92,17 @@ import Testing
         #expect(trial("the worker failed before this rule: signaled(4): Fatal error: 'try!'").kill == .crash)
         #expect(trial("the worker process died (signaled(11): …)").kill == .crash)
         #expect(trial("the worker failed before this rule: not started: no such file").kill == nil)
+    }
+
+    /// What a worker reached before its first rule (making the subject, entering the main
+    /// queue's drain) may change every rule after it, so it counts for each of them.
+    @Test func codeReachedBeforeTheFirstRuleIsReachedByEveryRuleOfThatSubject() {
+        let log = "queue\t*\t3,4\nqueue\tORD-1\t7\nmain\tORD-2\t\nmain\tXYZ-9\t8\n"
+        let reach = MutationTrials.reach(log: log, rules: [.ord1, .ord2])
+        #expect(reach[.init(subject: "queue", rule: .ord1)] == [3, 4, 7])
+        #expect(reach[.init(subject: "queue", rule: .ord2)] == [3, 4])
+        #expect(reach[.init(subject: "main", rule: .ord2)] == [])
+        #expect(reach[.init(subject: "main", rule: .ord1)] == nil, "an unknown rule's line counts for no rule")
     }
 
     @Test func theScoreLeavesOutDeclaredEquivalentsAndCountsUncoveredAsMissed() {

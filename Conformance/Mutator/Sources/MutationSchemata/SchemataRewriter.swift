@@ -244,11 +244,22 @@ final class SchemataRewriter: SyntaxRewriter {
     }
 
     override func visit(_ node: IntegerLiteralExprSyntax) -> ExprSyntax {
-        guard Self.mayChangeConstant(Syntax(node)), let plusOne = Self.plusOne(node.literal.text),
+        guard Self.mayChangeConstant(Syntax(node)), !Self.isShiftedOne(node),
+            let plusOne = Self.plusOne(node.literal.text),
             let claim = claim(.offByOne, at: node)
         else { return ExprSyntax(node) }
         record(claim, .offByOne, at: node, original: node.literal.text, mutated: plusOne)
         return Self.raw(Self.choice(claim.id, mutated: plusOne, original: node.literal.text), trivia: Syntax(node))
+    }
+
+    /// The `1` of `1 << n` with a literal `n`: `2 << n` is `1 << (n + 1)`, the mutant of `n`,
+    /// so mutating both would count one program twice.
+    private static func isShiftedOne(_ node: IntegerLiteralExprSyntax) -> Bool {
+        guard node.literal.text == "1", let infix = node.parent?.as(InfixOperatorExprSyntax.self),
+            infix.leftOperand.id == node.id,
+            infix.operator.as(BinaryOperatorExprSyntax.self)?.operator.text == "<<"
+        else { return false }
+        return infix.rightOperand.is(IntegerLiteralExprSyntax.self)
     }
 
     /// Whether a literal here is a value the program computes with, not a part of a type,

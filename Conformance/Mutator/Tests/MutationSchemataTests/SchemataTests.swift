@@ -51,6 +51,12 @@ struct SchemataTests {
         #expect(once["8@8"] == false)
     }
 
+    @Test("the 1 of `1 << n` is left alone: its successor is the mutant of n")
+    func shiftedOneIsNotDuplicated() {
+        let (_, mutants) = schemata("let a = 1 << 4\nlet b = 1 << k\nlet c = 3 << 4", operators: [.offByOne])
+        #expect(mutants.map(\.original) == ["4", "1", "3", "4"])
+    }
+
     @Test("a condition is negated with try kept in front, where a ternary allows it")
     func negatedConditionKeepsTry() {
         let source = """
