@@ -201,7 +201,7 @@ private struct MutationRun {
         let (baseline, reach) = try trials.baseline(maximumID: everyMutant.map(\.id).max() ?? 0)
         let baselined = ContinuousClock.now
         var reachedBy: [Int: [MutationTrials.Pair]] = [:]
-        for (pair, ids) in reach where MutationTrials.killable.contains(baseline[pair]?.status ?? .error) {
+        for (pair, ids) in reach.pairs where MutationTrials.killable.contains(baseline[pair]?.status ?? .error) {
             for id in ids { reachedBy[id, default: []].append(pair) }
         }
         let durations = baseline.mapValues(\.durationSeconds)
@@ -215,8 +215,9 @@ private struct MutationRun {
             let began = ContinuousClock.now
             var result = mutant.result(.uncovered)
             if !pairs.isEmpty {
+                let spread = mutant.runsOnce == true || reach.beforeRulesOnly.contains(mutant.id)
                 result.trials = trials.trials(
-                    of: mutant.id, pairs: pairs, durations: durations, allRules: command.allRules)
+                    of: mutant.id, pairs: pairs, durations: durations, allRules: command.allRules, spread: spread)
                 result.killedBy = result.trials.first { $0.kill != nil }
                 result.kill = result.killedBy?.kill
                 let launchFailed = result.trials.contains { $0.status == .error && $0.kill == nil }
@@ -245,7 +246,7 @@ private struct MutationRun {
             baseline: baseline.map { pair, result in
                 MutationReport.BaselinePair(
                     subject: pair.subject, rule: pair.rule.rawValue, status: result.status,
-                    durationSeconds: result.durationSeconds, reaches: reach[pair]?.count ?? 0)
+                    durationSeconds: result.durationSeconds, reaches: reach.pairs[pair]?.count ?? 0)
             }.sorted { ($0.subject, $0.rule) < ($1.subject, $1.rule) },
             notCompiled: everyMutant.filter { excluded.contains($0.id) }.map { $0.result(.error) },
             mutants: results)

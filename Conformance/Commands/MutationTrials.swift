@@ -57,7 +57,7 @@ struct MutationTrials {
     let mutantTimeout: Duration
 
     /// Every pair with the switch off: results, and the mutants each reached.
-    func baseline(maximumID: Int) throws -> (results: [Pair: RuleResult], reach: [Pair: Set<Int>]) {
+    func baseline(maximumID: Int) throws -> (results: [Pair: RuleResult], reach: Reach) {
         let map = scratch.appending(path: "coverage.map")
         let log = URL(fileURLWithPath: map.path + ".log")
         try Data(count: maximumID + 1).write(to: map)
@@ -74,23 +74,32 @@ struct MutationTrials {
         return (results, reach)
     }
 
+    /// What the coverage run saw: the mutants each pair reached, and those reached only
+    /// before a worker's first rule, which no rule's own work points at.
+    struct Reach {
+        var pairs: [Pair: Set<Int>] = [:]
+        var beforeRulesOnly: Set<Int> = []
+    }
+
     /// The mutants each pair reached, from the coverage log's `subject<TAB>rule<TAB>ids`
     /// lines; a line for the rule `*` (reached before the worker's first rule) counts for
     /// each of `rules`.
-    static func reach(log: String, rules: [RuleID]) -> [Pair: Set<Int>] {
+    static func reach(log: String, rules: [RuleID]) -> Reach {
         var reach: [Pair: Set<Int>] = [:]
+        var before: Set<Int> = []
+        var during: Set<Int> = []
         for line in log.split(separator: "\n") {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
             guard fields.count == 3 else { continue }
             let subject = String(fields[0])
             let ids = fields[2].split(separator: ",").compactMap { Int($0) }
             // Reached before the worker's first rule: by every rule of the subject.
-            let reachedBy =
-                fields[1] == MutationCoverage.beforeEveryRule
-                ? rules : RuleID(rawValue: String(fields[1])).map { [$0] } ?? []
+            let beforeRules = fields[1] == MutationCoverage.beforeEveryRule
+            if beforeRules { before.formUnion(ids) } else { during.formUnion(ids) }
+            let reachedBy = beforeRules ? rules : RuleID(rawValue: String(fields[1])).map { [$0] } ?? []
             for rule in reachedBy { reach[Pair(subject: subject, rule: rule), default: []].formUnion(ids) }
         }
-        return reach
+        return Reach(pairs: reach, beforeRulesOnly: before.subtracting(during))
     }
 
     /// Statuses with which a pair can still kill: it ran and nothing was wrong without mutants.
@@ -105,17 +114,27 @@ struct MutationTrials {
     }
 
     /// Runs `mutant` against `pairs` (cheapest first): the cheapest alone, then the rest a
-    /// subject at a time, stopping at the first kill unless `allRules`.
-    func trials(of mutant: Int, pairs: [Pair], durations: [Pair: Double], allRules: Bool) -> [MutationReport.Trial] {
+    /// subject at a time, stopping at the first kill unless `allRules`. With `spread` (code
+    /// no single rule points at: a static's initializer, what runs before the first rule)
+    /// each subject's cheapest pair comes first, since such code that breaks a subject
+    /// breaks its cheapest rule too, whichever subject that is.
+    func trials(of mutant: Int, pairs: [Pair], durations: [Pair: Double], allRules: Bool, spread: Bool = false)
+        -> [MutationReport.Trial]
+    {
         var batches: [[Pair]] = []
-        if let first = pairs.first { batches.append([first]) }
         var rest: [String: [Pair]] = [:]
         var order: [String] = []
-        for pair in pairs.dropFirst() {
+        for pair in pairs {
             if rest[pair.subject] == nil { order.append(pair.subject) }
             rest[pair.subject, default: []].append(pair)
         }
-        batches += order.map { rest[$0]! }
+        if spread {
+            batches = order.map { [rest[$0]!.removeFirst()] }
+        } else if let first = pairs.first {
+            batches = [[first]]
+            rest[first.subject]!.removeFirst()
+        }
+        batches += order.compactMap { rest[$0]!.isEmpty ? nil : rest[$0]! }
         var trials: [MutationReport.Trial] = []
         for batch in batches {
             guard let subject = subjects.first(where: { $0.name == batch[0].subject }) else { continue }

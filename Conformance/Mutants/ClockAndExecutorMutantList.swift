@@ -11,6 +11,7 @@ extension Mutants {
         clock(.parkedIgnoresCancellation, "checks cancellation before sleeping, not while parked", .clk5),
         clock(.wrappingInstants, "instants wrap 64-bit nanoseconds", .clk6),
         clock(.oversleeps, "every sleep is 400 ms late", .clk11),
+        clock(.dueIgnoresCancellation, "a cancelled task's sleep to a passed deadline returns normally", .clk5),
         manualClock(.earlyByOne, "resumes sleepers one nanosecond before their deadline", .clk2),
         manualClock(.truncatesToNanoseconds, "keeps deadlines as whole nanoseconds, truncated", .clk2),
         manualClock(.roundsUpToMicroseconds, "claims nanoseconds but resumes at the next whole microsecond", .clk2),

@@ -14,6 +14,9 @@ final class FaultyRealClock: Clock {
         case parkedIgnoresCancellation = "clock-parked-ignores-cancellation"
         case wrappingInstants = "clock-wrapping-instants"
         case oversleeps = "clock-oversleeps"
+        /// Looks at the deadline before cancellation: a cancelled task's sleep to a deadline
+        /// already passed returns normally.
+        case dueIgnoresCancellation = "clock-due-ignores-cancellation"
     }
 
     /// Uptime as a 128-bit duration; with the wrapping fault, its arithmetic wraps 64-bit
@@ -63,7 +66,7 @@ final class FaultyRealClock: Clock {
     var minimumResolution: Duration { .nanoseconds(1) }
 
     func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
-        try Task.checkCancellation()
+        if fault != .dueIgnoresCancellation { try Task.checkCancellation() }
         var remaining = now.duration(to: deadline)
         switch fault {
         case .roundsToMilliseconds: remaining = .milliseconds(remaining.attoseconds / 1_000_000_000_000_000)
@@ -72,6 +75,7 @@ final class FaultyRealClock: Clock {
         default: break
         }
         guard remaining > .zero else { return }
+        if fault == .dueIgnoresCancellation { try Task.checkCancellation() }
         let wake = Sleeper()
         let nanoseconds = Int((try? remaining.checkedNanoseconds()) ?? Int64(Int.max))
         try await withTaskCancellationHandler {

@@ -98,11 +98,12 @@ import Testing
     /// queue's drain) may change every rule after it, so it counts for each of them.
     @Test func codeReachedBeforeTheFirstRuleIsReachedByEveryRuleOfThatSubject() {
         let log = "queue\t*\t3,4\nqueue\tORD-1\t7\nmain\tORD-2\t\nmain\tXYZ-9\t8\n"
-        let reach = MutationTrials.reach(log: log, rules: [.ord1, .ord2])
-        #expect(reach[.init(subject: "queue", rule: .ord1)] == [3, 4, 7])
-        #expect(reach[.init(subject: "queue", rule: .ord2)] == [3, 4])
-        #expect(reach[.init(subject: "main", rule: .ord2)] == [])
-        #expect(reach[.init(subject: "main", rule: .ord1)] == nil, "an unknown rule's line counts for no rule")
+        let reach = MutationTrials.reach(log: log + "main\tORD-1\t4\n", rules: [.ord1, .ord2])
+        #expect(reach.pairs[.init(subject: "queue", rule: .ord1)] == [3, 4, 7])
+        #expect(reach.pairs[.init(subject: "queue", rule: .ord2)] == [3, 4])
+        #expect(reach.pairs[.init(subject: "main", rule: .ord2)] == [])
+        #expect(reach.pairs[.init(subject: "main", rule: .ord1)] == [4], "an unknown rule's line counts for no rule")
+        #expect(reach.beforeRulesOnly == [3], "4 was reached by a rule's own work too")
     }
 
     @Test func theScoreLeavesOutDeclaredEquivalentsAndCountsUncoveredAsMissed() {

@@ -182,7 +182,7 @@ extension RuleCatalogue {
                 rationale:
                     "Structured concurrency cancels by waking sleepers: a sleep that ignores cancellation keeps a cancelled task, and everything waiting for it, alive until its deadline.",
                 hint:
-                    "the sleep checks cancellation first and installs a cancellation handler that resumes the suspended sleeper with `CancellationError` (withTaskCancellationHandler), and a manual clock deregisters it there."
+                    "the sleep checks cancellation first (before comparing the deadline with `now`) and installs a cancellation handler that resumes the suspended sleeper with `CancellationError` (withTaskCancellationHandler), and a manual clock deregisters it there."
             ) { ctx throws(RuleFailure) in
                 let session = ClockSession(ctx)
                 // Already cancelled: the sleep must not even start.
@@ -194,6 +194,18 @@ extension RuleCatalogue {
                 let first = try session.outcome(of: early, "a sleep in an already cancelled task")
                 guard case .cancelled = first else {
                     throw RuleFailure("a sleep in an already cancelled task ended with \(first), not CancellationError")
+                }
+                // A deadline already passed too: the standard clocks check cancellation before
+                // they look at the deadline, so a cancelled loop of sleeps ends there.
+                let due = session.start { clock in
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    try await clock.sleepUntil(clock.now(), nil)
+                }
+                try session.settle()
+                let second = try session.outcome(of: due, "a sleep until now in an already cancelled task")
+                guard case .cancelled = second else {
+                    throw RuleFailure(
+                        "a sleep until now in an already cancelled task ended with \(second), not CancellationError")
                 }
                 guard !session.clock.capabilities.contains(.synchronous) else { return }
                 // Parked: cancellation must wake it, before any deadline and without the clock moving.
