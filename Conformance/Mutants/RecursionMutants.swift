@@ -83,10 +83,14 @@ final class FaultyRecursionMutant: MutantBase, @unchecked Sendable {
                 }
                 if inBlock {
                     if fault == .reentrant { run() }
-                    if fault == .concurrentEarlyRun, state.withLock({ $0.counted }) > 1 {
-                        state.withLock { $0.counted -= 1 }
-                        enqueue()
-                    }
+                    let early =
+                        fault == .concurrentEarlyRun
+                        && state.withLock { state in
+                            guard state.counted > 1 else { return false }
+                            state.counted -= 1
+                            return true
+                        }
+                    if early { enqueue() }
                     return
                 }
                 switch fault {

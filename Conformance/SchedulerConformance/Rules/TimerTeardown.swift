@@ -1,4 +1,3 @@
-import Foundation
 import SchedulerProbes
 import Schedulers
 
@@ -56,9 +55,6 @@ private func release(
     }
     // Nothing signals a deallocation of objects the suite does not own: the references are
     // polled, for at most `bound`.
-    let deadline = ContinuousClock.now + bound
-    while scheduler.isAlive || handle.isAlive, ContinuousClock.now < deadline {
-        Thread.sleep(forTimeInterval: 0.001)
-    }
+    _ = spinWait(upTo: bound) { !scheduler.isAlive && !handle.isAlive }
     return [(scheduler.isAlive, "the scheduler"), (handle.isAlive, "the handle")].filter(\.0).map(\.1)
 }

@@ -202,8 +202,7 @@ final class SchemataRewriter: SyntaxRewriter {
     /// race that only a race detector sees), nor in an initializer, where no other thread
     /// can see the instance yet.
     static func unguardingIsVisible(_ call: FunctionCallExprSyntax) -> Bool {
-        guard let closure = call.trailingClosure ?? call.arguments.first?.expression.as(ClosureExprSyntax.self)
-        else { return true }
+        guard let closure = lockedClosure(of: call)?.closure else { return true }
         var current = Syntax(call).parent
         while let syntax = current {
             if syntax.is(ClosureExprSyntax.self) || syntax.is(FunctionDeclSyntax.self)
@@ -227,20 +226,27 @@ final class SchemataRewriter: SyntaxRewriter {
     }
 
     /// `base.withLock { body }` (trailing or as the one argument): the lock's expression and
-    /// the closure, as text.
-    private static func lockedBody(of call: FunctionCallExprSyntax) -> (base: String, body: String)? {
+    /// the closure.
+    private static func lockedClosure(of call: FunctionCallExprSyntax) -> (
+        base: ExprSyntax, closure: ClosureExprSyntax
+    )? {
         guard let member = call.calledExpression.as(MemberAccessExprSyntax.self),
             member.declName.baseName.text == "withLock", let base = member.base
         else { return nil }
         if let closure = call.trailingClosure, call.arguments.isEmpty, call.additionalTrailingClosures.isEmpty {
-            return (base.trimmedDescription, closure.trimmedDescription)
+            return (base, closure)
         }
         if call.trailingClosure == nil, call.arguments.count == 1, let only = call.arguments.first, only.label == nil,
             let closure = only.expression.as(ClosureExprSyntax.self)
         {
-            return (base.trimmedDescription, closure.trimmedDescription)
+            return (base, closure)
         }
         return nil
+    }
+
+    /// ``lockedClosure(of:)`` as text.
+    private static func lockedBody(of call: FunctionCallExprSyntax) -> (base: String, body: String)? {
+        lockedClosure(of: call).map { ($0.base.trimmedDescription, $0.closure.trimmedDescription) }
     }
 
     override func visit(_ node: IntegerLiteralExprSyntax) -> ExprSyntax {
