@@ -9,11 +9,13 @@ enum IsolatedRules {
     /// The results of `rules` on `subject`, in worker processes, or in this process when
     /// `inProcess` (no crash isolation). The workers are this executable unless another
     /// build of the same tool is named (`conformance mutate` runs its schemata build), and
-    /// get this process's environment with `environment` added.
+    /// get this process's environment with `environment` added. With `stopAtFirstKill`, the
+    /// batch ends at the first rule that fails, hangs or crashes, and the rules after it are
+    /// `notRunAfterKill`.
     static func run(
         subject: ConformanceSubject, rules: [Rule], timing: Timing, exploration: Exploration = .standard,
         inProcess: Bool = false, executable: String = CommandLine.arguments[0], environment: [String: String] = [:],
-        stopAfterDeath: Bool = false
+        stopAtFirstKill: Bool = false
     ) -> [RuleResult] {
         if inProcess {
             return ConformanceRunner.run(
@@ -30,29 +32,30 @@ enum IsolatedRules {
         let explorationJSON = String(decoding: (try? JSONEncoder().encode(exploration)) ?? Data(), as: UTF8.self)
         let outcomes = Supervisor.run(
             items: applicable.map(\.id.rawValue), executable: executable, environment: environment,
-            allowance: timing.ruleTimeout, stopAfterDeath: stopAfterDeath
+            allowance: timing.ruleTimeout, singleWorker: stopAtFirstKill
         ) {
             remaining in
             [
                 "worker", "--subject", subject.name, "--timing-json", timingJSON, "--exploration-json",
                 explorationJSON, "--rule",
                 remaining.joined(separator: ","),
-            ]
+            ] + (stopAtFirstKill ? ["--stop-at-first-kill"] : [])
         }
         for rule in applicable {
-            guard stopAfterDeath, outcomes[rule.id.rawValue] == nil else {
+            guard stopAtFirstKill, outcomes[rule.id.rawValue] == nil else {
                 results[rule.id.rawValue] = result(of: rule, outcomes[rule.id.rawValue], timing: timing)
                 continue
             }
             results[rule.id.rawValue] = RuleResult(
                 rule: rule.id.rawValue, level: rule.level, status: .skipped, durationSeconds: 0,
-                message: Self.notRunAfterDeath)
+                message: Self.notRunAfterKill)
         }
         return rules.map { results[$0.id.rawValue]! }
     }
 
-    /// The message of a rule left out because an earlier one of its batch hung or crashed.
-    static let notRunAfterDeath = "not run: an earlier rule of the batch hung or crashed the worker"
+    /// The message of a rule left out because an earlier one of its batch failed, hung or
+    /// crashed the worker.
+    static let notRunAfterKill = "not run: an earlier rule of the batch failed, hung or crashed the worker"
 
     private static func result(of rule: Rule, _ outcome: Supervisor.Outcome?, timing: Timing) -> RuleResult {
         switch outcome {

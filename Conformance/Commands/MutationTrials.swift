@@ -142,11 +142,11 @@ struct MutationTrials {
             var timing = self.timing
             let slowest = batch.map { durations[$0] ?? 1 }.max() ?? 1
             timing.ruleTimeout = .seconds(slowest * 4) + mutantTimeout
-            // A hang or a crash is already a kill: no restarted worker waits out the rest.
+            // The first failure, hang or crash is the kill: the rest of the batch does not run.
             let results = IsolatedRules.run(
                 subject: subject, rules: batchRules, timing: timing, executable: tool,
-                environment: ["SCHEDULER_MUTANT": String(mutant)], stopAfterDeath: !allRules
-            ).filter { $0.message != IsolatedRules.notRunAfterDeath }
+                environment: ["SCHEDULER_MUTANT": String(mutant)], stopAtFirstKill: !allRules
+            ).filter { $0.message != IsolatedRules.notRunAfterKill }
             trials += results.map {
                 MutationReport.Trial(
                     subject: subject.name, rule: $0.rule, status: $0.status, durationSeconds: $0.durationSeconds,

@@ -13,6 +13,9 @@ extension ConformanceCommand {
         @Option var timingJson: String
         @Option var explorationJson: String?
         @OptionGroup var selection: RuleSelection
+        /// Ends the process after the first rule that does not pass or skip (`mutate` wants
+        /// one kill per mutant; the rules after it would only wait out the same fault).
+        @Flag var stopAtFirstKill = false
 
         func run() throws {
             guard let subject = Toolkit.current.subject(named: subject) else {
@@ -23,7 +26,8 @@ extension ConformanceCommand {
                 try JSONDecoder().decode(Exploration.self, from: Data($0.utf8))
             }
             RuleWorker.run(
-                subject: subject, rules: selection.selected, timing: timing, exploration: exploration ?? .standard)
+                subject: subject, rules: selection.selected, timing: timing, exploration: exploration ?? .standard,
+                stopAtFirstKill: stopAtFirstKill)
         }
     }
 }

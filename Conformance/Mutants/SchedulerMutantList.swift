@@ -147,6 +147,9 @@ extension Mutants {
         faulty(FaultyTrampolineMutant.Fault.lifo, "drains its queue last-in first-out", .trm1) {
             FaultyTrampolineMutant($0)
         },
+        faulty(FaultyTrampolineMutant.Fault.inlineRecursion, "a recursion's first run jumps the queue", .trm1) {
+            FaultyTrampolineMutant($0)
+        },
         faulty(FaultyTrampolineMutant.Fault.ignoresDisposal, "nested handles are not checked", .trm2) {
             FaultyTrampolineMutant($0)
         },

@@ -123,6 +123,8 @@ final class FaultyTrampolineMutant: Scheduler {
         case recursiveDrain = "trampoline-recursive-drain"
         /// Queues are per thread, but "some thread is draining" is one shared flag.
         case sharedBusyFlag = "trampoline-shared-busy-flag"
+        /// Queues plain actions right, but a recursion's first run does not wait its turn.
+        case inlineRecursion = "trampoline-inline-recursion"
     }
 
     private struct Entry {
@@ -169,6 +171,16 @@ final class FaultyTrampolineMutant: Scheduler {
         if fault != .staysBusy || drained == 0 { thread.state.busy = false }
         if fault == .sharedBusyFlag { sharedBusy.store(false, ordering: .releasing) }
         return nil
+    }
+
+    @discardableResult
+    func scheduleRecursive(
+        _ block: @escaping @Sendable (_ reschedule: @escaping @Sendable () -> Void) -> Void
+    ) -> (any Disposable)? {
+        guard fault == .inlineRecursion else { return RecursiveScheduling.start(on: self, block) }
+        let handle = BooleanDisposable()
+        CurrentScheduler.run(as: self) { block { [self] in _ = schedule { block {} } } }
+        return handle
     }
 
     private func pop(_ thread: PerThread<(busy: Bool, queue: [Entry])>) -> Entry? {

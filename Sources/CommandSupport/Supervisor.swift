@@ -33,11 +33,11 @@ package enum Supervisor {
 
     /// Runs `items` in workers launched as `executable arguments(remaining items)` with
     /// `environment`, each item allowed `allowance`, and returns every item's outcome. With
-    /// `stopAfterDeath`, a worker that hung or crashed is not restarted for the items left,
-    /// which get no outcome (`conformance mutate` needs one kill, not every rule's).
+    /// `singleWorker`, the items a worker left (it hung, crashed, or stopped itself) get no
+    /// outcome and no other worker (`conformance mutate` needs one kill, not every rule's).
     package static func run(
         items: [String], executable: String = CommandLine.arguments[0], environment: [String: String] = [:],
-        allowance: Duration, stopAfterDeath: Bool = false, arguments: @escaping @Sendable ([String]) -> [String]
+        allowance: Duration, singleWorker: Bool = false, arguments: @escaping @Sendable ([String]) -> [String]
     ) -> [String: Outcome] {
         var outcomes: [String: Outcome] = [:]
         var pending = items
@@ -56,7 +56,7 @@ package enum Supervisor {
                 }
             }
             pending = unfinished.filter { outcomes[$0] == nil }
-            if stopAfterDeath, attempt.outcomes.values.contains(where: \.isDeath) { break }
+            if singleWorker { break }
         }
         return outcomes
     }

@@ -35,40 +35,48 @@ func disposeRacingTheStart(_ ctx: RuleContext) throws(RuleFailure) {
     var random = SystemRandomNumberGenerator()
     var tally = DisposalTally()
     // The control: the reference queue's atomic claim, put through the same trials at the
-    // same moments (one control trial after each of the subject's). Its late starts with no
-    // evidence are the machine's invisible stops; while it has none, the subject's are its own.
+    // same moments (one control trial after each of the subject's). A round in which the
+    // control had a late start with no evidence is one in which the machine stopped threads
+    // unseen: its late starts are no evidence against the subject, and the round is set aside.
     let control = QueueScheduler(name: "CAN-3 control")
-    var controlTally = DisposalTally()
+    var setAside = 0
     var racer = DisposalRacer(pacerBound: min(ctx.timing.mustHappen, .milliseconds(100)))
     defer { racer.finish() }
     // Bounded in time too: on a machine so loaded that the two threads rarely run at once,
     // every trial costs a watch and a pacer spin, and the rule gives up (inconclusive) well
     // inside its timeout.
     let budget = ContinuousClock.now + .seconds(20)
-    while tally.exercised < wanted && tally.trials < 30 * round && ContinuousClock.now < budget {
+    var attempted = 0
+    while tally.exercised < wanted && attempted < 30 * round && ContinuousClock.now < budget {
         var trials: [DisposalTrial] = []
         var controls: [DisposalTrial] = []
         trials.reserveCapacity(round)
         controls.reserveCapacity(round)
         for _ in 0..<round {
-            trials.append(try racer.trial(on: scheduler, ctx, index: tally.trials + trials.count, using: &random))
-            controls.append(
-                try racer.trial(on: control, ctx, index: controlTally.trials + controls.count, using: &random))
+            trials.append(try racer.trial(on: scheduler, ctx, index: attempted + trials.count, using: &random))
+            controls.append(try racer.trial(on: control, ctx, index: attempted + controls.count, using: &random))
         }
         try ctx.settle(scheduler)
         try ctx.settle(scheduler)
         try ctx.settle(control)
-        for trial in trials { tally.add(trial) }
+        var roundTally = DisposalTally(firstIndex: attempted)
+        var controlTally = DisposalTally(firstIndex: attempted)
+        for trial in trials { roundTally.add(trial) }
         for trial in controls { controlTally.add(trial) }
-        if let failure = tally.failure(control: controlTally) { throw RuleFailure(failure) }
+        attempted += round
+        // A start after an early disposal is a violation by the order of events, whatever
+        // the machine did; late starts count only from rounds the control came through clean.
+        if controlTally.suspects.isEmpty {
+            tally.absorb(roundTally)
+        } else {
+            tally.absorbViolations(roundTally)
+            setAside += 1
+        }
+        if let failure = tally.failure() { throw RuleFailure(failure) }
     }
     try ctx.requireExercised(
-        tally.suspects.count < 2,
-        "\(tally.suspects.count) late starts with no evidence of a hold-up, but the suite's own atomic-claim control, run through the same trials at the same moments, had \(controlTally.suspects.count): this machine stops a running thread without any counter showing it, so these late starts cannot be told from that"
-    )
-    try ctx.requireExercised(
         tally.exercised >= wanted,
-        "only \(tally.exercised) of \(tally.trials) disposals raced the start of their action with evidence of who ran (\(tally.unjudged) late starts on threads with no evidence): the worker and the disposing thread rarely ran at once"
+        "only \(tally.exercised) of \(attempted) disposals raced the start of their action with evidence of who ran (\(tally.unjudged) late starts on threads with no evidence; \(setAside) rounds of \(round) set aside, in which the suite's own atomic-claim control had a late start with no evidence, so this machine stopped threads unseen)"
     )
 }
 
@@ -144,11 +152,12 @@ private struct DisposalRacer {
 /// raced the pick-up, with no evidence that the worker or the machine was held up, is a
 /// *suspect*: the host of a virtual machine also stops one core alone, now and then (about
 /// one pause in twenty on the CI machine, 5 to 60 µs), and nothing in the guest counts it,
-/// so one such start may be that. The second suspect in a run is a violation, provided the
-/// suite's own atomic-claim control, put through a trial after each of the subject's, had
-/// none: a machine that stops running threads unseen (a test process full of parallel work
-/// did, 10 to 76 µs, twice in 8,000 trials) gives the control suspects too, and the rule is
-/// then inconclusive. A check-then-run window of a few microseconds gives tens per run.
+/// so one such start may be that. The second suspect is a violation. Suspects count only from
+/// rounds in which the suite's own atomic-claim control, put through a trial after each of
+/// the subject's, had none: a machine that stops running threads unseen (a test process full
+/// of parallel work did, 10 to 76 µs, twice in 8,000 trials) gives the control suspects too,
+/// and such a round is set aside, not held against the subject. A check-then-run window of a
+/// few microseconds gives tens of suspects in every round.
 private struct DisposalTally {
     /// How much longer than an optimised build's the same steps take: unoptimised code (no
     /// inlining, every retain made) is several times slower over a pick-up, so a machine's
@@ -170,12 +179,16 @@ private struct DisposalTally {
     /// How long the disposing thread watches for the start: later starts are unjudged.
     static let watched = Duration.microseconds(200) * slowdown
 
+    /// The index of this tally's first trial in the whole run, for the failure's words.
+    let firstIndex: Int
     private(set) var trials = 0
     private(set) var exercised = 0
     private(set) var excused = 0
     private(set) var unjudged = 0
     private(set) var earlyStarts: [(index: Int, trial: DisposalTrial)] = []
     private(set) var suspects: [(index: Int, trial: DisposalTrial, watched: Duration)] = []
+
+    init(firstIndex: Int = 0) { self.firstIndex = firstIndex }
 
     /// What one trial shows.
     enum Verdict {
@@ -212,8 +225,8 @@ private struct DisposalTally {
         defer { trials += 1 }
         let verdict = Self.verdict(trial)
         switch verdict {
-        case .startedAfterEarlyDisposal: earlyStarts.append((trials, trial))
-        case .lateWithoutPause(let watched): suspects.append((trials, trial, watched))
+        case .startedAfterEarlyDisposal: earlyStarts.append((firstIndex + trials, trial))
+        case .lateWithoutPause(let watched): suspects.append((firstIndex + trials, trial, watched))
         case .excused: excused += 1
         case .unjudged: unjudged += 1
         case .inTime: break
@@ -222,9 +235,26 @@ private struct DisposalTally {
         if trial.raced { exercised += 1 }
     }
 
+    /// Adds a round the control came through clean: all it shows counts.
+    mutating func absorb(_ round: DisposalTally) {
+        absorbViolations(round)
+        exercised += round.exercised
+        excused += round.excused
+        unjudged += round.unjudged
+        suspects += round.suspects
+    }
+
+    /// Adds a round set aside: only its starts after an early disposal count, which no stop
+    /// of the machine explains.
+    mutating func absorbViolations(_ round: DisposalTally) {
+        trials += round.trials
+        earlyStarts += round.earlyStarts
+    }
+
     /// Why the rule fails, once the trials so far prove a violation: a start after an early
-    /// disposal, or a second late start with no evidence while the control had none.
-    func failure(control: DisposalTally) -> String? {
+    /// disposal, or a second late start with no evidence in rounds the control came through
+    /// clean.
+    func failure() -> String? {
         let micro = { (duration: Duration) in Int((duration.timeInterval * 1e6).rounded()) }
         let tail =
             "in \(trials) trials (\(excused) late starts came while the worker or the machine was held up and were excused)"
@@ -232,12 +262,12 @@ private struct DisposalTally {
             return
                 "action #\(index) started although dispose() returned \(micro(.zero - trial.offset)) µs before the action ahead of it was told to return, so before the scheduler could pick it up; \(earlyStarts.count) such starts \(tail)"
         }
-        guard suspects.count >= 2, control.suspects.isEmpty else { return nil }
+        guard suspects.count >= 2 else { return nil }
         let starts = suspects.prefix(2).map { index, trial, watched in
             "action #\(index) started \(micro(trial.lateness ?? .zero)) µs after dispose() returned (disposed \(micro(trial.offset)) µs after the action ahead of it was told to return; watched \(micro(watched)) µs)"
         }
         return
-            "\(starts.joined(separator: ", and ")), each on the thread its pacer returned on, which kept its core since, while the disposing thread watched the clock and saw the machine run without a pause; \(suspects.count) such starts \(tail), and none in as many trials of the suite's own atomic-claim control"
+            "\(starts.joined(separator: ", and ")), each on the thread its pacer returned on, which kept its core since, while the disposing thread watched the clock and saw the machine run without a pause; \(suspects.count) such starts \(tail), and none in the same rounds of the suite's own atomic-claim control"
     }
 }
 

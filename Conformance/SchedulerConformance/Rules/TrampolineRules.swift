@@ -9,7 +9,7 @@ extension RuleCatalogue {
             requires: .trampoline,
             excludes: .threadConfined,
             rationale:
-                "RxSwift's classic nested example must print 1, 2, 3, 4, 5: nested work runs after the outer action returns, in order, however many are queued.",
+                "RxSwift's classic nested example must print 1, 2, 3, 4, 5: nested work runs after the outer action returns, in order, however many are queued, a nested recursion's first run included.",
             hint:
                 "an idle thread runs the action at once, then drains a per-thread FIFO queue (not a stack); a busy thread only enqueues, at the back."
         ) { ctx throws(RuleFailure) in
@@ -21,6 +21,8 @@ extension RuleCatalogue {
                     scheduler.schedule {
                         order.record("3")
                         scheduler.schedule { order.record("5") }
+                        // A recursion started by a nested action queues like any other.
+                        scheduler.scheduleRecursive { _ in order.record("6") }
                         order.record("4")
                     }
                     order.record("2")
@@ -38,7 +40,7 @@ extension RuleCatalogue {
                 }
                 return order.all
             }
-            let expected = ["1", "2", "3", "4", "5", "outer", "a", "b", "c", "a1", "a2", "b1", "b2", "c1", "c2"]
+            let expected = ["1", "2", "3", "4", "5", "6", "outer", "a", "b", "c", "a1", "a2", "b1", "b2", "c1", "c2"]
             try ctx.expect(order == expected, "order was \(order), expected \(expected)")
         },
         Rule(

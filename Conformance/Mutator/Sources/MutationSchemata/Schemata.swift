@@ -136,6 +136,7 @@ public enum Schemata {
         #elseif canImport(Darwin)
             import Darwin
         #endif
+        import Synchronization
 
         /// The mutant this process runs: `\(activeVariable)`, 0 (none) when unset.
         @usableFromInline let __schedulerActiveMutant: Int =
@@ -159,13 +160,22 @@ public enum Schemata {
             return id == __schedulerActiveMutant
         }
 
+        /// How many more times an unguarded section may yield its core inside: enough for any
+        /// rule's racing threads to meet it there, too few to slow a rule by more than 0.4 s.
+        @usableFromInline let __schedulerMutantNoise = Atomic<Int>(4_096)
+
         /// A critical section split in two: the state is read under the lock, changed outside
-        /// it, and written back under the lock again.
+        /// it, and written back under the lock again. In between the thread gives up its core
+        /// for 100 µs (the first 4,096 times): the preemption that exposes the missing lock,
+        /// which a real machine makes too, only seldom.
         @usableFromInline func __schedulerMutantUnguarded<State, Result>(
             read: () -> State, write: (State) -> Void, _ body: (inout State) throws -> Result
         ) rethrows -> Result {
             var copy = read()
-            defer { write(copy) }
+            defer {
+                if __schedulerMutantNoise.wrappingSubtract(1, ordering: .relaxed).oldValue > 0 { usleep(100) }
+                write(copy)
+            }
             return try body(&copy)
         }
 

@@ -37,7 +37,9 @@ final class SchemataRewriter: SyntaxRewriter {
     /// wanted (operator not chosen, line not changed) or was excluded by an earlier build.
     private func claim(_ kind: MutationOperator, at node: some SyntaxProtocol) -> (id: Int, line: Int, column: Int)? {
         // Code the build leaves out can never run: a mutant there would only be noise.
-        guard operators.contains(kind), conditions.isCompiled(Syntax(node)) else { return nil }
+        guard operators.contains(kind), conditions.isCompiled(Syntax(node)), !Self.isExempt(Syntax(node)) else {
+            return nil
+        }
         let location = node.startLocation(converter: converter)
         if let lines, !lines.contains(location.line) { return nil }
         let id = nextID
@@ -56,6 +58,31 @@ final class SchemataRewriter: SyntaxRewriter {
                 context: Self.context(of: Syntax(node)), original: Self.oneLine(original),
                 mutated: Self.oneLine(mutated), occurrence: 1, schemata: Mutant.Span(start: [0, 0], end: [0, 0]),
                 runsOnce: Self.runsOnce(Syntax(node))))
+    }
+
+    /// The comment that exempts a declaration and everything in it from mutation; what
+    /// follows it on the line is the reason, for the reader of the source.
+    public static let exemptionMarker = "mutation-exempt:"
+
+    /// Whether `node` is inside a declaration whose leading comments carry
+    /// ``exemptionMarker`` (as Stryker's `// Stryker disable` does): code that the rules
+    /// cannot reach by design, such as a helper for adapters that no scheduler calls.
+    static func isExempt(_ node: Syntax) -> Bool {
+        var current: Syntax? = node
+        while let syntax = current {
+            if syntax.isProtocol((any DeclSyntaxProtocol).self),
+                syntax.leadingTrivia.contains(where: { piece in
+                    switch piece {
+                    case .lineComment(let text), .docLineComment(let text): text.contains(exemptionMarker)
+                    default: false
+                    }
+                })
+            {
+                return true
+            }
+            current = syntax.parent
+        }
+        return false
     }
 
     /// Whether `node` is evaluated once per process: in the initializer of a static or

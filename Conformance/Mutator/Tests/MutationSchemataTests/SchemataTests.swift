@@ -216,6 +216,19 @@ struct SchemataTests {
                 == ["a()"])
     }
 
+    @Test("a declaration marked mutation-exempt gets no mutants, nor does anything inside it; its neighbours do")
+    func exemptDeclarations() {
+        let source = """
+            struct S {
+                /// Converts.
+                // mutation-exempt: no scheduler calls it
+                static func convert(_ a: Int) -> Bool { a < 1 }
+                func kept(_ a: Int) -> Bool { a < 1 }
+            }
+            """
+        #expect(schemata(source, operators: [.relationalBoundary]).mutants.map(\.context) == ["S.kept(_:)"])
+    }
+
     @Test("excluded IDs are left out and the others keep theirs")
     func exclusionKeepsIDs() {
         let source = "func f(a: Int) -> Bool { a < 1 && a > 2 }"
@@ -260,6 +273,8 @@ struct SchemataTests {
         #expect(text.contains("getenv(\"SCHEDULER_MUTANT\")"))
         #expect(text.contains("mmap(nil, 13,"))
         #expect(text.contains("id <= 12"))
+        // An unguarded section yields its core inside, a bounded number of times.
+        #expect(text.contains("__schedulerMutantNoise.wrappingSubtract(1, ordering: .relaxed).oldValue > 0"))
     }
 
     @Test("a copied manifest's relative path dependencies become absolute, URL ones stay")
