@@ -15,7 +15,7 @@ enum IsolatedRules {
     static func run(
         subject: ConformanceSubject, rules: [Rule], timing: Timing, exploration: Exploration = .standard,
         inProcess: Bool = false, executable: String = CommandLine.arguments[0], environment: [String: String] = [:],
-        stopAtFirstKill: Bool = false
+        memoryCap: UInt64 = WorkerProcess.defaultMemoryCap, stopAtFirstKill: Bool = false
     ) -> [RuleResult] {
         if inProcess {
             return ConformanceRunner.run(
@@ -32,7 +32,8 @@ enum IsolatedRules {
         let explorationJSON = String(decoding: (try? JSONEncoder().encode(exploration)) ?? Data(), as: UTF8.self)
         let outcomes = Supervisor.run(
             items: applicable.map(\.id.rawValue), executable: executable, environment: environment,
-            allowance: timing.ruleTimeout, singleWorker: stopAtFirstKill
+            allowance: timing.ruleTimeout, memoryCap: memoryCap,
+            stopAtFirstKill: stopAtFirstKill
         ) {
             remaining in
             [
@@ -43,7 +44,8 @@ enum IsolatedRules {
         }
         for rule in applicable {
             guard stopAtFirstKill, outcomes[rule.id.rawValue] == nil else {
-                results[rule.id.rawValue] = result(of: rule, outcomes[rule.id.rawValue], timing: timing)
+                results[rule.id.rawValue] = result(
+                    of: rule, outcomes[rule.id.rawValue], timing: timing, memoryCap: memoryCap)
                 continue
             }
             results[rule.id.rawValue] = RuleResult(
@@ -57,14 +59,25 @@ enum IsolatedRules {
     /// crashed the worker.
     static let notRunAfterKill = "not run: an earlier rule of the batch failed, hung or crashed the worker"
 
-    private static func result(of rule: Rule, _ outcome: Supervisor.Outcome?, timing: Timing) -> RuleResult {
+    private static func result(
+        of rule: Rule, _ outcome: Supervisor.Outcome?, timing: Timing, memoryCap: UInt64
+    ) -> RuleResult {
         switch outcome {
         case .finished(.rule(let result)):
             return result
         case .timedOut(let seconds, let stacks):
+            let stuck = stacks.map(HangDiagnosis.stuckCalls) ?? []
             return RuleResult(
                 rule: rule.id.rawValue, level: rule.level, status: .timeout, durationSeconds: seconds,
                 message: "did not finish within \(timing.ruleTimeout); the worker was killed"
+                    + (stacks == nil ? " (gdb unavailable: no stacks)" : "")
+                    + stuck.map { "; stuck in `\($0.frame)`, called from thread \"\($0.threadName)\"" }.joined(),
+                threadDump: stacks.map { HangDiagnosis.ordered($0, first: stuck.compactMap(\.threadID)) })
+        case .outgrew(let seconds, let bytes, let stacks):
+            return RuleResult(
+                rule: rule.id.rawValue, level: rule.level, status: .error, durationSeconds: seconds,
+                message: "the subject grew to \(Supervisor.gibibytes(bytes)) of resident memory during this rule, past"
+                    + " the worker's cap of \(Supervisor.gibibytes(memoryCap)) (--worker-memory); the worker was killed"
                     + (stacks == nil ? " (gdb unavailable: no stacks)" : ""),
                 threadDump: stacks)
         case .crashed(let seconds, let reason, let standardError):

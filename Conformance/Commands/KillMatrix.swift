@@ -76,7 +76,8 @@ extension ConformanceCommand {
             }
             let reports = mutants.map { mutant in
                 let results = IsolatedRules.run(
-                    subject: mutant.subject, rules: rules, timing: timing, inProcess: execution.inProcess)
+                    subject: mutant.subject, rules: rules, timing: timing, inProcess: execution.inProcess,
+                    memoryCap: execution.memoryCap)
                 printError(
                     "\(mutant.subject.name): \(results.filter { $0.status.isFailure }.map(\.rule).joined(separator: " "))"
                 )

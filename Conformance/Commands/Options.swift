@@ -48,6 +48,23 @@ struct ExecutionOptions: ParsableArguments {
 
     @Flag(help: "Print only the summary and the failures, not the whole table.")
     var quiet = false
+
+    @Option(
+        help: ArgumentHelp(
+            "GiB of resident memory a worker may reach before the rule it runs is stopped with an error (default: half the machine's).",
+            valueName: "GiB"))
+    var workerMemory: Double?
+
+    func validate() throws {
+        if let workerMemory, !(workerMemory.isFinite && workerMemory > 0) {
+            throw ValidationError("--worker-memory must be a positive number of GiB, got \(workerMemory)")
+        }
+    }
+
+    /// The cap on a worker's resident memory, in bytes.
+    var memoryCap: UInt64 {
+        workerMemory.map { UInt64($0 * Double(1 << 30)) } ?? WorkerProcess.defaultMemoryCap
+    }
 }
 
 /// `--timing-scale` and `--rule-timeout`: the calibrated time bounds.

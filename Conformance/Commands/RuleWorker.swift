@@ -4,8 +4,9 @@ import SchedulerConformance
 
 /// The child side of ``IsolatedRules``: runs one subject's rules in this process and
 /// sends `started` before each rule and its result after, so the supervisor knows which
-/// rule was running if this process dies or hangs. With `stopAtFirstKill` it exits after
-/// the first result that fails, times out or errs.
+/// rule was running if this process dies or hangs. It exits after a rule that left work
+/// running (``Leftovers``), so the next rules get a fresh worker, and with
+/// `stopAtFirstKill` after the first result that fails, times out or errs.
 enum RuleWorker {
     static func run(
         subject: ConformanceSubject, rules: [Rule], timing: Timing, exploration: Exploration,
@@ -23,10 +24,20 @@ enum RuleWorker {
             },
             progress: { result in
                 MutationCoverage.ruleFinished(subject: subject.name, rule: result.rule)
+                var result = result
+                let busy = Leftovers.busyThreads()
+                if !busy.isEmpty {
+                    result.message =
+                        (result.message.map { $0 + " " } ?? "")
+                        + "After this rule the subject was still running work (\(busy.count) thread(s) busy: \(busy.joined(separator: ", "))); the rules after it ran in a fresh worker."
+                }
                 WorkerMessage.rule(result).send()
                 // The message is written unbuffered; a stuck subject's threads may still run,
-                // so the process leaves without waiting for anything.
-                if stopAtFirstKill, [.failed, .timeout, .error].contains(result.status) { _exit(0) }
+                // so the process leaves without waiting for anything. The supervisor starts a
+                // fresh worker for the rules left, unless this one killed a mutant.
+                if !busy.isEmpty || (stopAtFirstKill && [.failed, .timeout, .error].contains(result.status)) {
+                    _exit(0)
+                }
             }
         )
     }

@@ -55,7 +55,7 @@ extension ConformanceCommand {
                     ? []
                     : IsolatedRules.run(
                         subject: subject, rules: mine, timing: timing, exploration: exploration,
-                        inProcess: execution.inProcess)
+                        inProcess: execution.inProcess, memoryCap: execution.memoryCap)
                 printError(
                     "\(subject.name): \(results.filter { $0.status == .passed }.count) passed, \(results.filter { $0.status.isFailure }.count) not passed, \(results.filter { $0.status == .skipped }.count) skipped"
                 )

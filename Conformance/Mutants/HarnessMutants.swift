@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Schedulers
 
 /// Blocks forever when asked for a repeating timer: the watchdog must report a timeout.
@@ -18,5 +19,24 @@ final class CrashingMutant: MutantBase, @unchecked Sendable {
         any Disposable
     )? {
         fatalError("crashing mutant: schedule(at:) traps on purpose")
+    }
+}
+
+/// Leaves a runaway behind when asked for a repeating timer: a thread that allocates and
+/// touches memory until the process is stopped (a subject's sleep that recurses into
+/// itself, say). The supervisor must stop the worker at its memory cap, in every run.
+final class GrowingMutant: MutantBase, @unchecked Sendable {
+    override func schedule(
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
+        _ action: @escaping SchedulerAction
+    ) throws(SchedulerError) -> any Disposable {
+        Thread.detachNewThread {
+            var hoard: [[UInt8]] = []
+            while true {
+                hoard.append([UInt8](repeating: 1, count: 16 << 20))
+                usleep(5_000)
+            }
+        }
+        return BooleanDisposable()
     }
 }

@@ -156,7 +156,12 @@ public enum Mutants {
     }
 
     /// Every mutant subject, the harness ones included.
-    public static var subjects: [ConformanceSubject] { all.map(\.subject) + [hanging, crashing] }
+    /// Grows without bound once a repeating timer is asked for: the worker's memory cap stops it.
+    public static let growing = ConformanceSubject(name: "mutant-growing", origin: .mutant) {
+        GrowingMutant("mutant-growing")
+    }
+
+    public static var subjects: [ConformanceSubject] { all.map(\.subject) + [hanging, crashing, growing] }
 
     /// The mutant named `name` (with or without its `mutant-` prefix).
     public static func named(_ name: String) -> Mutant? {

@@ -93,12 +93,44 @@ public final class RuleContext: Sendable {
         if !signal.wait(bound) {
             let probe = timing.mustHappen / 10
             if !runsWork(scheduler, within: probe) {
-                throw RuleFailure(
-                    "\(what()): did not happen within \(bound), and a probe scheduled then did not run within \(probe) either: the scheduler is stuck",
-                    kind: .hung, threadDump: stacksOnHang ? ThreadDump.ofThisProcess(within: .seconds(20)) : nil)
+                throw hang(
+                    "\(what()): did not happen within \(bound), and a probe scheduled then did not run within \(probe) either: the scheduler is stuck"
+                )
             }
             throw RuleFailure("\(what()): did not happen within \(bound)")
         }
+    }
+
+    /// A hang: `message`, and where this process may take stacks (``stacksOnHang``) every
+    /// thread's, the `stuck` threads' first, with the call each is stuck in: "stuck in
+    /// `QueueScheduler.schedule(_:)` at Queue.swift:42, called from producer-3". Without
+    /// stacks, the threads are named and the message says what they did not return from.
+    func hang(_ message: String, stuck: [(name: String, threadID: Int32?)] = []) -> RuleFailure {
+        guard stacksOnHang, let dump = ThreadDump.ofThisProcess(within: .seconds(20)) else {
+            let threads = stuck.map { thread in
+                thread.name + (thread.threadID.flatMap(HangDiagnosis.activity).map { " (\($0))" } ?? "")
+            }
+            return RuleFailure(
+                ([message] + threads.map { "\($0) never returned from its calls into the subject" }).joined(
+                    separator: "; "),
+                kind: .hung)
+        }
+        // Threads the rule did not name may be stuck in the subject too (the rule's own).
+        let found = HangDiagnosis.stuckCalls(in: dump).filter { call in !stuck.contains { $0.threadID == call.threadID }
+        }
+        let stuck = stuck + found.map { (name: "thread \"\($0.threadName)\"", threadID: $0.threadID) }
+        let ids = stuck.compactMap(\.threadID)
+        let places = stuck.compactMap { thread in
+            thread.threadID.flatMap { HangDiagnosis.stuckFrame(of: $0, in: dump) }.map { frame in
+                "stuck in `\(frame)`, called from \(thread.name)"
+                    + (thread.threadID.flatMap(HangDiagnosis.activity).map { " (\($0))" } ?? "")
+            }
+        }
+        let named =
+            places.isEmpty && !stuck.isEmpty ? ["\(stuck.map(\.name).joined(separator: ", ")) never returned"] : []
+        return RuleFailure(
+            ([message] + places + named).joined(separator: "; "), kind: .hung,
+            threadDump: HangDiagnosis.ordered(dump, first: ids))
     }
 
     /// Whether `scheduler` still runs new work: what tells a lost action (a failure) from
@@ -263,14 +295,20 @@ public final class RuleContext: Sendable {
     {
         let result = Lock<Result<T, RuleFailure>?>(nil)
         let done = Signal()
-        Thread {
+        let threadID = Lock<Int32?>(nil)
+        let thread = Thread {
+            Thread.current.name = "helper"
+            threadID.withLock { $0 = CorePinning.currentThreadID }
             let outcome: Result<T, RuleFailure>
             do { outcome = .success(try body()) } catch { outcome = .failure(error as! RuleFailure) }
             result.withLock { $0 = outcome }
             done.fire()
-        }.start()
+        }
+        thread.start()
         guard done.wait(timing.mustHappen) else {
-            throw RuleFailure("a helper thread did not finish within \(timing.mustHappen)")
+            throw hang(
+                "a helper thread did not finish within \(timing.mustHappen)",
+                stuck: [("the helper thread", threadID.withLock { $0 })])
         }
         return try result.withLock { $0 }!.get()
     }
@@ -292,8 +330,11 @@ public final class RuleContext: Sendable {
     public func onThreads(_ count: Int, spread: Bool = false, _ body: @escaping @Sendable (Int) -> Void)
         throws(RuleFailure)
     {
-        guard Threads.run(count, pinned: spread, within: timing.mustHappen, body) else {
-            throw RuleFailure("\(count) producer threads did not finish within \(timing.mustHappen)")
+        let stragglers = Threads.stragglers(count, pinned: spread, within: timing.mustHappen, body)
+        guard stragglers.isEmpty else {
+            throw hang(
+                "\(stragglers.count) of \(count) producer threads did not finish within \(timing.mustHappen)",
+                stuck: stragglers.map { ("producer thread \($0.index)", $0.threadID) })
         }
     }
 

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import SchedulerProbes
 import Schedulers
+import Synchronization
 
 /// The outcome of one rule on one subject.
 public struct RuleResult: Codable, Sendable, Equatable {
@@ -143,7 +144,11 @@ public enum ConformanceRunner {
         let outcome = Box<RuleResult?>(nil)
         let finished = Signal()
         let started = ContinuousClock.now
+        let threadID = Atomic<Int32>(-1)
         let thread = Thread {
+            // Named from inside: Foundation names the kernel's thread only for the current one.
+            Thread.current.name = "rule \(rule.id)"
+            threadID.store(CorePinning.currentThreadID ?? -1, ordering: .relaxed)
             var result: RuleResult
             do throws(RuleFailure) {
                 try rule.check(context)
@@ -182,13 +187,17 @@ public enum ConformanceRunner {
             finished.fire()
         }
         thread.stackSize = 1 << 20
-        thread.name = "conformance \(rule.id)"
         thread.start()
         guard finished.wait(context.timing.ruleTimeout), let result = outcome.value else {
+            let id = threadID.load(ordering: .relaxed)
+            let activity = id >= 0 ? HangDiagnosis.activity(of: id).map { " (\($0))" } ?? "" : ""
             return RuleResult(
                 rule: rule.id.rawValue, level: rule.level, status: .timeout,
                 durationSeconds: (ContinuousClock.now - started).timeInterval,
-                message: "did not finish within \(context.timing.ruleTimeout); its thread was abandoned"
+                message:
+                    "did not finish within \(context.timing.ruleTimeout); its thread was abandoned\(activity), still inside"
+                    + " a call into the subject or a wait of the rule's (the `conformance` tool's report names the call,"
+                    + " with every thread's stack)"
             )
         }
         return result

@@ -38,8 +38,20 @@ public enum ThreadDump {
             text.contains("Thread")
         else { return nil }
         // The dump is for people: keep the thread headers and frames, drop gdb's chatter.
-        return text.split(separator: "\n").filter { $0.hasPrefix("Thread") || $0.hasPrefix("#") }.joined(
+        let stacks = text.split(separator: "\n").filter { $0.hasPrefix("Thread") || $0.hasPrefix("#") }.joined(
             separator: "\n")
+        return await demangled(stacks)
+    }
+
+    /// `stacks` with Swift's mangled names (gdb prints `$s10Schedulers…`) spelled as in the
+    /// source, by the toolchain's `swift-demangle`; unchanged when that is not installed.
+    static func demangled(_ stacks: String) async -> String {
+        let result = try? await Subprocess.run(
+            .name("timeout"), arguments: ["10", "swift-demangle", "--simplified"], input: .string(stacks),
+            output: .string(limit: 1 << 24), error: .discarded)
+        guard let result, result.terminationStatus.isSuccess, !result.standardOutput.isEmpty else { return stacks }
+        let text = result.standardOutput
+        return text.hasSuffix("\n") && !stacks.hasSuffix("\n") ? String(text.dropLast()) : text
     }
 }
 

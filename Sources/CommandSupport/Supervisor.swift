@@ -19,25 +19,37 @@ package enum Supervisor {
         case timedOut(seconds: Double, stacks: String?)
         /// The worker died while running it.
         case crashed(seconds: Double, reason: String, standardError: String)
+        /// The worker's resident memory passed its cap while running it; it was killed after
+        /// its stacks were taken.
+        case outgrew(seconds: Double, bytes: UInt64, stacks: String?)
         /// A worker failed before starting it (it could not be launched, say).
         case notRun(reason: String)
 
         /// Whether the worker died in this item: a hang or a crash.
         var isDeath: Bool {
             switch self {
-            case .timedOut, .crashed: true
+            case .timedOut, .crashed, .outgrew: true
             case .finished, .notRun: false
             }
+        }
+
+        /// Whether it kills a mutant: the worker died in it, or its rule failed, hung or erred.
+        var isKill: Bool {
+            if case .finished(.rule(let result)) = self { return [.failed, .timeout, .error].contains(result.status) }
+            return isDeath
         }
     }
 
     /// Runs `items` in workers launched as `executable arguments(remaining items)` with
-    /// `environment`, each item allowed `allowance`, and returns every item's outcome. With
-    /// `singleWorker`, the items a worker left (it hung, crashed, or stopped itself) get no
-    /// outcome and no other worker (`conformance mutate` needs one kill, not every rule's).
+    /// `environment`, each item allowed `allowance` and the workers `memoryCap` bytes of
+    /// resident memory, and returns every item's outcome. A worker that leaves items (it
+    /// died, or stopped itself after a rule that left work running) is followed by a fresh
+    /// one for the rest, unless `stopAtFirstKill` and an item killed: then the rest get no
+    /// outcome (`conformance mutate` needs one kill, not every rule's).
     package static func run(
         items: [String], executable: String = CommandLine.arguments[0], environment: [String: String] = [:],
-        allowance: Duration, singleWorker: Bool = false, arguments: @escaping @Sendable ([String]) -> [String]
+        allowance: Duration, memoryCap: UInt64 = WorkerProcess.defaultMemoryCap, stopAtFirstKill: Bool = false,
+        arguments: @escaping @Sendable ([String]) -> [String]
     ) -> [String: Outcome] {
         var outcomes: [String: Outcome] = [:]
         var pending = items
@@ -45,7 +57,8 @@ package enum Supervisor {
             let batch = pending
             let attempt = runBlocking {
                 await runWorker(
-                    executable: executable, arguments: arguments(batch), environment: environment, allowance: allowance)
+                    executable: executable, arguments: arguments(batch), environment: environment, allowance: allowance,
+                    memoryCap: memoryCap)
             }
             for (item, outcome) in attempt.outcomes where batch.contains(item) { outcomes[item] = outcome }
             let unfinished = batch.filter { outcomes[$0] == nil }
@@ -56,9 +69,14 @@ package enum Supervisor {
                 }
             }
             pending = unfinished.filter { outcomes[$0] == nil }
-            if singleWorker { break }
+            if stopAtFirstKill, attempt.outcomes.values.contains(where: \.isKill) { break }
         }
         return outcomes
+    }
+
+    /// `1.2 GiB`, for messages.
+    package static func gibibytes(_ bytes: UInt64) -> String {
+        String(format: "%.2f GiB", Double(bytes) / Double(1 << 30))
     }
 
     private struct Attempt: Sendable {
@@ -78,7 +96,8 @@ package enum Supervisor {
     }
 
     private static func runWorker(
-        executable: String, arguments: [String], environment: [String: String], allowance: Duration
+        executable: String, arguments: [String], environment: [String: String], allowance: Duration,
+        memoryCap: UInt64
     ) async -> Attempt {
         let progress = Box(Progress())
         let exit = await WorkerProcess.run(
@@ -100,6 +119,7 @@ package enum Supervisor {
                 let state = progress.value
                 return (state.running?.started ?? state.lastActivity) + allowance
             },
+            memoryCap: memoryCap,
             onTimeout: {
                 progress.update { state in
                     state.watchdogFired = true
@@ -112,11 +132,18 @@ package enum Supervisor {
         if let running = state.timedOut ?? state.running {
             let seconds = (ContinuousClock.now - running.started).timeInterval
             attempt.outcomes[running.item] =
-                exit.timedOut
-                ? .timedOut(seconds: seconds, stacks: exit.threadDump)
-                : .crashed(
-                    seconds: seconds, reason: exit.crashReason,
-                    standardError: String(exit.standardError.suffix(1 << 16)))
+                if let bytes = exit.outgrew {
+                    .outgrew(seconds: seconds, bytes: bytes, stacks: exit.threadDump)
+                } else if exit.timedOut {
+                    .timedOut(seconds: seconds, stacks: exit.threadDump)
+                } else {
+                    .crashed(
+                        seconds: seconds, reason: exit.crashReason,
+                        standardError: String(exit.standardError.suffix(1 << 16)))
+                }
+        } else if let bytes = exit.outgrew {
+            attempt.failure =
+                "the worker grew to \(Self.gibibytes(bytes)) of resident memory between items, past its cap"
         } else if state.watchdogFired {
             attempt.failure = "the worker hung between items for \(allowance) and was killed"
         } else if !exit.succeeded {

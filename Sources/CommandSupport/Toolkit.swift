@@ -29,9 +29,26 @@ public struct Toolkit: Sendable {
             known.append(mutant.subject)
         }
         self.subjects = known
+        self.namingProblem = Self.namingProblem(subjects.map(\.name))
         self.mutants = mutants
         self.explanations = explanations
         self.gate = gate ?? Gate(excused: explanations)
+    }
+
+    /// Why the subjects' names cannot select them, if they cannot: two share a name, or one
+    /// has a group's name (the group would hide it). `main` refuses to run with it (exit 64).
+    package let namingProblem: String?
+
+    private static func namingProblem(_ names: [String]) -> String? {
+        var seen: Set<String> = []
+        for name in names {
+            if name.isEmpty { return "a subject has an empty name" }
+            if !seen.insert(name).inserted { return "two subjects are named '\(name)'; each needs a name of its own" }
+            if ConformanceSubject.Origin.allCases.map(\.rawValue).contains(name) || name == "all" {
+                return "a subject is named '\(name)', which names a group of subjects; choose another name"
+            }
+        }
+        return nil
     }
 
     /// The subject named `name`, if any.
@@ -83,6 +100,10 @@ public struct Toolkit: Sendable {
     /// Runs `command` on this process's command line with this toolkit, and exits with its
     /// status. Does not return.
     package func main<Command: ParsableCommand>(_ command: Command.Type) -> Never {
+        if let namingProblem {
+            printError("error: \(namingProblem)")
+            exit(64)
+        }
         installed.withLock { $0 = self }
         command.main()
         exit(0)

@@ -15,37 +15,46 @@ public enum WorkerProcess {
         public var standardError: String
         /// Whether the watchdog killed it.
         public var timedOut: Bool
-        /// Every thread's stack, taken just before a timeout kill (nil without gdb).
+        /// Every thread's stack, taken just before a timeout or memory kill (nil without gdb).
         public var threadDump: String?
+        /// The resident memory, in bytes, past which the watchdog killed it; nil when it
+        /// stayed under its cap.
+        public var outgrew: UInt64?
         /// Why the process could not be started.
         public var launchError: String?
 
         /// Whether it exited normally with status 0.
         public var succeeded: Bool { status?.isSuccess == true && !timedOut }
 
-        /// The line of standard error that says why it died (Swift's "Fatal error: …",
-        /// "Precondition failed: …"), or its last line.
+        /// Why it died: the exit status, then the runtime's fatal message and the first frame
+        /// of the subject's code (``CrashDiagnosis``), or standard error's last line.
         public var crashReason: String {
             if let launchError { return launchError }
-            let lines = standardError.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-            // Swift's traps print "Fatal error: …", "Precondition failed: …" or "Assertion failed: …";
-            // the backtrace that follows is in the diagnostics.
-            let markers = ["Fatal error", "Precondition failed", "Assertion failed", "Crash", "error:"]
-            let reason = markers.lazy.compactMap { marker in lines.first { $0.contains(marker) } }.first ?? lines.last
+            let reason =
+                CrashDiagnosis(standardError: standardError).summary
+                ?? standardError.split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) }
             return "\(status.map { "\($0)" } ?? "not started"): \(reason ?? "nothing on stderr")"
         }
     }
 
+    /// The default cap on a worker's resident memory: half the machine's, so that a runaway
+    /// subject is stopped while the machine can still take its stacks.
+    public static let defaultMemoryCap: UInt64 = {
+        ProcessInfo.processInfo.physicalMemory / 2
+    }()
+
     /// Runs `executable` with `arguments`, handing each line of its standard output to
-    /// `onLine`. Every 100 ms the watchdog asks `deadline` for the current deadline; once it
-    /// has passed, it calls `onTimeout` (at once, so the caller can note what was running),
-    /// takes a thread dump with gdb and kills the process.
+    /// `onLine`. Every 100 ms the watchdog asks `deadline` for the current deadline and
+    /// reads the process's resident memory; once the deadline has passed or the memory is
+    /// over `memoryCap`, it calls `onTimeout` (at once, so the caller can note what was
+    /// running), takes a thread dump with gdb and kills the process.
     public static func run(
         executable: String,
         arguments: [String],
         environment: [String: String] = [:],
         onLine: @escaping @Sendable (String) -> Void,
         deadline: @escaping @Sendable () -> ContinuousClock.Instant?,
+        memoryCap: UInt64 = defaultMemoryCap,
         onTimeout: @escaping @Sendable () -> Void = {}
     ) async -> Exit {
         let watch = Watch()
@@ -72,11 +81,17 @@ public enum WorkerProcess {
                     group.addTask {
                         while true {
                             try await Task.sleep(for: .milliseconds(100))
-                            guard let due = deadline(), ContinuousClock.now > due else { continue }
+                            let pid = execution.processIdentifier.value
+                            let resident = residentMemory(of: pid)
+                            let outgrew = resident.flatMap { $0 > memoryCap ? $0 : nil }
+                            guard outgrew != nil || deadline().map({ ContinuousClock.now > $0 }) == true else {
+                                continue
+                            }
+                            // Stopped before the stacks are taken: a runaway keeps growing meanwhile.
+                            if outgrew != nil { _ = kill(pid, SIGSTOP) }
                             onTimeout()
-                            let stacks = await ThreadDump.take(
-                                pid: execution.processIdentifier.value, within: .seconds(20))
-                            watch.state.withLock { $0 = (true, stacks) }
+                            let stacks = await ThreadDump.take(pid: pid, within: .seconds(20))
+                            watch.state.withLock { $0 = (outgrew == nil, stacks, outgrew) }
                             try? execution.send(signal: .kill)
                             return
                         }
@@ -90,7 +105,8 @@ public enum WorkerProcess {
             }
             return Exit(
                 status: result.terminationStatus, standardError: stderr.text,
-                timedOut: watch.state.withLock { $0.timedOut }, threadDump: watch.state.withLock { $0.dump }
+                timedOut: watch.state.withLock { $0.timedOut }, threadDump: watch.state.withLock { $0.dump },
+                outgrew: watch.state.withLock { $0.outgrew }
             )
         } catch {
             return Exit(
@@ -102,7 +118,16 @@ public enum WorkerProcess {
 
 /// What the watchdog found, shared between its task and the caller.
 private final class Watch: Sendable {
-    package let state = Lock<(timedOut: Bool, dump: String?)>((false, nil))
+    package let state = Lock<(timedOut: Bool, dump: String?, outgrew: UInt64?)>((false, nil, nil))
+}
+
+/// The resident memory of process `pid` in bytes (Linux's `/proc/<pid>/statm`); nil where
+/// that cannot be read, and the cap is then not enforced.
+private func residentMemory(of pid: Int32) -> UInt64? {
+    guard let statm = try? String(contentsOfFile: "/proc/\(pid)/statm", encoding: .utf8) else { return nil }
+    let fields = statm.split(separator: " ")
+    guard fields.count > 1, let pages = UInt64(fields[1]) else { return nil }
+    return pages * UInt64(sysconf(Int32(_SC_PAGESIZE)))
 }
 
 /// The last `limit` characters of a stream of lines.

@@ -200,6 +200,13 @@ public struct ThreadMark: Sendable, Equatable {
 
 /// Pins threads to cores, where the platform allows it.
 package enum CorePinning {
+    /// The calling thread's kernel ID (the LWP that gdb and `/proc` name), or nil where
+    /// there is none.
+    package static var currentThreadID: Int32? {
+        let id = core_affinity_thread_id()
+        return id >= 0 ? Int32(clamping: id) : nil
+    }
+
     /// Pins the calling thread to the `index`-th (modulo their number) of the cores this
     /// process may run on. Does nothing where affinity cannot be set (not Linux, or the call
     /// is refused): the threads are then placed by the kernel as usual.

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Schedulers
 
 /// Threads made for a probe, released together so that their calls can overlap.
 public enum Threads {
@@ -15,21 +16,47 @@ public enum Threads {
         _ count: Int, pinned: Bool = false, stackSize: Int? = nil, within bound: Duration,
         _ body: @escaping @Sendable (Int) -> Void
     ) -> Bool {
+        stragglers(count, pinned: pinned, stackSize: stackSize, within: bound, body).isEmpty
+    }
+
+    /// A thread that had not returned when its group was given up on.
+    public struct Straggler: Sendable, Equatable {
+        /// Its index among the group's threads.
+        public var index: Int
+        /// Its kernel ID (the LWP of a thread dump), nil where there is none.
+        public var threadID: Int32?
+    }
+
+    /// Runs `body(index)` like ``run(_:pinned:stackSize:within:_:)``, each thread named
+    /// `producer-<index>` (as thread dumps show it), and returns the threads that had not
+    /// returned within `bound`: none when all did.
+    public static func stragglers(
+        _ count: Int, pinned: Bool = false, stackSize: Int? = nil, within bound: Duration,
+        _ body: @escaping @Sendable (Int) -> Void
+    ) -> [Straggler] {
         let group = DispatchGroup()
         let start = DispatchSemaphore(value: 0)
+        // Each thread's kernel ID once it runs, and whether it returned.
+        let state = Lock<(ids: [Int: Int32], returned: Set<Int>)>(([:], []))
         for index in 0..<count {
             group.enter()
             let thread = Thread {
+                // Named from inside: Foundation names the kernel's thread only for the current one.
+                Thread.current.name = "producer-\(index)"
                 if pinned { CorePinning.pinCurrentThread(toCore: index) }
+                if let id = CorePinning.currentThreadID { state.withLock { $0.ids[index] = id } }
                 start.wait()
                 body(index)
+                state.withLock { _ = $0.returned.insert(index) }
                 group.leave()
             }
             if let stackSize { thread.stackSize = stackSize }
             thread.start()
         }
         for _ in 0..<count { start.signal() }
-        return group.wait(timeout: .now() + bound.dispatchInterval) == .success
+        guard group.wait(timeout: .now() + bound.dispatchInterval) != .success else { return [] }
+        let (ids, returned) = state.withLock { $0 }
+        return (0..<count).filter { !returned.contains($0) }.map { Straggler(index: $0, threadID: ids[$0]) }
     }
 }
 

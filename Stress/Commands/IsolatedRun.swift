@@ -34,6 +34,13 @@ enum IsolatedRun {
                 message: "no result \(grace) past the budget; the worker was killed"
                     + (stacks == nil ? " (gdb unavailable: no stacks)" : ""),
                 durationSeconds: seconds, diagnostics: stacks)
+        case .outgrew(let seconds, let bytes, let stacks):
+            run = StressRun(
+                scenario: scenario, subject: subject, threads: plan.threads, seed: plan.seed, status: .error,
+                message:
+                    "the subject grew to \(Supervisor.gibibytes(bytes)) of resident memory, past the worker's cap; it was killed"
+                    + (stacks == nil ? " (gdb unavailable: no stacks)" : ""),
+                durationSeconds: seconds, diagnostics: stacks)
         case .crashed(let seconds, let reason, let standardError):
             run = StressRun(
                 scenario: scenario, subject: subject, threads: plan.threads, seed: plan.seed, status: .error,

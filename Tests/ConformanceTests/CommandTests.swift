@@ -179,7 +179,41 @@ import Testing
         #expect(results["TIM-3"]?.status == .passed, "the run went on after the hang")
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") {
             #expect(results["CAN-6"]?.threadDump?.contains("Thread") == true, "no stacks in the timeout")
+            // The call that never returned, named as in the source, and its thread's stack first.
+            let message = results["CAN-6"]?.message ?? ""
+            #expect(
+                message.contains(
+                    "stuck in `HangingMutant.schedule(at:repeatingEvery:leeway:_:) at HarnessMutants.swift:"),
+                "\(message)")
+            #expect(
+                results["CAN-6"]?.threadDump?.prefix(2000).contains(
+                    "HangingMutant.schedule(at:repeatingEvery:leeway:_:)")
+                    == true)
         }
+    }
+
+    /// A runaway left by one rule is stopped at the worker's memory cap, with the same
+    /// verdict in every run, and the rules after it run in a fresh worker.
+    @Test func aRunawayIsStoppedAtTheMemoryCapWithTheSameVerdictEveryTime() async throws {
+        for _ in 0..<5 {
+            let folder = Self.temporaryFolder()
+            let outcome = try await Self.conformance([
+                "--subject", "mutant-growing", "--rule", "ORD-1,CAN-6,TIM-3", "--worker-memory", "0.25",
+                "--report-dir", folder.path,
+            ])
+            #expect(outcome.status == .exited(0), "a mutant does not gate the run")
+            let report = try JSONDecoder().decode(
+                ConformanceReport.self, from: Data(contentsOf: folder.appendingPathComponent("conformance.json")))
+            let results = Dictionary(uniqueKeysWithValues: report.subjects[0].results.map { ($0.rule, $0) })
+            #expect(results["ORD-1"]?.status == .passed)
+            #expect(results["CAN-6"]?.status == .error)
+            #expect(
+                results["CAN-6"]?.message?.contains("past the worker's cap of 0.25 GiB") == true,
+                "\(results["CAN-6"]?.message ?? "")")
+            #expect(results["TIM-3"]?.status == .passed, "the run went on in a fresh worker")
+        }
+        let refused = try await Self.conformance(["--subject", "queue", "--worker-memory", "0"])
+        #expect(refused.status == .exited(64))
     }
 
     @Test func aCrashBecomesAnErrorAndTheRunGoesOn() async throws {

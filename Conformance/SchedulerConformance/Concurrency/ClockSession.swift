@@ -121,7 +121,9 @@ struct ClockSession {
     /// suspended, without driving the clock (tasks on the clock's executor run only when it is).
     func waitForTasks() throws(RuleFailure) {
         if clock.sleeperExecutor == nil, !probe.waitIdle(ctx.timing.mustHappen) {
-            throw RuleFailure("tasks on the clock were still running after \(ctx.timing.mustHappen)", kind: .hung)
+            throw ctx.hang(
+                "tasks on the clock were still running after \(ctx.timing.mustHappen)",
+                stuck: probe.runningThread.map { [("the clock's task", $0)] } ?? [])
         }
     }
 

@@ -10,6 +10,14 @@ import Synchronization
 public final class ProbeExecutor: TaskExecutor, SerialExecutor {
     private let queue = DispatchQueue(label: "conformance probe executor")
     private let inFlight = DispatchGroup()
+    /// The kernel ID of the thread running one of its jobs now, for a hang's diagnosis.
+    private let running = Atomic<Int32>(-1)
+
+    /// The thread running one of this probe's jobs now (a task that never suspends, say).
+    var runningThread: Int32? {
+        let id = running.load(ordering: .relaxed)
+        return id >= 0 ? id : nil
+    }
 
     /// A new probe executor with no jobs.
     public init() {}
@@ -23,7 +31,9 @@ public final class ProbeExecutor: TaskExecutor, SerialExecutor {
     fileprivate func run(_ job: UnownedJob, taskExecutor: UnownedTaskExecutor) {
         inFlight.enter()
         queue.async {
+            self.running.store(CorePinning.currentThreadID ?? -1, ordering: .relaxed)
             job.runSynchronously(isolatedTo: self.asUnownedSerialExecutor(), taskExecutor: taskExecutor)
+            self.running.store(-1, ordering: .relaxed)
             self.inFlight.leave()
         }
     }
@@ -121,7 +131,8 @@ extension RuleContext {
     ) throws(RuleFailure) -> T {
         let result = Lock<Result<T, any Error>?>(nil)
         let done = Signal()
-        let task = Task(executorPreference: ProbeExecutor()) {
+        let executor = ProbeExecutor()
+        let task = Task(executorPreference: executor) {
             let outcome: Result<T, any Error>
             do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
             result.withLock { $0 = outcome }
@@ -129,6 +140,10 @@ extension RuleContext {
         }
         let bound = bound ?? timing.mustHappen
         guard done.wait(bound) else {
+            // Still on a thread: stuck in a call. Suspended: it waits for what never came.
+            if let thread = executor.runningThread {
+                throw hang("\(what()) did not finish within \(bound)", stuck: [("its task", thread)])
+            }
             task.cancel()
             throw RuleFailure("\(what()) did not finish within \(bound)")
         }

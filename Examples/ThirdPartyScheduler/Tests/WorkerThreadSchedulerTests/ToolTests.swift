@@ -46,6 +46,10 @@ import Testing
         #expect(!timeouts.isEmpty, "\(results.map { "\($0.rule) \($0.status)" })")
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") {
             #expect(timeouts.allSatisfy { $0.threadDump?.contains("Thread") == true }, "no stacks in the timeout")
+            // Each timeout names the call into the scheduler that never returned.
+            #expect(
+                timeouts.allSatisfy { $0.message?.contains("stuck in `LockedWhileRunning.") == true },
+                "\(timeouts.map { $0.message ?? "" })")
         }
         // Swift's Mutex traps on a recursive lock: the rules that nest die instead, and the
         // run goes on past both kinds of death.

@@ -1,0 +1,144 @@
+import Foundation
+
+/// Where a hung rule's threads are, read from a thread dump (gdb's `thread apply all bt`,
+/// demangled): the stuck threads' stacks first, and the first frame of each that is the
+/// subject's code rather than the C library's, the runtime's or the suite's: the call that
+/// never returned.
+package enum HangDiagnosis {
+    /// `dump` with the stacks of the threads whose kernel IDs are `ids` first, in that order.
+    package static func ordered(_ dump: String, first ids: [Int32]) -> String {
+        let blocks = threadBlocks(dump)
+        let wanted = ids.compactMap { id in blocks.first { $0.id == id } }
+        let rest = blocks.filter { block in !wanted.contains { $0.id == block.id } }
+        return (wanted + rest).map(\.text).joined(separator: "\n")
+    }
+
+    /// A thread that the suite's code called the subject from and that is still inside it.
+    package struct StuckCall: Equatable, Sendable {
+        package var threadID: Int32?
+        /// The thread's name as the dump gives it.
+        package var threadName: String
+        /// The subject's innermost frame.
+        package var frame: String
+    }
+
+    /// Every thread of `dump` whose stack has a frame of the suite's below one of the
+    /// subject's: the calls into the subject that had not returned.
+    package static func stuckCalls(in dump: String) -> [StuckCall] {
+        threadBlocks(dump).compactMap { block in
+            let frames = block.text.split(separator: "\n").dropFirst().compactMap { Frame(String($0)) }
+            guard let inner = frames.firstIndex(where: \.isSubjects),
+                frames[inner...].contains(where: \.isSuites)
+            else { return nil }
+            let frame = frames[inner]
+            let header = block.text.prefix { $0 != "\n" }
+            let name = header.split(separator: "\"").dropFirst().first.map(String.init) ?? "thread"
+            return StuckCall(
+                threadID: block.id, threadName: name,
+                frame: frame.location.map { "\(frame.symbol) at \($0)" } ?? frame.symbol)
+        }
+    }
+
+    /// The first frame of thread `id`'s stack in the subject's code, as `Type.method(_:)`
+    /// (with `at File.swift:42` when the dump has lines); nil when the thread is not in the
+    /// dump or no frame qualifies.
+    static func stuckFrame(of id: Int32, in dump: String) -> String? {
+        guard let block = threadBlocks(dump).first(where: { $0.id == id }) else { return nil }
+        for line in block.text.split(separator: "\n").dropFirst() {
+            guard let frame = Frame(String(line)), frame.isSubjects else { continue }
+            return frame.location.map { "\(frame.symbol) at \($0)" } ?? frame.symbol
+        }
+        return nil
+    }
+
+    /// What thread `id` of this process is doing now, from the kernel's view
+    /// (`/proc/self/task/<id>/stat`): on a core or waiting for one, or blocked; nil where
+    /// that cannot be read.
+    static func activity(of id: Int32) -> String? {
+        guard let stat = try? String(contentsOfFile: "/proc/self/task/\(id)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")"),
+            let state = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first
+        else { return nil }
+        return state == "R" ? "running: spinning on a core" : "blocked"
+    }
+
+    private struct Block {
+        var id: Int32?
+        var text: String
+    }
+
+    /// The dump cut at each `Thread N (… (LWP id) …):` header.
+    private static func threadBlocks(_ dump: String) -> [Block] {
+        var blocks: [Block] = []
+        for line in dump.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("Thread ") {
+                let id = line.range(of: "(LWP ").flatMap { range in
+                    Int32(line[range.upperBound...].prefix { $0.isNumber })
+                }
+                blocks.append(Block(id: id, text: String(line)))
+            } else if !blocks.isEmpty {
+                blocks[blocks.count - 1].text += "\n" + line
+            }
+        }
+        return blocks
+    }
+
+    /// One `#3  0x… in Symbol (args) at /path/File.swift:42` line of gdb's.
+    private struct Frame {
+        var symbol: String
+        var library: Bool
+        var path: String?
+
+        init?(_ line: String) {
+            guard line.hasPrefix("#") else { return nil }
+            var rest = line.drop { $0 != " " }.drop { $0 == " " }
+            if rest.hasPrefix("0x"), let range = rest.range(of: " in ") { rest = rest[range.upperBound...] }
+            library = rest.contains(" from /")
+            path = rest.range(of: " at ", options: .backwards).map { String(rest[$0.upperBound...]) }
+            // The symbol ends where its argument list starts: gdb writes ` (` after it.
+            symbol = rest.range(of: " (").map { String(rest[..<$0.lowerBound]) } ?? String(rest)
+        }
+
+        /// Whether this frame is the suite's own code: a rule, or a helper of the harness.
+        var isSuites: Bool {
+            if let path { return Self.suiteFolders.contains(where: path.contains) }
+            return Self.suiteSymbols.contains { symbol.contains($0) }
+        }
+
+        /// `File.swift:42` from the path, when there is one.
+        var location: String? {
+            guard let path, let file = path.split(separator: "/").last else { return nil }
+            let parts = file.split(separator: ":")
+            return parts.count >= 2 ? "\(parts[0]):\(parts[1])" : String(file)
+        }
+
+        /// Whether this frame is the subject's: not a library's, not a compiler thunk, not
+        /// in the suite's own folders.
+        var isSubjects: Bool {
+            if library || symbol.hasPrefix("??") || symbol.contains("thunk") || symbol.hasPrefix("__")
+                || symbol.hasPrefix("protocol witness")
+            {
+                return false
+            }
+            // C frames with lines are the C library's (`./nptl/…`): the subject is Swift.
+            if let path, !path.contains(".swift") || Self.suiteFolders.contains(where: path.contains) {
+                return false
+            }
+            return !(Self.suiteSymbols + Self.entryPoints).contains { symbol.contains($0) }
+        }
+
+        static let suiteFolders = [
+            "/SchedulerConformance/", "/SchedulerConformanceTesting/", "/SchedulerProbes/", "/CommandSupport/",
+            "/Conformance/Commands/", "/Stress/Commands/", "/swift-corelibs-foundation/",
+            "/swift-corelibs-libdispatch/",
+            "/swift-argument-parser/",
+        ]
+        /// Where the dump has no lines: the suite's own types.
+        static let suiteSymbols = [
+            "RuleContext.", "RuleCatalogue.", "Threads.", "ConformanceRunner.", "ClockSession.", "ProbeExecutor.",
+        ]
+        /// Where every thread starts: neither the subject's nor the suite's.
+        /// (`MainThreadScheduler.drain` is how the runner keeps the main thread serving.)
+        static let entryPoints = ["Thread.main", "start_thread", "clone", "MainThreadScheduler.drain"]
+    }
+}

@@ -1,0 +1,136 @@
+import Dispatch
+import Foundation
+import SchedulerProbes
+import Schedulers
+import Testing
+
+@testable import CommandSupport
+@testable import SchedulerConformance
+
+/// A dead worker is explained by what the runtime said and where the subject's code was,
+/// read from the Swift backtracer's report as a release build prints it.
+@Suite struct CrashDiagnosisTests {
+    @Test func aReleasePreconditionNamesTheFailureAndTheSubjectsFrame() {
+        let diagnosis = CrashDiagnosis(
+            standardError: """
+                *** Signal 4: Backtracing from 0x5617d43cfd8b... done ***
+
+                *** Swift runtime failure: precondition failure ***
+
+                Platform: x86_64 Linux (Debian GNU/Linux 12 (bookworm))
+
+                Thread 0 "worker" crashed:
+
+                  0 [inlined] [system] 0x00005617d43cfd8b Swift runtime failure: precondition failure in tool at //<compiler-generated>
+                  1                    0x00005617d43cfd8b MockClock.advance(to:) + 11 in tool at /src/Sources/Mock/Clock.swift:42:9
+                  2                    0x00005617d43cfe00 closure #1 in clockRules() + 80 in tool at /src/.build/checkouts/scheduler-behaviour/Conformance/SchedulerConformance/Rules/ClockRules.swift:80:5
+                ...
+
+                Backtrace took 0.37s
+                """)
+        #expect(diagnosis.summary == "crashed in MockClock.advance(to:) at Clock.swift:42: precondition failure")
+    }
+
+    @Test func aFatalErrorKeepsItsTextAndSkipsTheRuntimesFrames() {
+        let diagnosis = CrashDiagnosis(
+            standardError: """
+                Mock/Clock.swift:12: Fatal error: the clock went back to 1
+
+                *** Signal 4: Backtracing from 0x7f77e50f9361... done ***
+
+                *** Program crashed: Illegal instruction at 0x00007f77e50f9361 ***
+
+                Thread 3 crashed:
+
+                  0  0x00007f77e50f9361 _assertionFailure(_:_:file:line:flags:) + 225 in libswiftCore.so
+                  1  0x000055b1b21cbf9e Sleeper.wake() + 14 in tool at /src/Sources/Mock/Sleeper.swift:7:3
+
+                Backtrace took 0.01s
+                """)
+        #expect(diagnosis.message == "Fatal error: the clock went back to 1")
+        #expect(diagnosis.frame == "Sleeper.wake() at Sleeper.swift:7")
+    }
+
+    @Test func aSignalWithoutMessageIsNamedByTheBacktracersLine() {
+        let diagnosis = CrashDiagnosis(
+            standardError: """
+                *** PROGRAM CRASHED: Bad pointer dereference at 0x00007fff43be4ff8 ***
+                Thread 0 "worker" crashed:
+                  0  0x000055a84bd87f9e MockClock.sleep(until:tolerance:) + 14 in tool at /src/Mock/Clock.swift:2:62
+                """)
+        #expect(
+            diagnosis.summary
+                == "crashed in MockClock.sleep(until:tolerance:) at Clock.swift:2: Bad pointer dereference at 0x00007fff43be4ff8"
+        )
+    }
+
+    @Test func standardErrorWithoutAReportGivesNothing() {
+        #expect(CrashDiagnosis(standardError: "Backtrace took 0.37s\n").summary == nil)
+    }
+}
+
+/// A tool whose subjects' names cannot select them refuses to run (exit 64) and says why.
+@Suite struct SubjectNamingTests {
+    @Test func twoSubjectsWithOneNameOrAGroupsNameAreRefused() {
+        let subject = ConformanceSubject(name: "mine", origin: .thirdParty) { ImmediateScheduler.shared }
+        #expect(Toolkit(subjects: [subject]).namingProblem == nil)
+        #expect(
+            Toolkit(subjects: [subject, subject]).namingProblem
+                == "two subjects are named 'mine'; each needs a name of its own")
+        let all = ConformanceSubject(name: "all", origin: .thirdParty) { ImmediateScheduler.shared }
+        #expect(Toolkit(subjects: [all]).namingProblem?.contains("names a group") == true)
+    }
+}
+
+/// A hang's stacks name Swift functions as the source does, not as gdb prints them.
+@Suite struct ThreadDumpTests {
+    @Test func gdbsMangledNamesAreDemangled() async {
+        let stacks = await ThreadDump.demangled(
+            "Thread 2 (LWP 7):\n#3 0x0000 in $s10Schedulers14QueueSchedulerC8scheduleyAA10Disposable_pSgyyYbcF ()")
+        #expect(stacks == "Thread 2 (LWP 7):\n#3 0x0000 in QueueScheduler.schedule(_:) ()")
+    }
+}
+
+/// A thread a rule left spinning is found; one that ended is not.
+@Suite struct LeftoversTests {
+    @Test func aSpinningThreadIsFoundUntilItStops() {
+        let stop = Signal()
+        let started = Signal()
+        let stopped = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            Thread.current.name = "leftover-spin"
+            started.fire()
+            while !stop.hasFired {}
+            stopped.signal()
+        }
+        thread.start()
+        #expect(spinWait(upTo: .seconds(10)) { started.hasFired })
+        let busy = Leftovers.busyThreads()
+        #expect(busy.contains { $0.hasPrefix("leftover-spin ") }, "\(busy)")
+        stop.fire()
+        stopped.wait()
+        // The thread may still be on its way out; its name is gone once it has exited.
+        let gone = spinWait(upTo: .seconds(10)) { !Leftovers.busyThreads().contains { $0.hasPrefix("leftover-spin ") } }
+        #expect(gone)
+    }
+}
+
+/// A hang's stacks put the stuck thread first and name the subject's call it is stuck in.
+@Suite struct HangDiagnosisTests {
+    static let dump = """
+        Thread 2 (Thread 0x7f00 (LWP 101) "worker"):
+        #0  0x00007f in __futex_abstimed_wait_common () from /lib/x86_64-linux-gnu/libc.so.6
+        #1  0x000055 in Worker.loop() () at /src/Sources/Mine/Worker.swift:20
+        Thread 5 (Thread 0x7f01 (LWP 104) "producer-3"):
+        #0  0x00007f in __lll_lock_wait () from /lib/x86_64-linux-gnu/libc.so.6
+        #1  0x00007f in pthread_mutex_lock () from /lib/x86_64-linux-gnu/libc.so.6
+        #2  0x000055 in MyScheduler.schedule(_:) (self=..., action=...) at /src/Sources/Mine/MyScheduler.swift:42
+        #3  0x000055 in closure #1 in RuleContext.onThreads(_:spread:_:) () at /src/Conformance/SchedulerConformance/RuleContext.swift:310
+        """
+
+    @Test func theStuckThreadComesFirstWithItsCall() {
+        #expect(HangDiagnosis.stuckFrame(of: 104, in: Self.dump) == "MyScheduler.schedule(_:) at MyScheduler.swift:42")
+        #expect(HangDiagnosis.ordered(Self.dump, first: [104]).hasPrefix("Thread 5 (Thread 0x7f01 (LWP 104)"))
+        #expect(HangDiagnosis.stuckFrame(of: 999, in: Self.dump) == nil)
+    }
+}
