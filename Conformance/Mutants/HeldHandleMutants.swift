@@ -76,3 +76,37 @@ final class RecursiveHandleKeepsBlockMutant: MutantBase, @unchecked Sendable {
         RecursionHandle(RecursiveScheduling.start(on: self, block), block)
     }
 }
+
+/// Records each recursion's run in the recursion's handle only after scheduling it (as a
+/// handle that learns the run's place once `schedule` returned), and a run removes its
+/// record when it starts, if it finds one. A run that a busy queue starts before its
+/// record is made leaves the record, and the block with it, in the handle until disposal.
+final class LateRunRecordMutant: MutantBase, @unchecked Sendable {
+    private final class Recursion: Disposable, @unchecked Sendable {
+        let records = Lock<[ObjectIdentifier: @Sendable () -> Void]>([:])
+        let flag = BooleanDisposable()
+        func dispose() {
+            flag.dispose()
+            records.withLock { $0.removeAll() }
+        }
+        var isDisposed: Bool { flag.isDisposed }
+    }
+
+    private final class Run: Sendable {}
+
+    override func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (
+        any Disposable
+    )? {
+        let recursion = Recursion()
+        let run = Run()
+        let body: @Sendable () -> Void = { block {} }
+        let handle = schedule {
+            _ = recursion.records.withLock { $0.removeValue(forKey: ObjectIdentifier(run)) }
+            guard !recursion.isDisposed else { return }
+            body()
+        }
+        // The bookkeeping after `schedule` returned: the run's record.
+        if handle != nil { recursion.records.withLock { $0[ObjectIdentifier(run)] = body } }
+        return recursion
+    }
+}

@@ -140,9 +140,27 @@ public enum Mutants {
         },
         mutant("recursive-handle-keeps-block", "a recursion's handle keeps the block after the recursion ended", .can9)
         { RecursiveHandleKeepsBlockMutant("recursive-handle-keeps-block") },
+        mutant(
+            "late-run-record", "a recursion's run recorded in its handle after scheduling, too late for a fast queue",
+            .can9
+        ) { LateRunRecordMutant("late-run-record") },
         mutant("keeps-disposed-closures", "disposed handles, each holding its closure, are kept forever", .can10) {
             KeepsDisposedClosuresMutant("keeps-disposed-closures")
         },
+        mutant("concurrent-keeps-closures", "a concurrent pool that keeps every closure", .can12) {
+            KeepsClosuresMutant.concurrent("concurrent-keeps-closures")
+        },
+        mutant("concurrent-keeps-some-closures", "a concurrent pool that keeps one closure in 500", .can12) {
+            KeepsSomeClosuresMutant.concurrent("concurrent-keeps-some-closures")
+        },
+        mutant("concurrent-keeps-last-closure", "a concurrent pool that keeps the last closure it ran", .can12) {
+            KeepsLastClosureMutant.concurrent("concurrent-keeps-last-closure")
+        },
+        mutant(
+            "concurrent-keeps-disposed-closures",
+            "a concurrent pool whose handles keep their closures, disposed ones forever",
+            .can12
+        ) { KeepsDisposedClosuresMutant.concurrent("concurrent-keeps-disposed-closures") },
     ]
 
     /// Hangs when asked to repeat: every rule using repeating must become a timeout.

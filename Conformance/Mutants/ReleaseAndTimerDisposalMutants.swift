@@ -14,6 +14,59 @@ final class KeepsClosuresMutant: MutantBase, @unchecked Sendable {
     }
 }
 
+/// What a correct concurrent scheduler claims, on a concurrent queue of its own.
+private func concurrentClaims(_ name: String) -> (claims: SchedulerCapabilities, queue: DispatchQueue) {
+    (
+        [.asynchronous, .concurrent, .cancellation, .timers, .repeating, .tracksCurrent],
+        DispatchQueue(label: name, attributes: .concurrent)
+    )
+}
+
+extension KeepsClosuresMutant {
+    /// The concurrent twin: a pool that keeps every closure.
+    static func concurrent(_ name: String) -> KeepsClosuresMutant {
+        let (claims, queue) = concurrentClaims(name)
+        return KeepsClosuresMutant(name, claims: claims, queue: queue)
+    }
+}
+
+extension KeepsSomeClosuresMutant {
+    /// The concurrent twin: a pool that keeps one closure in 500.
+    static func concurrent(_ name: String) -> KeepsSomeClosuresMutant {
+        let (claims, queue) = concurrentClaims(name)
+        return KeepsSomeClosuresMutant(name, claims: claims, queue: queue)
+    }
+}
+
+extension KeepsDisposedClosuresMutant {
+    /// The concurrent twin: every handle keeps its closure, and disposed ones are never freed.
+    static func concurrent(_ name: String) -> KeepsDisposedClosuresMutant {
+        let (claims, queue) = concurrentClaims(name)
+        return KeepsDisposedClosuresMutant(name, claims: claims, queue: queue)
+    }
+}
+
+/// A concurrent pool that keeps the last closure it ran, "for debugging": one closure alive
+/// at a time, which no count of many ever shows.
+final class KeepsLastClosureMutant: MutantBase, @unchecked Sendable {
+    private let last = Lock<SchedulerAction?>(nil)
+
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let disposable = BooleanDisposable()
+        queue.async {
+            self.last.withLock { $0 = action }
+            self.run(action, unless: disposable)
+        }
+        return disposable
+    }
+
+    /// The concurrent pool that keeps its last closure.
+    static func concurrent(_ name: String) -> KeepsLastClosureMutant {
+        let (claims, queue) = concurrentClaims(name)
+        return KeepsLastClosureMutant(name, claims: claims, queue: queue)
+    }
+}
+
 /// Keeps one closure in 500: a leak that a single action never shows.
 final class KeepsSomeClosuresMutant: MutantBase, @unchecked Sendable {
     private let kept = Lock<[SchedulerAction]>([])

@@ -216,6 +216,10 @@ extension Mutants {
 
     static let threadSafety: [Mutant] = [
         mutant("lossy", "loses one action in 97", .thr1) { LossyMutant("lossy") },
+        mutant("lossy-timer-registry", "registers repeating timers in two critical sections, losing racing ones", .thr1)
+        {
+            LossyTimerRegistryMutant("lossy-timer-registry")
+        },
         mutant("doubles-across-threads", "runs one action in 300 scheduled from another thread twice", .thr1) {
             DoublesAcrossThreadsMutant("doubles-across-threads")
         },

@@ -53,3 +53,52 @@ final class RunsPendingTwiceOnReleaseMutant: MutantBase, @unchecked Sendable {
         Thread { for action in leftovers { action() } }.start()
     }
 }
+
+/// Keeps its repeating timers in a table driven by one timer source, and registers a timer
+/// by copying the table and writing it back with the new entry (two critical sections, as
+/// code made "thread-safe" one access at a time is): a timer registered by another thread
+/// in between is lost, and never ticks.
+final class LossyTimerRegistryMutant: MutantBase, @unchecked Sendable {
+    private struct Entry: @unchecked Sendable {
+        let action: SchedulerAction
+        let flag: BooleanDisposable
+        let start: UInt64
+    }
+
+    private let table = Lock<[Entry]>([])
+    private let driver = Lock<(any DispatchSourceTimer)?>(nil)
+
+    override func schedule(
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
+        _ action: @escaping SchedulerAction
+    ) throws(SchedulerError) -> any Disposable {
+        _ = try RepeatSpec(interval: interval, leeway: leeway)
+        let entry = Entry(action: action, flag: BooleanDisposable(), start: deadline.nanoseconds)
+        let copy = table.withLock { $0 }
+        // The window in which another registration is lost.
+        usleep(20)
+        table.withLock { $0 = copy + [entry] }
+        startDriver()
+        return entry.flag
+    }
+
+    /// One source, every millisecond, ticks every registered timer that is due.
+    private func startDriver() {
+        driver.withLock { driver in
+            guard driver == nil else { return }
+            let source = DispatchSource.makeTimerSource(queue: queue)
+            source.schedule(deadline: .now(), repeating: .milliseconds(1), leeway: .nanoseconds(0))
+            source.setEventHandler { [weak self] in
+                guard let self else { return }
+                let now = DispatchTime.now().uptimeNanoseconds
+                for entry in table.withLock({ $0 }) where entry.start <= now {
+                    run(entry.action, unless: entry.flag)
+                }
+            }
+            source.resume()
+            driver = source
+        }
+    }
+
+    deinit { driver.withLock { $0?.cancel() } }
+}

@@ -65,6 +65,7 @@ extension RuleID {
     public static let can9 = RuleID(.cancellation, 9)
     public static let can10 = RuleID(.cancellation, 10)
     public static let can11 = RuleID(.cancellation, 11)
+    public static let can12 = RuleID(.cancellation, 12)
     public static let cur1 = RuleID(.current, 1)
     public static let cur2 = RuleID(.current, 2)
     public static let cur3 = RuleID(.current, 3)
@@ -146,7 +147,8 @@ extension RuleID {
     /// Every published ID, in catalogue order: the catalogue has one rule for each.
     public static let all: [RuleID] = [
         ord1, ord2, ord3, ord4, ord5, ord6, imm1, imm2, imm3, imm4, imm5, trm1, trm2, trm3, trm4, trm5, trm6, can1,
-        can2, can3, can4, can5, can6, can7, can8, can9, can10, can11, cur1, cur2, cur3, cur4, cur5, cur6, cur7, cur8,
+        can2, can3, can4, can5, can6, can7, can8, can9, can10, can11, can12, cur1, cur2, cur3, cur4, cur5, cur6, cur7,
+        cur8,
         sub1,
         sub2, sub3, sub4, rec1, rec2, rec3, rec4, rec5, rec6, rec7, tim1, tim2, tim3, tim4, tim5, tim6, tim7, tim8,
         tim9, tim10, tim11, tim12, tim13, tim14, tim15, vt1, vt2, vt3, vt4, vt5, vt6, vt7, vt8, vt9, vt10, vt11,

@@ -333,11 +333,15 @@ public struct EquivalentMutants: Codable, Sendable, Equatable {
         /// depends on one: a weakened memory ordering can be the same machine code on x86-64
         /// and a real defect on arm64.
         public var architecture: String?
+        /// The only operating system (`linux`, `macos`) the equivalence holds on, when it
+        /// depends on one: what a system library does with a source nobody cancelled, say.
+        public var platform: String?
 
-        public init(mutant: MutantKey, reason: String, architecture: String? = nil) {
+        public init(mutant: MutantKey, reason: String, architecture: String? = nil, platform: String? = nil) {
             self.mutant = mutant
             self.reason = reason
             self.architecture = architecture
+            self.platform = platform
         }
     }
 
@@ -345,9 +349,14 @@ public struct EquivalentMutants: Codable, Sendable, Equatable {
         self.declarations = declarations
     }
 
-    /// The reason given for `key`, if it was declared for every architecture or for
-    /// `architecture`.
-    public func reason(for key: MutantKey, architecture: String? = Provenance.architecture) -> String? {
-        declarations.first { $0.mutant == key && ($0.architecture == nil || $0.architecture == architecture) }?.reason
+    /// The reason given for `key`, if it was declared for every architecture and platform
+    /// or for these.
+    public func reason(
+        for key: MutantKey, architecture: String? = Provenance.architecture, platform: String? = Provenance.platform
+    ) -> String? {
+        declarations.first {
+            $0.mutant == key && ($0.architecture == nil || $0.architecture == architecture)
+                && ($0.platform == nil || $0.platform == platform)
+        }?.reason
     }
 }

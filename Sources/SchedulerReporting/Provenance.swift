@@ -26,6 +26,17 @@ public enum Provenance {
         #endif
     }()
 
+    /// The operating system this was built for (`linux`, `macos`, or `other`).
+    public static let platform: String = {
+        #if os(Linux)
+            "linux"
+        #elseif os(macOS)
+            "macos"
+        #else
+            "other"
+        #endif
+    }()
+
     /// The CPU architecture this process runs on.
     public static let architecture: String = {
         #if arch(x86_64)

@@ -239,7 +239,8 @@ extension RuleCatalogue {
             rationale:
                 "Whatever an action captured (a subscriber, a buffer) must be freed once it ran, or every scheduled action leaks; users keep handles for a subscription's whole life, so a handle that keeps the closure leaks it just the same.",
             hint:
-                "the scheduler drops its reference to the closure after calling it (no cache of past actions, no cycle through the handle); the handle of a plain, delayed or recursive action does not keep the closure once it ran, nor a disposed repeating timer's handle its tick closure."
+                "the scheduler drops its reference to the closure after calling it (no cache of past actions, no cycle through the handle); the handle of a plain, delayed or recursive action does not keep the closure once it ran, nor a disposed repeating timer's handle its tick closure.",
+            needsIdleCores: true
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let live = LiveCounter()
@@ -286,5 +287,57 @@ extension RuleCatalogue {
         ) { ctx throws(RuleFailure) in
             try disposedTimersKeepNothingAlive(ctx)
         },
+        Rule(
+            .can12,
+            "a concurrent scheduler releases every closure once it ran, or once it was disposed and its handle dropped",
+            requires: .concurrent,
+            rationale:
+                "A concurrent scheduler sees the most work of all (every background fetch, every parallel map); one closure kept in a thousand, or the last one, or every cancelled one, leaks whatever they captured for the life of the process.",
+            hint:
+                "the pool drops its reference to each closure after calling it or skipping it (no history, no `lastAction` for debugging, no list of cancelled work), and a handle does not keep its closure once the work ran."
+        ) { ctx throws(RuleFailure) in
+            try concurrentClosuresReleased(ctx)
+        },
     ]
+}
+
+/// CAN-12: a thousand actions, handles held, each capturing a live token: every token is
+/// freed once all ran (the handles kept); then as many more, each disposed at once and its
+/// handle dropped: freed too, once the scheduler had time to reach them. A concurrent
+/// scheduler has no order to wait on, so each check waits up to the must-happen bound: a
+/// correct pool frees them well inside it, a leak never does.
+private func concurrentClosuresReleased(_ ctx: RuleContext) throws(RuleFailure) {
+    let scheduler = ctx.makeScheduler()
+    let count = 1_000
+    let live = LiveCounter()
+    let ran = Countdown(count)
+    var handles: [(any Disposable)?] = []
+    handles.reserveCapacity(count)
+    for _ in 0..<count {
+        let token = live.token()
+        handles.append(
+            scheduler.schedule {
+                blackHole(token)
+                ran.tick()
+            })
+    }
+    guard ran.wait(ctx.timing.mustHappen) else {
+        throw RuleFailure("\(ran.count) of \(count) actions had not run within \(ctx.timing.mustHappen)")
+    }
+    if !live.waitForNone(within: ctx.timing.mustHappen) {
+        throw RuleFailure(
+            "\(live.count) of \(count) closures were still alive \(ctx.timing.mustHappen) after all of them ran (their handles held)"
+        )
+    }
+    withExtendedLifetime(handles) {}
+    guard ctx.subject.capabilities.contains(.cancellation) else { return }
+    for _ in 0..<count {
+        let token = live.token()
+        scheduler.schedule { blackHole(token) }?.dispose()
+    }
+    if !live.waitForNone(within: ctx.timing.mustHappen) {
+        throw RuleFailure(
+            "\(live.count) of \(count) disposed actions' closures were still alive \(ctx.timing.mustHappen) after they were disposed and their handles dropped"
+        )
+    }
 }

@@ -1,5 +1,6 @@
 import SchedulerProbes
 import Schedulers
+import Synchronization
 
 /// CAN-9 with the handle still held: users keep a subscription's handles for its whole life
 /// (in a `CompositeDisposable`), so a closure must be freed once it ran (or its timer was
@@ -65,4 +66,79 @@ func closuresReleasedWhileHandlesHeld(_ ctx: RuleContext) throws(RuleFailure) {
         }
     }
     try judge("recursive block that did not reschedule") { action in scheduler.scheduleRecursive { _ in action() } }
+    // A serial, asynchronous worker can be paced; the main queue's is the run loop's, whose
+    // wake-ups no pacer controls.
+    let paced =
+        capabilities.contains([.serial, .asynchronous]) && capabilities.isDisjoint(with: [.virtualTime, .mainThread])
+    if paced { try recursionsStartingEarlyReleased(ctx, on: scheduler, holding: held) }
+}
+
+/// Recursions whose run starts while `scheduleRecursive` is still returning, handles held,
+/// none rescheduling: every block is freed once all ran. A run that a busy queue picks up
+/// before the scheduling thread's bookkeeping is done (recording where the run sits in the
+/// recursion's handle, say) must clean up after itself all the same.
+///
+/// The situation is forced and observed, not hoped for: each recursion follows a pacer
+/// that spins until the scheduling thread is about to call `scheduleRecursive`, then a few
+/// hundred nanoseconds more, so the worker reaches the run while the call may still be
+/// returning; one atomic counter stamps the run's start and the call's return. Only a
+/// serial, asynchronous scheduler can be paced; the rule goes on until 50 runs started
+/// before their call returned (up to 20,000 trials or 10 s, else inconclusive).
+private func recursionsStartingEarlyReleased(
+    _ ctx: RuleContext, on scheduler: any Scheduler, holding held: CompositeDisposable
+) throws(RuleFailure) {
+    let wanted = 50
+    let live = LiveCounter()
+    let stamps = Atomic<Int>(0)
+    var early = 0
+    var trials = 0
+    var random = SystemRandomNumberGenerator()
+    let budget = ContinuousClock.now + .seconds(10)
+    let pacerBound = min(ctx.timing.mustHappen, .milliseconds(100))
+    // Whether this thread was moved off the pacer's core (and must be let back on it): two
+    // threads sharing a core never run at once, and the pacer's spin would only delay us.
+    var moved = false
+    defer { if moved { CorePinning.unpinCurrentThread() } }
+    while early < wanted && trials < 20_000 && ContinuousClock.now < budget {
+        let pacerStarted = Signal()
+        let go = Signal()
+        let linger = Int.random(in: 0...600, using: &random)
+        let pacerCore = Box<Int?>(nil)
+        scheduler.schedule {
+            pacerCore.value = CorePinning.currentCore
+            pacerStarted.fire()
+            _ = spinWait(upTo: pacerBound) { go.hasFired }
+            spin(linger)
+        }
+        try ctx.spinUntil(pacerStarted, on: scheduler, "pacer \(trials) started")
+        if let core = pacerCore.value, core == CorePinning.currentCore {
+            if moved { CorePinning.unpinCurrentThread() }
+            moved = CorePinning.moveCurrentThread(offCore: core)
+        }
+        let started = Box(Int.max)
+        let token = live.token()
+        go.fire()
+        let handle = scheduler.scheduleRecursive { _ in
+            started.value = stamps.add(1, ordering: .relaxed).newValue
+            blackHole(token)
+        }
+        let returned = stamps.add(1, ordering: .relaxed).newValue
+        if let handle { held.add(handle) }
+        let ran = Signal()
+        scheduler.schedule { ran.fire() }
+        try ctx.waitFor(ran, on: scheduler, "a sentinel after recursion \(trials)")
+        if started.value < returned { early += 1 }
+        trials += 1
+    }
+    try ctx.quiesce(scheduler)
+    try ctx.quiesce(scheduler)
+    if !live.waitForNone(within: ctx.timing.lateness) {
+        throw RuleFailure(
+            "\(live.count) of \(trials) recursive blocks are still alive while their handles are held, though each ran once and none rescheduled (\(early) of them started before `scheduleRecursive` returned: a run that starts early must clean up after itself too)"
+        )
+    }
+    try ctx.requireExercised(
+        early >= wanted,
+        "only \(early) of \(trials) recursions started before `scheduleRecursive` returned: the worker and the scheduling thread rarely ran at once"
+    )
 }

@@ -5,7 +5,8 @@ import Synchronization
 extension RuleCatalogue {
     static let threadSafety: [Rule] = [
         Rule(
-            .thr1, "concurrent scheduling from many threads runs every action exactly once",
+            .thr1,
+            "concurrent scheduling from many threads runs every action exactly once, and every repeating timer ticks",
             excludes: .threadConfined,
             rationale:
                 "Schedulers are shared by every thread of an app; a lost or doubled action is a lost or doubled event.",
@@ -36,6 +37,7 @@ extension RuleCatalogue {
             let lost = counts.filter { $0 == 0 }.count
             let doubled = counts.filter { $0 > 1 }.count
             try ctx.expect(lost == 0 && doubled == 0, "\(lost) actions lost, \(doubled) run more than once")
+            if ctx.subject.capabilities.contains(.repeating) { try concurrentTimersAllTick(ctx) }
         },
         Rule(
             .thr2, "releasing a scheduler with pending work does not crash, and no action runs twice",
@@ -267,4 +269,62 @@ private final class ReleaseLedger: Sendable {
             }
         }
     }
+}
+
+/// THR-1's second half, for a subject that repeats: each producer thread starts 20
+/// repeating timers (every millisecond, from a millisecond on) while the others start
+/// theirs, and plain actions go in between: every timer must tick, none is lost to a racing
+/// registration (a timer queue's insert made outside its lock loses its neighbours).
+private func concurrentTimersAllTick(_ ctx: RuleContext) throws(RuleFailure) {
+    let scheduler = ctx.makeScheduler()
+    let producers = ctx.producerCount
+    let perProducer = 20
+    let total = producers * perProducer
+    // Per timer whether it ticked; and how many timers, and plain actions, are still missing.
+    let ticked = Box([Bool](repeating: false, count: total))
+    let missing = Box((timers: total, plain: total))
+    let handles = Box([(any Disposable)?](repeating: nil, count: total))
+    let everyTick = Signal()
+    let everyPlain = Signal()
+    let refused = Box<String?>(nil)
+    try ctx.onThreads(producers) { producer in
+        for index in 0..<perProducer {
+            let slot = producer * perProducer + index
+            do {
+                let start = try scheduler.now.advanced(by: .milliseconds(1))
+                let handle = try scheduler.schedule(at: start, repeatingEvery: .milliseconds(1), leeway: .zero) {
+                    let first = ticked.update { ticked -> Bool in
+                        defer { ticked[slot] = true }
+                        return !ticked[slot]
+                    }
+                    if first,
+                        missing.update({
+                            $0.timers -= 1
+                            return $0.timers
+                        }) == 0
+                    {
+                        everyTick.fire()
+                    }
+                }
+                handles.update { $0[slot] = handle }
+            } catch {
+                refused.value = "a repeating timer was refused: \(error)"
+            }
+            scheduler.schedule {
+                if missing.update({
+                    $0.plain -= 1
+                    return $0.plain
+                }) == 0 {
+                    everyPlain.fire()
+                }
+            }
+        }
+    }
+    defer { for handle in handles.value { handle?.dispose() } }
+    if let refused = refused.value { throw RuleFailure(refused) }
+    try ctx.waitFor(everyPlain, on: scheduler, "the plain actions scheduled between the timers ran")
+    try ctx.waitFor(
+        everyTick, on: scheduler,
+        "every one of \(total) repeating timers started from \(producers) threads at once ticked (\(missing.value.timers) never did)"
+    )
 }
