@@ -87,6 +87,12 @@ extension ConformanceCommand {
         @Flag(help: "Run every rule that reaches each mutant, not only up to the first kill: the whole kill matrix.")
         var allRules = false
 
+        @Flag(
+            help:
+                "Do not run the mutants declared equivalent again (quicker; a declaration a stronger rule now refutes goes unnoticed until a run without this flag)."
+        )
+        var trustEquivalents = false
+
         @OptionGroup var selection: RuleSelection
         @OptionGroup var timingOptions: TimingOptions
 
@@ -206,15 +212,23 @@ private struct MutationRun {
         }
         let durations = baseline.mapValues(\.durationSeconds)
         let everyPair = MutationTrials.everyPair(baseline)
+        let home = MutationTrials.homeSubjects(of: manifest.mutants, reachedBy: reachedBy)
 
         var results: [MutationReport.MutantResult] = []
         for (index, mutant) in manifest.mutants.enumerated() {
+            // The subjects that exercise the mutant's file come first, each pair cheapest first.
+            let homeSubjects = home[mutant.file] ?? []
             let pairs = (mutant.runsOnce == true ? everyPair : reachedBy[mutant.id] ?? []).sorted {
-                (durations[$0] ?? 0, $0.subject, $0.rule.rawValue) < (durations[$1] ?? 0, $1.subject, $1.rule.rawValue)
+                (homeSubjects.contains($0.subject) ? 0 : 1, durations[$0] ?? 0, $0.subject, $0.rule.rawValue)
+                    < (homeSubjects.contains($1.subject) ? 0 : 1, durations[$1] ?? 0, $1.subject, $1.rule.rawValue)
             }
             let began = ContinuousClock.now
             var result = mutant.result(.uncovered)
-            if !pairs.isEmpty {
+            let declared = equivalents.reason(for: mutant.result(.uncovered).key)
+            if declared != nil && command.trustEquivalents {
+                // Reviewed and declared: not run again (`--trust-equivalents`).
+                result.trials = []
+            } else if !pairs.isEmpty {
                 let spread = mutant.runsOnce == true || reach.beforeRulesOnly.contains(mutant.id)
                 result.trials = trials.trials(
                     of: mutant.id, pairs: pairs, durations: durations, allRules: command.allRules, spread: spread)

@@ -102,6 +102,20 @@ struct MutationTrials {
         return Reach(pairs: reach, beforeRulesOnly: before.subtracting(during))
     }
 
+    /// For each file, the subjects that exercise it specifically: those reaching one of its
+    /// mutants that not every subject reaches. Code every subject runs (the loop the runner
+    /// drives the main queue with, say) says nothing about which subject it serves; its
+    /// file's other mutants do, and a mutant's trials try those subjects first.
+    static func homeSubjects(of mutants: [MutantManifest.Mutant], reachedBy: [Int: [Pair]]) -> [String: Set<String>] {
+        let everySubject = Set(reachedBy.values.joined().map(\.subject))
+        var home: [String: Set<String>] = [:]
+        for mutant in mutants where mutant.runsOnce != true {
+            let subjects = Set((reachedBy[mutant.id] ?? []).map(\.subject))
+            if !subjects.isEmpty, subjects != everySubject { home[mutant.file, default: []].formUnion(subjects) }
+        }
+        return home
+    }
+
     /// Statuses with which a pair can still kill: it ran and nothing was wrong without mutants.
     static let killable: Set<ResultStatus> = [.passed, .inconclusive, .guaranteed]
 

@@ -275,6 +275,13 @@ public struct MutationReport: Codable, Sendable, Equatable {
                             tally.uncovered, tally.equivalent, tally.score))
             }
         }
+        let trusted = mutants.filter { $0.verdict == .equivalent && $0.trials.isEmpty }.count
+        if trusted > 0 {
+            lines.append("")
+            lines.append(
+                "\(trusted) mutant(s) declared equivalent were not run again (--trust-equivalents): run without it to check the declarations"
+            )
+        }
         let survivors = mutants.filter { $0.verdict == .survived || $0.verdict == .uncovered }
         if !survivors.isEmpty {
             lines.append("")

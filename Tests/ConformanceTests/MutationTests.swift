@@ -106,6 +106,29 @@ import Testing
         #expect(reach.beforeRulesOnly == [3], "4 was reached by a rule's own work too")
     }
 
+    @Test func aFilesHomeSubjectsAreThoseItsNarrowerMutantsPointAt() throws {
+        let manifest = try JSONDecoder().decode(
+            MutantManifest.self,
+            from: Data(
+                """
+                {"files": ["Main.swift", "Queue.swift"], "switchFile": "S.swift", "mutants": [
+                  {"id": 1, "file": "Main.swift", "line": 4, "column": 1, "operator": "remove-call", "context": "drain()",
+                   "original": "x", "mutated": "", "occurrence": 1, "schemata": {"start": [4, 5], "end": [4, 9]}},
+                  {"id": 2, "file": "Main.swift", "line": 9, "column": 1, "operator": "remove-call", "context": "schedule()",
+                   "original": "x", "mutated": "", "occurrence": 1, "schemata": {"start": [9, 5], "end": [9, 9]}},
+                  {"id": 3, "file": "Queue.swift", "line": 2, "column": 1, "operator": "remove-call", "context": "f()",
+                   "original": "x", "mutated": "", "occurrence": 1, "schemata": {"start": [2, 5], "end": [2, 9]}}
+                ]}
+                """.utf8))
+        let pair = { (subject: String) in MutationTrials.Pair(subject: subject, rule: .ord1) }
+        // Mutant 1 is in code every subject runs (the runner's main-queue loop): no clue.
+        let home = MutationTrials.homeSubjects(
+            of: manifest.mutants,
+            reachedBy: [1: [pair("main"), pair("queue")], 2: [pair("main")], 3: [pair("main"), pair("queue")]])
+        #expect(home["Main.swift"] == ["main"])
+        #expect(home["Queue.swift"] == nil, "every subject reaches its only mutant")
+    }
+
     @Test func theScoreLeavesOutDeclaredEquivalentsAndCountsUncoveredAsMissed() {
         let report = Self.report([
             Self.result(1, .killed), Self.result(2, .killed), Self.result(3, .survived), Self.result(4, .uncovered),

@@ -82,12 +82,12 @@ func closuresReleasedWhileHandlesHeld(_ ctx: RuleContext) throws(RuleFailure) {
 /// that spins until the scheduling thread is about to call `scheduleRecursive`, then a few
 /// hundred nanoseconds more, so the worker reaches the run while the call may still be
 /// returning; one atomic counter stamps the run's start and the call's return. Only a
-/// serial, asynchronous scheduler can be paced; the rule goes on until 50 runs started
+/// serial, asynchronous scheduler can be paced; the rule goes on until 20 runs started
 /// before their call returned (up to 20,000 trials or 10 s, else inconclusive).
 private func recursionsStartingEarlyReleased(
     _ ctx: RuleContext, on scheduler: any Scheduler, holding held: CompositeDisposable
 ) throws(RuleFailure) {
-    let wanted = 50
+    let wanted = 20
     let live = LiveCounter()
     let stamps = Atomic<Int>(0)
     var early = 0

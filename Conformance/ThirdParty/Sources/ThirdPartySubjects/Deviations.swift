@@ -25,6 +25,10 @@ public enum Deviations {
             "library design: a `DispatchWorkItem` owns its block for its whole life, so while the caller keeps the item (the adapter's handle) the block, and everything it captured, stays alive after it ran. The adapter could copy the flag out and drop the item, but then `cancel()` would have nothing to cancel: with a work item as the handle, the leak is the price of cancellation. Reproduction: `let item = DispatchWorkItem { _ = token }; queue.async(execute: item); item.wait()`: `token` lives until `item` is released.",
         .rule(.can9, of: "foundation-operationqueue-serial"):
             "library design: a `BlockOperation` keeps its blocks after it finished (`executionBlocks` stays readable), so while the caller keeps the operation (the adapter's handle, the only way to cancel it) the block and its captures stay alive. Reproduction: `let op = BlockOperation { _ = token }; queue.addOperation(op); op.waitUntilFinished()`: `token` lives until `op` is released.",
+        .rule(.can12, of: "dispatch-concurrent"):
+            "the dispatch-serial CAN-9 design on a concurrent queue: each handle is a `DispatchWorkItem`, which owns its block for its whole life, so a thousand held handles keep a thousand blocks after they ran.",
+        .rule(.can12, of: "foundation-operationqueue"):
+            "the foundation-operationqueue-serial CAN-9 design on a concurrent queue: each handle is a `BlockOperation`, which keeps its blocks after it finished, so held handles keep them alive.",
         .rule(.tim12, of: "nio-eventloop"):
             "legitimate difference, documented: `scheduleRepeatedTask` runs with 'a fixed delay between the end and start of each task', so each period is the interval plus the task's own length (TIM-12's actions run 8 ms of a 20 ms interval, and the ticks fall 8 ms further behind the grid every period). The suite's choice is the grid (SEMANTICS.md §8); NIO's is fixed delay, which no capability can declare yet.",
         .rule(.tim12, of: "opencombine-operationqueue"):
