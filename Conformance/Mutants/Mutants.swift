@@ -141,6 +141,11 @@ public enum Mutants {
         mutant("recursive-handle-keeps-block", "a recursion's handle keeps the block after the recursion ended", .can9)
         { RecursiveHandleKeepsBlockMutant("recursive-handle-keeps-block") },
         mutant(
+            "reschedule-cas-gives-up", "a reschedule that loses a compare-and-swap to another thread is dropped", .rec4
+        ) {
+            RescheduleCasGivesUpMutant("reschedule-cas-gives-up")
+        },
+        mutant(
             "late-run-record", "a recursion's run recorded in its handle after scheduling, too late for a fast queue",
             .can9
         ) { LateRunRecordMutant("late-run-record") },

@@ -115,3 +115,35 @@ final class FaultyRecursionMutant: MutantBase, @unchecked Sendable {
         return fault == .ignoresDisposal ? BooleanDisposable() : disposable
     }
 }
+
+/// Counts the reschedules made during the block with a single compare-and-swap, and drops
+/// a bump that lost to another thread's: one caller never loses a reschedule, two callers at
+/// once sometimes do.
+final class RescheduleCasGivesUpMutant: MutantBase, @unchecked Sendable {
+    private final class Run: Sendable {
+        let deferred = Atomic<Int>(0)
+        let returned = Atomic<Bool>(false)
+    }
+
+    override func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (
+        any Disposable
+    )? {
+        let disposable = BooleanDisposable()
+        @Sendable func start() {
+            _ = schedule {
+                guard !disposable.isDisposed else { return }
+                let run = Run()
+                block {
+                    if run.returned.load(ordering: .acquiring) { return start() }
+                    let current = run.deferred.load(ordering: .relaxed)
+                    _ = run.deferred.compareExchange(
+                        expected: current, desired: current + 1, ordering: .acquiringAndReleasing)
+                }
+                run.returned.store(true, ordering: .releasing)
+                for _ in 0..<run.deferred.load(ordering: .acquiring) { start() }
+            }
+        }
+        start()
+        return disposable
+    }
+}

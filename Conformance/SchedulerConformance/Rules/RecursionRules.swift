@@ -1,6 +1,7 @@
 import Foundation
 import SchedulerProbes
 import Schedulers
+import Synchronization
 
 extension RuleCatalogue {
     static let recursion: [Rule] = [
@@ -99,7 +100,7 @@ extension RuleCatalogue {
             try ctx.expect(runs.value == 3, "ran \(runs.value) times")
         },
         Rule(
-            .rec4, "reschedules made later, from another thread, each run",
+            .rec4, "reschedules made later, or from two threads at once, each run",
             excludes: .threadConfined,
             rationale:
                 "Asynchronous continuations (a network callback, say) call `reschedule` after the block returned; two such calls ask for two runs.",
@@ -137,6 +138,7 @@ extension RuleCatalogue {
                 later.complete, on: scheduler, "two runs asked for from another thread (\(later.count) ran)")
             try ctx.settle(scheduler)
             try ctx.expect(runs.value == 3, "ran \(runs.value) times for one start and two later reschedules")
+            try reschedulesAtOnceEachCount(ctx)
         },
         Rule(
             .rec5, "disposing stops every further run, one already queued included",
@@ -281,4 +283,87 @@ extension RuleCatalogue {
             try ctx.expect(runs.value == levels, "ran \(runs.value) of \(levels) levels")
         },
     ]
+}
+
+/// REC-4's second half: two threads call `reschedule` 20 times each, at the same moment,
+/// while the block runs, and every call counts: a count bumped by compare-and-swap must
+/// retry when the other thread's bump came first, not give up. The moment is forced (a crew
+/// of two threads, one per core, leaving a spin barrier together) and observed: one atomic
+/// counter stamps each burst's start and end, each thread reads its own context-switch
+/// count around its burst, and only trials whose two bursts overlapped while neither thread
+/// lost its core count as exercised (on a loaded machine, bursts that overlap in time may
+/// still have taken turns on a core). The rule goes on until 30 did (up to 2,000 trials or 10 s, else
+/// inconclusive) and stops at the first miscount.
+private func reschedulesAtOnceEachCount(_ ctx: RuleContext) throws(RuleFailure) {
+    let scheduler = ctx.makeScheduler()
+    let crew = ThreadCrew(2, pinned: true)
+    let perThread = 20
+    let expected = 1 + 2 * perThread
+    let wanted = 30
+    var overlaps = 0
+    var trials = 0
+    // Every trial's count, judged once all are quiet: a settle per trial would cost a
+    // concurrent scheduler a quiet window each time.
+    var counts: [Box<Int>] = []
+    let budget = ContinuousClock.now + .seconds(10)
+    while overlaps < wanted && trials < 2_000 && ContinuousClock.now < budget {
+        let runs = Box(0)
+        counts.append(runs)
+        let last = Signal()
+        let meeting = Meeting()
+        let spans = Box([(start: Int, end: Int, kept: Bool)](repeating: (0, 0, false), count: 2))
+        let crewFinished = Box(true)
+        let bound = ctx.timing.mustHappen
+        scheduler.scheduleRecursive { reschedule in
+            let run = runs.update {
+                $0 += 1
+                return $0
+            }
+            if run == expected { last.fire() }
+            guard run == 1 else { return }
+            crewFinished.value = crew.run(within: bound) { index in
+                meeting.arrive(of: 2)
+                let mark = ThreadMark.now()
+                let start = meeting.stamp()
+                for _ in 0..<perThread { reschedule() }
+                let end = meeting.stamp()
+                let kept = ThreadMark.now()?.evidence(since: mark) == .notPreempted
+                spans.update { $0[index] = (start, end, kept) }
+            }
+        }
+        try ctx.waitFor(
+            last, on: scheduler,
+            "the \(2 * perThread) runs asked for by two threads at once, in trial \(trials) (\(runs.value - 1) ran: a reschedule was lost)"
+        )
+        try ctx.expect(crewFinished.value, "the two rescheduling threads did not return within \(bound)")
+        let (a, b) = (spans.value[0], spans.value[1])
+        if a.start < b.end && b.start < a.end && a.kept && b.kept { overlaps += 1 }
+        trials += 1
+    }
+    try ctx.settle(scheduler)
+    if let (trial, runs) = counts.enumerated().first(where: { $0.element.value != expected }) {
+        throw RuleFailure(
+            "ran \(runs.value) times for one start and \(2 * perThread) reschedules made at once from two threads, in trial \(trial)"
+        )
+    }
+    try ctx.requireExercised(
+        overlaps >= wanted,
+        "only \(overlaps) of \(trials) pairs of bursts of reschedules overlapped with both threads on a core: the two threads rarely ran at once"
+    )
+}
+
+/// A spin barrier and a stamp counter without locks, so that the threads leave the barrier
+/// together and stamping does not line them up again.
+private final class Meeting: Sendable {
+    private let arrived = Atomic<Int>(0)
+    private let stamps = Atomic<Int>(0)
+
+    /// Waits, spinning, until `count` threads have arrived.
+    func arrive(of count: Int) {
+        arrived.add(1, ordering: .acquiringAndReleasing)
+        while arrived.load(ordering: .acquiring) < count {}
+    }
+
+    /// The next stamp: later calls get larger ones.
+    func stamp() -> Int { stamps.add(1, ordering: .acquiringAndReleasing).newValue }
 }

@@ -198,6 +198,22 @@ private func releaseWithPendingWork(_ ctx: RuleContext) throws(RuleFailure) {
         twice.isEmpty,
         "\(twice.count) of the actions pending at release ran more than once after the scheduler was released (\(twice.prefix(5).joined(separator: ", ")))"
     )
+    switch ctx.subject.pendingWorkOnRelease {
+    case .runs?:
+        let missing = ledger.neverRan(timerArmed: timerDue != nil)
+        try ctx.expect(
+            missing == 0,
+            "\(missing) of the actions pending at release never ran, though the subject declares `pendingWorkOnRelease: .runs` (a scheduler that drops its work on release declares `.dropped`)"
+        )
+    case .dropped?:
+        let after = ledger.ranSinceOpen
+        try ctx.expect(
+            after == 0,
+            "\(after) of the actions pending at release ran after it, though the subject declares `pendingWorkOnRelease: .dropped` (a scheduler that runs its work on release declares `.runs`)"
+        )
+    case nil:
+        break
+    }
 }
 
 /// How often each of THR-2's actions ran, and which ran again after its gate opened.
@@ -258,6 +274,16 @@ private final class ReleaseLedger: Sendable {
                 && (!timerArmed || state.sinceOpen.contains(Self.timer(actions)))
         }
     }
+
+    /// How many plain actions (and the armed timer) never ran at all.
+    func neverRan(timerArmed: Bool) -> Int {
+        state.withLock { state in
+            state.neverRan + (timerArmed && state.runs[Self.timer(actions)] == 0 ? 1 : 0)
+        }
+    }
+
+    /// How many plain actions and timers ran since ``open()``: after the release.
+    var ranSinceOpen: Int { state.withLock { $0.sinceOpen.subtracting([Self.holder]).count } }
 
     /// The actions that ran more than once, named.
     var ranMoreThanOnce: [String] {
