@@ -93,7 +93,10 @@ import Testing
 
 /// A thread a rule left spinning is found; one that ended is not.
 @Suite struct LeftoversTests {
-    @Test func aSpinningThreadIsFoundUntilItStops() {
+    // Under the sanitizer a spinning thread spends much of its time blocked in the
+    // sanitizer's own runtime, so the kernel does not see it running at every look.
+    @Test(.disabled(if: ThreadSanitizerBuild.isEnabled, "the sanitizer's runtime blocks a spinning thread"))
+    func aSpinningThreadIsFoundUntilItStops() {
         let stop = Signal()
         let started = Signal()
         let stopped = DispatchSemaphore(value: 0)
