@@ -35,7 +35,7 @@ enum RuleWorker {
                 // The message is written unbuffered; a stuck subject's threads may still run,
                 // so the process leaves without waiting for anything. The supervisor starts a
                 // fresh worker for the rules left, unless this one killed a mutant.
-                if !busy.isEmpty || (stopAtFirstKill && [.failed, .timeout, .error].contains(result.status)) {
+                if !busy.isEmpty || (stopAtFirstKill && result.status.isFailure) {
                     _exit(0)
                 }
             }

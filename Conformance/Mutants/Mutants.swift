@@ -153,19 +153,19 @@ public enum Mutants {
             KeepsDisposedClosuresMutant("keeps-disposed-closures")
         },
         mutant("concurrent-keeps-closures", "a concurrent pool that keeps every closure", .can12) {
-            KeepsClosuresMutant.concurrent("concurrent-keeps-closures")
+            concurrentMutant("concurrent-keeps-closures", KeepsClosuresMutant.init(_:claims:queue:))
         },
         mutant("concurrent-keeps-some-closures", "a concurrent pool that keeps one closure in 500", .can12) {
-            KeepsSomeClosuresMutant.concurrent("concurrent-keeps-some-closures")
+            concurrentMutant("concurrent-keeps-some-closures", KeepsSomeClosuresMutant.init(_:claims:queue:))
         },
         mutant("concurrent-keeps-last-closure", "a concurrent pool that keeps the last closure it ran", .can12) {
-            KeepsLastClosureMutant.concurrent("concurrent-keeps-last-closure")
+            concurrentMutant("concurrent-keeps-last-closure", KeepsLastClosureMutant.init(_:claims:queue:))
         },
         mutant(
             "concurrent-keeps-disposed-closures",
             "a concurrent pool whose handles keep their closures, disposed ones forever",
             .can12
-        ) { KeepsDisposedClosuresMutant.concurrent("concurrent-keeps-disposed-closures") },
+        ) { concurrentMutant("concurrent-keeps-disposed-closures", KeepsDisposedClosuresMutant.init(_:claims:queue:)) },
     ]
 
     /// Hangs when asked to repeat: every rule using repeating must become a timeout.

@@ -14,36 +14,14 @@ final class KeepsClosuresMutant: MutantBase, @unchecked Sendable {
     }
 }
 
-/// What a correct concurrent scheduler claims, on a concurrent queue of its own.
-private func concurrentClaims(_ name: String) -> (claims: SchedulerCapabilities, queue: DispatchQueue) {
-    (
-        [.asynchronous, .concurrent, .cancellation, .timers, .repeating, .tracksCurrent],
-        DispatchQueue(label: name, attributes: .concurrent)
-    )
-}
-
-extension KeepsClosuresMutant {
-    /// The concurrent twin: a pool that keeps every closure.
-    static func concurrent(_ name: String) -> KeepsClosuresMutant {
-        let (claims, queue) = concurrentClaims(name)
-        return KeepsClosuresMutant(name, claims: claims, queue: queue)
-    }
-}
-
-extension KeepsSomeClosuresMutant {
-    /// The concurrent twin: a pool that keeps one closure in 500.
-    static func concurrent(_ name: String) -> KeepsSomeClosuresMutant {
-        let (claims, queue) = concurrentClaims(name)
-        return KeepsSomeClosuresMutant(name, claims: claims, queue: queue)
-    }
-}
-
-extension KeepsDisposedClosuresMutant {
-    /// The concurrent twin: every handle keeps its closure, and disposed ones are never freed.
-    static func concurrent(_ name: String) -> KeepsDisposedClosuresMutant {
-        let (claims, queue) = concurrentClaims(name)
-        return KeepsDisposedClosuresMutant(name, claims: claims, queue: queue)
-    }
+/// A mutant made by `make` as a concurrent scheduler: claiming what a correct one claims,
+/// on a concurrent queue of its own.
+func concurrentMutant<M: MutantBase>(
+    _ name: String, _ make: (String, SchedulerCapabilities, DispatchQueue?) -> M
+) -> M {
+    make(
+        name, [.asynchronous, .concurrent, .cancellation, .timers, .repeating, .tracksCurrent],
+        DispatchQueue(label: name, attributes: .concurrent))
 }
 
 /// A concurrent pool that keeps the last closure it ran, "for debugging": one closure alive
@@ -58,12 +36,6 @@ final class KeepsLastClosureMutant: MutantBase, @unchecked Sendable {
             self.run(action, unless: disposable)
         }
         return disposable
-    }
-
-    /// The concurrent pool that keeps its last closure.
-    static func concurrent(_ name: String) -> KeepsLastClosureMutant {
-        let (claims, queue) = concurrentClaims(name)
-        return KeepsLastClosureMutant(name, claims: claims, queue: queue)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SchedulerProbes
 
 /// Where a hung rule's threads are, read from a thread dump (gdb's `thread apply all bt`,
 /// demangled): the stuck threads' stacks first, and the first frame of each that is the
@@ -30,12 +31,9 @@ package enum HangDiagnosis {
             guard let inner = frames.firstIndex(where: \.isSubjects),
                 frames[inner...].contains(where: \.isSuites)
             else { return nil }
-            let frame = frames[inner]
             let header = block.text.prefix { $0 != "\n" }
             let name = header.split(separator: "\"").dropFirst().first.map(String.init) ?? "thread"
-            return StuckCall(
-                threadID: block.id, threadName: name,
-                frame: frame.location.map { "\(frame.symbol) at \($0)" } ?? frame.symbol)
+            return StuckCall(threadID: block.id, threadName: name, frame: frames[inner].described)
         }
     }
 
@@ -44,22 +42,30 @@ package enum HangDiagnosis {
     /// dump or no frame qualifies.
     static func stuckFrame(of id: Int32, in dump: String) -> String? {
         guard let block = threadBlocks(dump).first(where: { $0.id == id }) else { return nil }
-        for line in block.text.split(separator: "\n").dropFirst() {
-            guard let frame = Frame(String(line)), frame.isSubjects else { continue }
-            return frame.location.map { "\(frame.symbol) at \($0)" } ?? frame.symbol
-        }
-        return nil
+        return block.text.split(separator: "\n").dropFirst().lazy.compactMap { Frame(String($0)) }
+            .first(where: \.isSubjects)?.described
     }
 
     /// What thread `id` of this process is doing now, from the kernel's view
     /// (`/proc/self/task/<id>/stat`): on a core or waiting for one, or blocked; nil where
     /// that cannot be read.
     static func activity(of id: Int32) -> String? {
-        guard let stat = try? String(contentsOfFile: "/proc/self/task/\(id)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")"),
-            let state = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first
-        else { return nil }
-        return state == "R" ? "running: spinning on a core" : "blocked"
+        CorePinning.isRunning(id).map { $0 ? "running: spinning on a core" : "blocked" }
+    }
+
+    /// Source folders of the suite's own code and of the libraries it runs on: a frame there
+    /// is never the subject's, in a hang's stacks or a crash's backtrace.
+    package static let suiteFolders = [
+        "/SchedulerConformance/", "/SchedulerConformanceTesting/", "/SchedulerProbes/", "/CommandSupport/",
+        "/Conformance/Commands/", "/Stress/Commands/", "/swift-corelibs-foundation/",
+        "/swift-corelibs-libdispatch/", "/swift-argument-parser/",
+    ]
+
+    /// `File.swift:42` from a frame's `/path/to/File.swift:42:9`.
+    package static func fileAndLine(_ path: String) -> String {
+        let file = path.split(separator: "/").last.map(String.init) ?? path
+        let parts = file.split(separator: ":")
+        return parts.count >= 2 ? "\(parts[0]):\(parts[1])" : file
     }
 
     private struct Block {
@@ -101,16 +107,12 @@ package enum HangDiagnosis {
 
         /// Whether this frame is the suite's own code: a rule, or a helper of the harness.
         var isSuites: Bool {
-            if let path { return Self.suiteFolders.contains(where: path.contains) }
+            if let path { return HangDiagnosis.suiteFolders.contains(where: path.contains) }
             return Self.suiteSymbols.contains { symbol.contains($0) }
         }
 
-        /// `File.swift:42` from the path, when there is one.
-        var location: String? {
-            guard let path, let file = path.split(separator: "/").last else { return nil }
-            let parts = file.split(separator: ":")
-            return parts.count >= 2 ? "\(parts[0]):\(parts[1])" : String(file)
-        }
+        /// `Type.method(_:)`, with `at File.swift:42` when the dump has lines.
+        var described: String { path.map { "\(symbol) at \(HangDiagnosis.fileAndLine($0))" } ?? symbol }
 
         /// Whether this frame is the subject's: not a library's, not a compiler thunk, not
         /// in the suite's own folders.
@@ -121,18 +123,12 @@ package enum HangDiagnosis {
                 return false
             }
             // C frames with lines are the C library's (`./nptl/…`): the subject is Swift.
-            if let path, !path.contains(".swift") || Self.suiteFolders.contains(where: path.contains) {
+            if let path, !path.contains(".swift") || HangDiagnosis.suiteFolders.contains(where: path.contains) {
                 return false
             }
             return !(Self.suiteSymbols + Self.entryPoints).contains { symbol.contains($0) }
         }
 
-        static let suiteFolders = [
-            "/SchedulerConformance/", "/SchedulerConformanceTesting/", "/SchedulerProbes/", "/CommandSupport/",
-            "/Conformance/Commands/", "/Stress/Commands/", "/swift-corelibs-foundation/",
-            "/swift-corelibs-libdispatch/",
-            "/swift-argument-parser/",
-        ]
         /// Where the dump has no lines: the suite's own types.
         static let suiteSymbols = [
             "RuleContext.", "RuleCatalogue.", "Threads.", "ConformanceRunner.", "ClockSession.", "ProbeExecutor.",

@@ -106,31 +106,28 @@ public final class RuleContext: Sendable {
     /// `QueueScheduler.schedule(_:)` at Queue.swift:42, called from producer-3". Without
     /// stacks, the threads are named and the message says what they did not return from.
     func hang(_ message: String, stuck: [(name: String, threadID: Int32?)] = []) -> RuleFailure {
+        /// A thread's name, and what the kernel says it is doing.
+        func who(_ thread: (name: String, threadID: Int32?)) -> String {
+            thread.name + (thread.threadID.flatMap(HangDiagnosis.activity).map { " (\($0))" } ?? "")
+        }
         guard stacksOnHang, let dump = ThreadDump.ofThisProcess(within: .seconds(20)) else {
-            let threads = stuck.map { thread in
-                thread.name + (thread.threadID.flatMap(HangDiagnosis.activity).map { " (\($0))" } ?? "")
-            }
-            return RuleFailure(
-                ([message] + threads.map { "\($0) never returned from its calls into the subject" }).joined(
-                    separator: "; "),
-                kind: .hung)
+            let threads = stuck.map { "\(who($0)) never returned from its calls into the subject" }
+            return RuleFailure(([message] + threads).joined(separator: "; "), kind: .hung)
         }
         // Threads the rule did not name may be stuck in the subject too (the rule's own).
         let found = HangDiagnosis.stuckCalls(in: dump).filter { call in !stuck.contains { $0.threadID == call.threadID }
         }
         let stuck = stuck + found.map { (name: "thread \"\($0.threadName)\"", threadID: $0.threadID) }
-        let ids = stuck.compactMap(\.threadID)
         let places = stuck.compactMap { thread in
-            thread.threadID.flatMap { HangDiagnosis.stuckFrame(of: $0, in: dump) }.map { frame in
-                "stuck in `\(frame)`, called from \(thread.name)"
-                    + (thread.threadID.flatMap(HangDiagnosis.activity).map { " (\($0))" } ?? "")
+            thread.threadID.flatMap { HangDiagnosis.stuckFrame(of: $0, in: dump) }.map {
+                "stuck in `\($0)`, called from \(who(thread))"
             }
         }
         let named =
             places.isEmpty && !stuck.isEmpty ? ["\(stuck.map(\.name).joined(separator: ", ")) never returned"] : []
         return RuleFailure(
             ([message] + places + named).joined(separator: "; "), kind: .hung,
-            threadDump: HangDiagnosis.ordered(dump, first: ids))
+            threadDump: HangDiagnosis.ordered(dump, first: stuck.compactMap(\.threadID)))
     }
 
     /// Whether `scheduler` still runs new work: what tells a lost action (a failure) from

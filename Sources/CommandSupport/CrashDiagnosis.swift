@@ -1,3 +1,5 @@
+import SchedulerConformance
+
 /// What a dead worker's standard error says about its death: the runtime's fatal message and
 /// the first frame of the crashed thread that is neither the runtime's nor the suite's, read
 /// from the Swift backtracer's report (`*** Program crashed: … ***`, `Thread 0 crashed:`).
@@ -46,13 +48,6 @@ package struct CrashDiagnosis: Equatable, Sendable {
         return nil
     }
 
-    /// Frames whose file lies in one of these folders are the suite's own: the rule that
-    /// called the subject, not the subject.
-    private static let suiteFolders = [
-        "/SchedulerConformance/", "/SchedulerConformanceTesting/", "/SchedulerProbes/", "/CommandSupport/",
-        "/Commands/", "/ConformanceCLI/", "/StressCore/",
-    ]
-
     /// The first frame of the crashed thread with a symbol in the subject's code: frames the
     /// backtracer marks `[system]`, frames in the Swift, C and Dispatch libraries, and the
     /// suite's own frames are skipped.
@@ -77,20 +72,15 @@ package struct CrashDiagnosis: Equatable, Sendable {
             let location = after.range(of: " at ").map { String(after[$0.upperBound...]) }
             if image.hasPrefix("lib") || image.hasPrefix("ld-") { continue }
             if let location {
-                if location.contains("<compiler-generated>") || suiteFolders.contains(where: location.contains) {
+                if location.contains("<compiler-generated>")
+                    || HangDiagnosis.suiteFolders.contains(where: location.contains)
+                {
                     continue
                 }
-                return "\(symbol) at \(Self.fileAndLine(location))"
+                return "\(symbol) at \(HangDiagnosis.fileAndLine(location))"
             }
             return symbol
         }
         return nil
-    }
-
-    /// `File.swift:42` from `/path/to/File.swift:42:9`.
-    private static func fileAndLine(_ location: String) -> String {
-        let file = location.split(separator: "/").last.map(String.init) ?? location
-        let parts = file.split(separator: ":")
-        return parts.count >= 2 ? "\(parts[0]):\(parts[1])" : file
     }
 }

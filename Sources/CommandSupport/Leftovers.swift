@@ -27,15 +27,7 @@ package enum Leftovers {
         /// The IDs of this process's threads in state R (running or runnable).
         private static func runningThreads() -> Set<Int32> {
             let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-            return Set(
-                tasks.compactMap { task -> Int32? in
-                    guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
-                        let close = stat.lastIndex(of: ")")
-                    else { return nil }
-                    // The state follows the name, which is in parentheses and may hold any character.
-                    let state = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first
-                    return state == "R" ? Int32(task) : nil
-                })
+            return Set(tasks.compactMap(Int32.init).filter { CorePinning.isRunning($0) == true })
         }
 
         private static func name(of thread: Int32) -> String {

@@ -35,7 +35,7 @@ package enum Supervisor {
 
         /// Whether it kills a mutant: the worker died in it, or its rule failed, hung or erred.
         var isKill: Bool {
-            if case .finished(.rule(let result)) = self { return [.failed, .timeout, .error].contains(result.status) }
+            if case .finished(.rule(let result)) = self { return result.status.isFailure }
             return isDeath
         }
     }

@@ -200,6 +200,18 @@ public struct ThreadMark: Sendable, Equatable {
 
 /// Pins threads to cores, where the platform allows it.
 package enum CorePinning {
+    /// Whether thread `id` of this process is on a core or waiting for one (the kernel's
+    /// state `R` in `/proc/self/task/<id>/stat`); nil where that cannot be read (not Linux,
+    /// or the thread is gone).
+    package static func isRunning(_ id: Int32) -> Bool? {
+        guard let stat = try? String(contentsOfFile: "/proc/self/task/\(id)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")"),
+            let state = stat[stat.index(after: close)...].first(where: { $0 != " " })
+        else { return nil }
+        // The state follows the name, which is in parentheses and may hold any character.
+        return state == "R"
+    }
+
     /// The calling thread's kernel ID (the LWP that gdb and `/proc` name), or nil where
     /// there is none.
     package static var currentThreadID: Int32? {
