@@ -27,7 +27,7 @@ package enum HangDiagnosis {
     /// subject's: the calls into the subject that had not returned.
     package static func stuckCalls(in dump: String) -> [StuckCall] {
         threadBlocks(dump).compactMap { block in
-            let frames = block.text.split(separator: "\n").dropFirst().compactMap { Frame(String($0)) }
+            let frames = frames(of: block, in: dump)
             guard let inner = frames.firstIndex(where: \.isSubjects),
                 frames[inner...].contains(where: \.isSuites)
             else { return nil }
@@ -42,8 +42,7 @@ package enum HangDiagnosis {
     /// dump or no frame qualifies.
     static func stuckFrame(of id: Int32, in dump: String) -> String? {
         guard let block = threadBlocks(dump).first(where: { $0.id == id }) else { return nil }
-        return block.text.split(separator: "\n").dropFirst().lazy.compactMap { Frame(String($0)) }
-            .first(where: \.isSubjects)?.described
+        return frames(of: block, in: dump).first(where: \.isSubjects)?.described
     }
 
     /// What thread `id` of this process is doing now, from the kernel's view
@@ -55,17 +54,33 @@ package enum HangDiagnosis {
 
     /// Source folders of the suite's own code and of the libraries it runs on: a frame there
     /// is never the subject's, in a hang's stacks or a crash's backtrace.
-    package static let suiteFolders = [
+    private static let suiteFolders = [
         "/SchedulerConformance/", "/SchedulerConformanceTesting/", "/SchedulerProbes/", "/CommandSupport/",
         "/Conformance/Commands/", "/Stress/Commands/", "/swift-corelibs-foundation/",
         "/swift-corelibs-libdispatch/", "/swift-argument-parser/",
     ]
+
+    /// Whether `path` lies in the suite's own code or a library under it; a release build
+    /// names its sources relative to the package (`Conformance/Commands/…`), a debug build
+    /// absolutely.
+    package static func isSuites(path: String) -> Bool {
+        let rooted = path.hasPrefix("/") ? path : "/" + path
+        return suiteFolders.contains(where: rooted.contains)
+    }
 
     /// `File.swift:42` from a frame's `/path/to/File.swift:42:9`.
     package static func fileAndLine(_ path: String) -> String {
         let file = path.split(separator: "/").last.map(String.init) ?? path
         let parts = file.split(separator: ":")
         return parts.count >= 2 ? "\(parts[0]):\(parts[1])" : file
+    }
+
+    /// The frames of `block`. Where the dump has source lines, a frame without one is a
+    /// library's or a generic specialised from one (`specialized Collection.map`), not the
+    /// subject's, whose code was built with the same lines.
+    private static func frames(of block: Block, in dump: String) -> [Frame] {
+        let lines = dump.contains(".swift:")
+        return block.text.split(separator: "\n").dropFirst().compactMap { Frame(String($0), dumpHasLines: lines) }
     }
 
     private struct Block {
@@ -95,7 +110,7 @@ package enum HangDiagnosis {
         var library: Bool
         var path: String?
 
-        init?(_ line: String) {
+        init?(_ line: String, dumpHasLines: Bool) {
             guard line.hasPrefix("#") else { return nil }
             var rest = line.drop { $0 != " " }.drop { $0 == " " }
             if rest.hasPrefix("0x"), let range = rest.range(of: " in ") { rest = rest[range.upperBound...] }
@@ -103,11 +118,12 @@ package enum HangDiagnosis {
             path = rest.range(of: " at ", options: .backwards).map { String(rest[$0.upperBound...]) }
             // The symbol ends where its argument list starts: gdb writes ` (` after it.
             symbol = rest.range(of: " (").map { String(rest[..<$0.lowerBound]) } ?? String(rest)
+            if dumpHasLines && path == nil { library = true }
         }
 
         /// Whether this frame is the suite's own code: a rule, or a helper of the harness.
         var isSuites: Bool {
-            if let path { return HangDiagnosis.suiteFolders.contains(where: path.contains) }
+            if let path { return HangDiagnosis.isSuites(path: path) }
             return Self.suiteSymbols.contains { symbol.contains($0) }
         }
 
@@ -123,7 +139,7 @@ package enum HangDiagnosis {
                 return false
             }
             // C frames with lines are the C library's (`./nptl/…`): the subject is Swift.
-            if let path, !path.contains(".swift") || HangDiagnosis.suiteFolders.contains(where: path.contains) {
+            if let path, !path.contains(".swift") || HangDiagnosis.isSuites(path: path) {
                 return false
             }
             return !(Self.suiteSymbols + Self.entryPoints).contains { symbol.contains($0) }

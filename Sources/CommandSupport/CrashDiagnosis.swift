@@ -73,7 +73,7 @@ package struct CrashDiagnosis: Equatable, Sendable {
             if image.hasPrefix("lib") || image.hasPrefix("ld-") { continue }
             if let location {
                 if location.contains("<compiler-generated>")
-                    || HangDiagnosis.suiteFolders.contains(where: location.contains)
+                    || HangDiagnosis.isSuites(path: location)
                 {
                     continue
                 }

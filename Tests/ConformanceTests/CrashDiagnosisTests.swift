@@ -136,4 +136,24 @@ import Testing
         #expect(HangDiagnosis.ordered(Self.dump, first: [104]).hasPrefix("Thread 5 (Thread 0x7f01 (LWP 104)"))
         #expect(HangDiagnosis.stuckFrame(of: 999, in: Self.dump) == nil)
     }
+
+    /// A release build's stacks: the harness's sources named relative to the package, a
+    /// generic specialised from the standard library without a line. Only the subject's
+    /// call is stuck.
+    @Test func onlyTheSubjectsCallsAreStuckInAReleaseBuildsStacks() {
+        let dump = """
+            Thread 1 (Thread 0x7f00 (LWP 7) "conformance"):
+            #0  0x00007f in __futex_abstimed_wait_common () from /lib/x86_64-linux-gnu/libc.so.6
+            #1  0x000055 in specialized Collection.map<A, B>(_:) ()
+            #2  0x000055 in static RuleWorker.run(subject:rules:) (subject=...) at Conformance/Commands/RuleWorker.swift:18
+            Thread 2 (Thread 0x7f01 (LWP 8) "rule CAN-6"):
+            #0  0x00007f in __futex_abstimed_wait_common () from /lib/x86_64-linux-gnu/libc.so.6
+            #1  0x000055 in Mine.schedule(_:) (self=...) at Sources/Mine/Mine.swift:11
+            #2  0x000055 in closure #1 in static RuleCatalogue.cancellation () at Conformance/SchedulerConformance/Rules/CancellationRules.swift:151
+            """
+        #expect(
+            HangDiagnosis.stuckCalls(in: dump) == [
+                .init(threadID: 8, threadName: "rule CAN-6", frame: "Mine.schedule(_:) at Mine.swift:11")
+            ])
+    }
 }
