@@ -156,12 +156,19 @@ final class FaultyManualClock: Clock {
         let dueWaits = fault == .dueWaits || fault == .dueWaitsOffItsExecutor
         if dueWaits ? deadline < current : deadline <= current { return }
         let wake = Sleeper()
-        let id = state.withLock { state in
-            defer { state.nextID += 1 }
-            state.sleepers.append(Registration(id: state.nextID, deadline: deadline, wake: wake))
-            return state.nextID
-        }
         try await withTaskCancellationHandler {
+            // Registered inside the handler's scope and under the lock the handler takes: a
+            // cancel either came first (seen here) or finds the registration. Registered
+            // before the scope, a cancel in between would run the handler only on entry,
+            // after an advance may have taken the sleeper: a sleep cancelled before the
+            // advance began would then return normally (LIN-3 caught it under TSan).
+            let registered = state.withLock { state -> Bool in
+                guard !Task.isCancelled else { return false }
+                defer { state.nextID += 1 }
+                state.sleepers.append(Registration(id: state.nextID, deadline: deadline, wake: wake))
+                return true
+            }
+            guard registered else { throw CancellationError() }
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 _ = wake.install(continuation)
             }
@@ -176,12 +183,12 @@ final class FaultyManualClock: Clock {
                     return true
                 // O(1) removal: the last sleeper fills the hole, so the list leaves registration order.
                 case .cancelSwapRemoves:
-                    guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return false }
+                    guard let index = state.sleepers.firstIndex(where: { $0.wake === wake }) else { return false }
                     state.sleepers.swapAt(index, state.sleepers.count - 1)
                     state.sleepers.removeLast()
                     return true
                 default:
-                    guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return false }
+                    guard let index = state.sleepers.firstIndex(where: { $0.wake === wake }) else { return false }
                     state.sleepers.remove(at: index)
                     return true
                 }

@@ -48,13 +48,19 @@ final class RacyManualClock: Clock {
         var nextID = 0
         var sleepers: [Registration] = []
 
-        /// Registers a sleeper, unless its deadline has passed.
-        mutating func register(_ deadline: Instant, _ wake: Sleeper) -> Int? {
-            guard deadline > now else { return nil }
+        /// Registers a sleeper, unless its task is cancelled (checked under the lock the
+        /// cancellation handler takes) or, when `checkingDeadline`, its deadline has passed.
+        mutating func register(_ deadline: Instant, _ wake: Sleeper, checkingDeadline: Bool) -> Registered {
+            if Task.isCancelled { return .cancelled }
+            if checkingDeadline, deadline <= now { return .due }
             defer { nextID += 1 }
             sleepers.append(Registration(id: nextID, deadline: deadline, wake: wake))
-            return nextID
+            return .asleep
         }
+    }
+
+    private enum Registered {
+        case asleep, due, cancelled
     }
 
     let fault: Fault
@@ -68,26 +74,25 @@ final class RacyManualClock: Clock {
     func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         let wake = Sleeper()
-        let id: Int?
-        if fault == .sleepChecksThenRegisters {
-            guard deadline > now else { return }
-            spin(.microseconds(1))
-            id = state.withLock { state in
-                defer { state.nextID += 1 }
-                state.sleepers.append(Registration(id: state.nextID, deadline: deadline, wake: wake))
-                return state.nextID
-            }
-        } else {
-            id = state.withLock { $0.register(deadline, wake) }
-        }
-        guard let id else { return }
         try await withTaskCancellationHandler {
+            // Registered inside the handler's scope, under the lock the handler takes, so a
+            // cancel either came first (seen here) or finds the registration.
+            let checksFirst = fault == .sleepChecksThenRegisters
+            if checksFirst {
+                guard deadline > now else { return }
+                spin(.microseconds(1))
+            }
+            switch state.withLock({ $0.register(deadline, wake, checkingDeadline: !checksFirst) }) {
+            case .due: return
+            case .cancelled: throw CancellationError()
+            case .asleep: break
+            }
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 _ = wake.install(continuation)
             }
         } onCancel: {
             let withdrawn = state.withLock { state -> Bool in
-                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return false }
+                guard let index = state.sleepers.firstIndex(where: { $0.wake === wake }) else { return false }
                 state.sleepers.remove(at: index)
                 return true
             }

@@ -1,5 +1,7 @@
+import Dispatch
 import SchedulerMutants
 import SchedulerProbes
+import Schedulers
 import Testing
 
 @testable import SchedulerConformance
@@ -79,6 +81,47 @@ import Testing
             Issue.record("an overlapping read that missed the write was refused")
             return
         }
+    }
+
+    /// Of two threads cancelling one task at once, the second returns only once the first
+    /// ran the task's cancellation handler: LIN-3 takes a returned cancel to have reached the
+    /// clock, and the runtime alone lets the second return as soon as the task is marked.
+    @Test func aCancelReturnsOnlyOnceTheTasksHandlerRan() {
+        let parked = Signal()
+        let inHandler = Signal()
+        let secondCalling = Signal()
+        let log = Recorder<String>()
+        let gate = Sleeper()
+        let task = ProbeTask()
+        task.start(on: ProbeExecutor()) {
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    _ = gate.install(continuation)
+                    parked.fire()
+                }
+            } onCancel: {
+                inHandler.fire()
+                _ = secondCalling.wait(.seconds(10))
+                // Time for the second cancel to overtake this handler, were it let through.
+                spin(.milliseconds(20))
+                log.record("handler ran")
+                gate.finish(CancellationError())
+            }
+            return .zero
+        }
+        #expect(parked.wait(.seconds(10)))
+        let cancels = DispatchGroup()
+        DispatchQueue.global().async(group: cancels) { task.cancel() }
+        #expect(inHandler.wait(.seconds(10)))
+        DispatchQueue.global().async(group: cancels) {
+            secondCalling.fire()
+            task.cancel()
+            log.record("second cancel returned")
+        }
+        #expect(cancels.wait(timeout: .now() + 10) == .success)
+        #expect(log.all == ["handler ran", "second cancel returned"])
+        #expect(task.finished.wait(.seconds(10)))
+        #expect(task.outcome == .cancelled)
     }
 
     @Test func aSerialSchedulerModelRefusesAStartOutOfTurnAndADisposedStart() {

@@ -114,8 +114,15 @@ public final class ProbeTask: Sendable {
         handle.withLock { $0 = task }
     }
 
-    /// Cancels the task.
-    public func cancel() { handle.withLock { $0 }?.cancel() }
+    /// Cancels the task, and returns once its cancellation handler (a clock's, say) has run,
+    /// when the task was inside one.
+    public func cancel() {
+        // Under the lock, so two threads cancelling at once take turns: the runtime lets the
+        // second return as soon as the task is marked cancelled, while the first may still be
+        // about to run the handler, and a history would then show a cancel that returned
+        // before it reached the clock, which no order of the calls explains (LIN-3 under TSan).
+        handle.withLock { $0?.cancel() }
+    }
 
     /// How it ended; nil while it has not.
     public var outcome: Outcome? { result.withLock { $0 } }
