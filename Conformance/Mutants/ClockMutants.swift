@@ -152,23 +152,28 @@ final class FaultyManualClock: Clock {
     func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         let deadline = Self.stored(deadline, fault)
-        let current = now
         let dueWaits = fault == .dueWaits || fault == .dueWaitsOffItsExecutor
-        if dueWaits ? deadline < current : deadline <= current { return }
         let wake = Sleeper()
         try await withTaskCancellationHandler {
             // Registered inside the handler's scope and under the lock the handler takes: a
             // cancel either came first (seen here) or finds the registration. Registered
             // before the scope, a cancel in between would run the handler only on entry,
             // after an advance may have taken the sleeper: a sleep cancelled before the
-            // advance began would then return normally (LIN-3 caught it under TSan).
-            let registered = state.withLock { state -> Bool in
-                guard !Task.isCancelled else { return false }
+            // advance began would then return normally (LIN-3 caught it under TSan). The
+            // deadline is compared with `now` in the same critical section, so no advance
+            // can pass it in between.
+            let registration = state.withLock { state -> SleepRegistration in
+                if Task.isCancelled { return .cancelled }
+                if dueWaits ? deadline < state.now : deadline <= state.now { return .due }
                 defer { state.nextID += 1 }
                 state.sleepers.append(Registration(id: state.nextID, deadline: deadline, wake: wake))
-                return true
+                return .asleep
             }
-            guard registered else { throw CancellationError() }
+            switch registration {
+            case .due: return
+            case .cancelled: throw CancellationError()
+            case .asleep: break
+            }
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 _ = wake.install(continuation)
             }
@@ -238,6 +243,7 @@ final class FaultyManualClock: Clock {
         notAfter target: Instant?, among eligible: (Registration) -> Bool = { _ in true }
     ) -> Registration? {
         state.withLock { state in
+            let advancing = target
             guard let target = target ?? state.sleepers.filter(eligible).map(\.deadline).min() else { return nil }
             let due = state.sleepers.indices.filter {
                 state.sleepers[$0].deadline <= target && eligible(state.sleepers[$0])
@@ -260,7 +266,12 @@ final class FaultyManualClock: Clock {
                         )
                     }
                 }
-            guard let chosen else { return nil }
+            guard let chosen else {
+                // Nothing more due: the time moves to the target in the same critical
+                // section, so no sleeper registers against the old time in between.
+                if let advancing { state.now = max(state.now, advancing) }
+                return nil
+            }
             let sleeper = state.sleepers.remove(at: chosen)
             state.now = fault == .nowIsTarget ? max(state.now, target) : max(state.now, sleeper.deadline)
             return sleeper
@@ -317,4 +328,11 @@ final class FaultyImmediateClock: Clock {
 
     /// The clock as the suite sees it.
     var underTest: ClockUnderTest { ClockUnderTest(immediate: self) }
+}
+
+/// What a manual clock found as it registered a sleeper, in one critical section with the
+/// registration: that the task was cancelled (checked under the lock its cancellation
+/// handler takes), that the deadline had come, or neither, and the sleeper is asleep.
+enum SleepRegistration {
+    case asleep, due, cancelled
 }

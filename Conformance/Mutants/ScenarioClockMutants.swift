@@ -50,17 +50,13 @@ final class RacyManualClock: Clock {
 
         /// Registers a sleeper, unless its task is cancelled (checked under the lock the
         /// cancellation handler takes) or, when `checkingDeadline`, its deadline has passed.
-        mutating func register(_ deadline: Instant, _ wake: Sleeper, checkingDeadline: Bool) -> Registered {
+        mutating func register(_ deadline: Instant, _ wake: Sleeper, checkingDeadline: Bool) -> SleepRegistration {
             if Task.isCancelled { return .cancelled }
             if checkingDeadline, deadline <= now { return .due }
             defer { nextID += 1 }
             sleepers.append(Registration(id: nextID, deadline: deadline, wake: wake))
             return .asleep
         }
-    }
-
-    private enum Registered {
-        case asleep, due, cancelled
     }
 
     let fault: Fault

@@ -45,6 +45,26 @@ package enum HangDiagnosis {
         return frames(of: block, in: dump).first(where: \.isSubjects)?.described
     }
 
+    /// Where a crash re-run under gdb (``ThreadDump/ofCrash(executable:arguments:environment:within:frames:)``)
+    /// died: `crashed in Type.method(_:) at File.swift:42: SIGSEGV, Segmentation fault`,
+    /// with the recursion named when the same frame fills most of the stack; nil when no
+    /// frame is the subject's. `stack` starts with gdb's line naming the signal.
+    package static func crashSummary(ofCrashStack stack: String) -> String? {
+        guard let frame = stuckFrame(of: 0, in: stack) else { return nil }
+        let signal = stack.split(separator: "\n").first.flatMap { line in
+            line.range(of: "received signal ").map {
+                line[$0.upperBound...].trimmingCharacters(in: CharacterSet(charactersIn: ". "))
+            }
+        }
+        let block = threadBlocks(stack).first { $0.id == 0 }
+        let all = block.map { frames(of: $0, in: stack) } ?? []
+        let repeats = all.filter { $0.described == frame }.count
+        let recursion =
+            repeats * 2 > all.count && all.count > 8
+            ? ", a runaway recursion (\(repeats) of its last \(all.count) frames)" : ""
+        return "crashed in \(frame): \(signal ?? "a signal")\(recursion)"
+    }
+
     /// What thread `id` of this process is doing now, from the kernel's view
     /// (`/proc/self/task/<id>/stat`): on a core or waiting for one, or blocked; nil where
     /// that cannot be read.

@@ -11,20 +11,20 @@ public enum ReferenceSubjects {
         ConformanceSubject(name: "immediate", origin: .reference) { ImmediateScheduler.shared },
         // Dispatch keeps a queue with work alive: what is pending at release runs.
         ConformanceSubject(name: "queue", origin: .reference) { QueueScheduler(priority: .default, name: "queue") }
-            .declaring(pendingWorkOnRelease: .runs),
+            .declaring(.pendingWorkOnRelease(.runs)),
         ConformanceSubject(name: "queue-concurrent-target", origin: .reference) {
             QueueScheduler(
                 name: "queue-concurrent-target",
                 targetQueue: DispatchQueue(label: "concurrent target", attributes: .concurrent))
         },
         ConformanceSubject(name: "concurrent", origin: .reference) { ConcurrentQueueScheduler(name: "concurrent") }
-            .declaring(pendingWorkOnRelease: .runs),
+            .declaring(.pendingWorkOnRelease(.runs)),
         ConformanceSubject(name: "main", origin: .reference) { MainThreadScheduler.shared },
         ConformanceSubject(name: "subscription", origin: .reference) { SubscriptionScheduler.shared },
         ConformanceSubject(name: "trampoline", origin: .reference) { TrampolineScheduler.shared },
         // Nobody drives a released test scheduler: its pending work never runs.
         ConformanceSubject(name: "test", origin: .reference) { TestScheduler(name: "test") }
-            .declaring(pendingWorkOnRelease: .dropped),
+            .declaring(.pendingWorkOnRelease(.dropped)),
         ConformanceSubject(name: "queue-executor", origin: .reference) {
             ExecutorUnderTest(QueueScheduler(priority: .default, name: "queue-executor").executor)
         },

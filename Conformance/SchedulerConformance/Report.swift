@@ -51,14 +51,19 @@ public struct ConformanceReport: Codable, Sendable {
         /// were subjects, which held schedulers only.
         public var kind: ConformanceSubject.Kind?
         public var capabilities: [String]
+        /// The choices of SEMANTICS.md §8 it declared differently from the suite, which its
+        /// results were judged by (`.dueSleep(.parksUntilNextAdvance)`); absent when none.
+        public var declarations: [String]?
         public var results: [RuleResult]
 
-        /// The subject's claims and `results`.
+        /// The subject's claims and declarations, and `results`.
         public init(_ subject: ConformanceSubject, results: [RuleResult]) {
             name = subject.name
             origin = subject.origin
             kind = subject.kind
             capabilities = subject.capabilities.names
+            let declared = subject.declared.differences.map(\.code)
+            declarations = declared.isEmpty ? nil : declared
             self.results = results
         }
     }

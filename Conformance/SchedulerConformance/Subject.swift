@@ -42,18 +42,9 @@ public struct ConformanceSubject: Sendable {
     /// Calls the subject's schedulers have beyond the protocol (a `flush`, a `reset`), each
     /// with its step in LIN-1's model, so the model-checked scenarios call them too.
     public var scenarioOperations: [SchedulerModel.ExtraOperation] = []
-    /// What the subject's schedulers do with work still pending when their last reference
-    /// goes, when the subject declares it (SEMANTICS.md §8: a Dispatch queue runs it, a pool
-    /// that shuts down may cancel it). THR-2 then holds the scheduler to that choice; nil
-    /// accepts either, as long as nothing runs twice.
-    public var pendingWorkOnRelease: PendingWorkOnRelease?
-
-    /// This subject, declaring what its schedulers do with work pending at release.
-    public func declaring(pendingWorkOnRelease policy: PendingWorkOnRelease) -> ConformanceSubject {
-        var subject = self
-        subject.pendingWorkOnRelease = policy
-        return subject
-    }
+    /// The choices of SEMANTICS.md §8 the subject made differently from the suite, which
+    /// the rules then hold it to (see ``declaring(_:)``).
+    public var declared = Declarations()
 
     /// A scheduler subject named `name` whose capabilities are those its schedulers declare,
     /// unless `capabilities` overrides them (to claim less than a scheduler declares, say).
@@ -136,15 +127,4 @@ public struct ConformanceSubject: Sendable {
             ? nil
             : "is \(self.kind == .executor ? "an" : "a") \(self.kind), not \(kind == .executor ? "an" : "a") \(kind)"
     }
-}
-
-/// What a scheduler does with work still pending when its last reference goes: one of the
-/// choices the field disagrees on, declared by a subject (``ConformanceSubject/declaring(pendingWorkOnRelease:)``).
-public enum PendingWorkOnRelease: String, Sendable, Codable, CaseIterable {
-    /// Every pending action still runs, once: a Dispatch queue keeps itself alive while it
-    /// has work, and so do this package's queue schedulers.
-    case runs
-    /// No pending action runs after the release: the scheduler cancels its work as it goes
-    /// (a pool shut down on release, a virtual scheduler nobody drives any more).
-    case dropped
 }

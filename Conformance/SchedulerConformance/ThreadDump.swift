@@ -43,6 +43,38 @@ public enum ThreadDump {
         return await demangled(stacks)
     }
 
+    /// The crashing thread's stack of `executable arguments`, run again under gdb until it
+    /// dies, as `Thread 1 (LWP 0):` and its innermost `frames`, with gdb's line naming the
+    /// signal first; nil without gdb, when it did not crash again within `bound`, or when
+    /// gdb failed. For a death that left nothing to read (a stack overflow on a thread with
+    /// no alternate signal stack kills before the runtime's backtracer can say a word).
+    public static func ofCrash(
+        executable: String, arguments: [String], environment: [String: String], within bound: Duration,
+        frames: Int = 40
+    ) async -> String? {
+        var env = Environment.inherit
+        for (key, value) in environment { env = env.updating([.init(rawValue: key)!: value]) }
+        let seconds = String(format: "%.0f", max(1, bound.timeInterval.rounded(.up)))
+        let result = try? await Subprocess.run(
+            .name("timeout"),
+            arguments: .init(
+                [
+                    "--kill-after=2", seconds, "gdb", "-batch", "-nx", "-q", "-ex", "set pagination off",
+                    // The backtracer would catch the signal first (and need the stack it lacks).
+                    "-ex", "set environment SWIFT_BACKTRACE=enable=no", "-ex", "run", "-ex", "bt \(frames)",
+                    "--args", executable,
+                ] + arguments),
+            environment: env, output: .string(limit: 1 << 24), error: .discarded)
+        guard let text = result?.standardOutput,
+            // `Thread 8 "name" received signal SIGSEGV, Segmentation fault.`
+            let signal = text.split(separator: "\n").first(where: { $0.contains(" received signal ") })
+        else { return nil }
+        let frames = text.split(separator: "\n").filter { $0.hasPrefix("#") }
+        guard !frames.isEmpty else { return nil }
+        return await demangled(
+            ([String(signal), "Thread 1 (LWP 0):"] + frames.map(String.init)).joined(separator: "\n"))
+    }
+
     /// `stacks` with Swift's mangled names (gdb prints `$s10Schedulers…`) spelled as in the
     /// source, by the toolchain's `swift-demangle`; unchanged when that is not installed.
     static func demangled(_ stacks: String) async -> String {

@@ -60,7 +60,14 @@ package enum Supervisor {
                     executable: executable, arguments: arguments(batch), environment: environment, allowance: allowance,
                     memoryCap: memoryCap)
             }
-            for (item, outcome) in attempt.outcomes where batch.contains(item) { outcomes[item] = outcome }
+            for (item, outcome) in attempt.outcomes where batch.contains(item) {
+                // A mutant needs a kill, not its cause: only a check's crashes are run again.
+                outcomes[item] =
+                    stopAtFirstKill
+                    ? outcome
+                    : postMortem(
+                        outcome, executable: executable, arguments: arguments([item]), environment: environment)
+            }
             let unfinished = batch.filter { outcomes[$0] == nil }
             if unfinished.count == batch.count {
                 // Nothing started: the same launch would fail again.
@@ -72,6 +79,27 @@ package enum Supervisor {
             if stopAtFirstKill, attempt.outcomes.values.contains(where: \.isKill) { break }
         }
         return outcomes
+    }
+
+    /// A crash that left nothing to read (a stack overflow on a thread without an alternate
+    /// signal stack dies before the runtime's backtracer can write a word) is run again,
+    /// alone, under gdb, whose stack of the dying thread names where it died; any other
+    /// outcome, or a crash gdb could not catch again, is returned as it was.
+    private static func postMortem(
+        _ outcome: Outcome, executable: String, arguments: [String], environment: [String: String]
+    ) -> Outcome {
+        guard case .crashed(let seconds, let reason, let standardError) = outcome,
+            CrashDiagnosis(standardError: standardError).summary == nil,
+            let stack = runBlocking({
+                await ThreadDump.ofCrash(
+                    executable: executable, arguments: arguments, environment: environment, within: .seconds(60))
+            }),
+            let summary = HangDiagnosis.crashSummary(ofCrashStack: stack)
+        else { return outcome }
+        let status = reason.components(separatedBy: ": ").first ?? reason
+        return .crashed(
+            seconds: seconds, reason: "\(status): \(summary) (seen when it ran again alone, under gdb)",
+            standardError: standardError + "\n" + stack)
     }
 
     /// `1.2 GiB`, for messages.

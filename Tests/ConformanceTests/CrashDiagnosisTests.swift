@@ -64,6 +64,30 @@ import Testing
         )
     }
 
+    /// A stack overflow on a thread without an alternate signal stack dies silently; the
+    /// supervisor runs it again under gdb, whose stack of the dying thread is read here.
+    @Test func aSilentCrashRunAgainUnderGdbNamesTheFrameAndTheRecursion() {
+        let recursion = (4..<40).map {
+            "#\($0)  0x0000555555c741d9 in RecursesForever.schedule(_:) (action=..., self=...) at /pkg/Sources/Subjects/Subjects.swift:91"
+        }
+        let stack =
+            ([
+                "Thread 8 \"worker\" received signal SIGSEGV, Segmentation fault.", "Thread 1 (LWP 0):",
+                "#0  0x00007ffff62dc378 in _int_malloc (av=0x7fffec000030, bytes=32) at ./malloc/malloc.c:1357",
+                "#1  0x00007ffff62dd9c9 in __GI___libc_malloc (bytes=32) at ./malloc/malloc.c:3323",
+                "#2  0x00007ffff7c6fa6f in swift_slowAlloc () from /opt/swift/usr/lib/swift/linux/libswiftCore.so",
+                "#3  0x00007ffff7c6fdc7 in swift_allocObject () from /opt/swift/usr/lib/swift/linux/libswiftCore.so",
+            ] + recursion).joined(separator: "\n")
+        #expect(
+            HangDiagnosis.crashSummary(ofCrashStack: stack)
+                == "crashed in RecursesForever.schedule(_:) at Subjects.swift:91: SIGSEGV, Segmentation fault, a runaway recursion (36 of its last 40 frames)"
+        )
+        let once = stack.split(separator: "\n").prefix(7).joined(separator: "\n")
+        #expect(
+            HangDiagnosis.crashSummary(ofCrashStack: once)
+                == "crashed in RecursesForever.schedule(_:) at Subjects.swift:91: SIGSEGV, Segmentation fault")
+    }
+
     @Test func standardErrorWithoutAReportGivesNothing() {
         #expect(CrashDiagnosis(standardError: "Backtrace took 0.37s\n").summary == nil)
     }

@@ -1,5 +1,6 @@
 import Dispatch
 import SchedulerConformance
+import SchedulerMutants
 import SchedulerProbes
 import Schedulers
 import Testing
@@ -37,16 +38,258 @@ private final class ShuttingDownPool: Scheduler {
 
     @Test func aPoolThatDropsItsWorkPassesWhenItSaysSo() {
         #expect(Self.thr2(Self.pool).status == .passed)
-        #expect(Self.thr2(Self.pool.declaring(pendingWorkOnRelease: .dropped)).status == .passed)
-        let wrong = Self.thr2(Self.pool.declaring(pendingWorkOnRelease: .runs))
+        #expect(Self.thr2(Self.pool.declaring(.pendingWorkOnRelease(.dropped))).status == .passed)
+        let wrong = Self.thr2(Self.pool.declaring(.pendingWorkOnRelease(.runs)))
         #expect(wrong.status == .failed)
-        #expect(wrong.message?.contains("declares `pendingWorkOnRelease: .runs`") == true, "\(wrong.message ?? "")")
+        #expect(wrong.message?.contains("declares `.pendingWorkOnRelease(.runs)`") == true, "\(wrong.message ?? "")")
     }
 
     @Test func aQueueThatRunsItsWorkPassesWhenItSaysSo() {
-        #expect(Self.thr2(Self.queue.declaring(pendingWorkOnRelease: .runs)).status == .passed)
-        let wrong = Self.thr2(Self.queue.declaring(pendingWorkOnRelease: .dropped))
+        #expect(Self.thr2(Self.queue.declaring(.pendingWorkOnRelease(.runs))).status == .passed)
+        let wrong = Self.thr2(Self.queue.declaring(.pendingWorkOnRelease(.dropped)))
         #expect(wrong.status == .failed)
-        #expect(wrong.message?.contains("declares `pendingWorkOnRelease: .dropped`") == true, "\(wrong.message ?? "")")
+        #expect(wrong.message?.contains("declares `.pendingWorkOnRelease(.dropped)`") == true, "\(wrong.message ?? "")")
+    }
+}
+
+/// Runs `rules` against `subject` and returns each result by its rule; a rule whose
+/// evidence did not come (inconclusive: the machine stalled the suite's own timers) runs
+/// again, up to five times, so that a verdict is judged. The tool's own "must happen" bound:
+/// these verdicts include passes, which the other tests running beside must not starve.
+private func judge(_ subject: ConformanceSubject, _ rules: RuleID...) -> [RuleID: RuleResult] {
+    let timing = Timing(
+        mustHappen: .seconds(10), quietWindow: .milliseconds(100), lateness: .milliseconds(100),
+        ruleTimeout: .seconds(60))
+    var results: [RuleID: RuleResult] = [:]
+    for rule in rules {
+        for _ in 0..<5 {
+            let result = ConformanceRunner.run(subject, rules: [RuleCatalogue.rule(rule)], timing: timing)[0]
+            results[rule] = result
+            if result.status != .inconclusive { break }
+        }
+    }
+    return results
+}
+
+/// A manual clock that parks `sleep(until: now)` until its next advance (swift-clocks'
+/// `TestClock`) passes CLK-4 and LIN-3 once it says so; undeclared, CLK-4 names the
+/// declaration; and a clock that returns at once fails the declaration it did not earn.
+@Suite struct DueSleepDeclarationTests {
+    private static let parking = Mutants.named("manual-clock-due-waits-off-its-executor")!.subject
+
+    @Test func aClockThatParksADueSleepPassesWhenItSaysSo() throws {
+        let undeclared = try #require(judge(Self.parking, .clk4)[.clk4])
+        #expect(undeclared.status == .failed)
+        #expect(
+            undeclared.message?.contains(".dueSleep(.parksUntilNextAdvance)") == true, "\(undeclared.message ?? "")")
+        let declared = judge(Self.parking.declaring(.dueSleep(.parksUntilNextAdvance)), .clk4, .lin3)
+        for (rule, result) in declared { #expect(result.status == .passed, "\(rule): \(result.message ?? "")") }
+    }
+
+    @Test func aClockThatReturnsAtOnceFailsTheParkingDeclaration() throws {
+        let clock = ConformanceSubject(name: "virtual-clock-off-its-executor") {
+            ClockUnderTest(
+                TestScheduler().clock, blockingAdvance: { $0.advance(by: $1) }, blockingRun: { $0.run() },
+                sleepersRunOn: nil)
+        }
+        #expect(try #require(judge(clock, .clk4)[.clk4]).status == .passed)
+        let wrong = try #require(judge(clock.declaring(.dueSleep(.parksUntilNextAdvance)), .clk4)[.clk4])
+        #expect(wrong.status == .failed)
+        #expect(
+            wrong.message?.contains("before any advance, though the subject declares") == true, "\(wrong.message ?? "")"
+        )
+    }
+}
+
+/// A timer that repeats with a fixed delay (SwiftNIO's `scheduleRepeatedTask`) passes TIM-12
+/// once it says so; undeclared, the failure names the declaration; declared, a timer on the
+/// grid and one that drifts by something else both fail it.
+@Suite struct RepeatPolicyDeclarationTests {
+    private static let fixedDelay = Mutants.named("rearms-from-action-end")!.subject
+
+    @Test func aFixedDelayTimerPassesWhenItSaysSo() throws {
+        let undeclared = try #require(judge(Self.fixedDelay, .tim12)[.tim12])
+        #expect(undeclared.status == .failed)
+        #expect(undeclared.message?.contains(".repeatPolicy(.fixedDelay)") == true, "\(undeclared.message ?? "")")
+        let declared = try #require(judge(Self.fixedDelay.declaring(.repeatPolicy(.fixedDelay)), .tim12)[.tim12])
+        #expect(declared.status == .passed, "\(declared.message ?? "")")
+    }
+
+    @Test func timersOffTheFixedDelayFailTheDeclaration() throws {
+        let grid = ConformanceSubject(name: "queue") { QueueScheduler(name: "queue") }
+        let drifts = Mutants.named("repeating-drifts")!.subject
+        for subject in [grid, drifts] {
+            let result = try #require(judge(subject.declaring(.repeatPolicy(.fixedDelay)), .tim12)[.tim12])
+            #expect(result.status == .failed, "\(subject.name): \(result.message ?? "")")
+            #expect(result.message?.contains("the fixed delay the subject declares") == true, "\(result.message ?? "")")
+        }
+    }
+}
+
+/// A manual clock with no `run()` gives its adapter nil for it, and CLK-9, CLK-10 and LIN-3
+/// judge its advances instead of a run the adapter would have had to make up.
+@Suite struct ClockWithoutRunTests {
+    @Test func aClockWithoutRunIsJudgedByItsAdvances() {
+        let subject = ConformanceSubject(name: "virtual-clock-without-run") {
+            let scheduler = TestScheduler()
+            return ClockUnderTest(
+                scheduler.clock, blockingAdvance: { $0.advance(by: $1) }, blockingRun: nil,
+                sleepersRunOn: scheduler.executor)
+        }
+        #expect(!subject.makeClock().hasRun)
+        for (rule, result) in judge(subject, .clk9, .clk10, .lin3) {
+            #expect(result.status == .passed, "\(rule): \(result.message ?? "")")
+        }
+    }
+}
+
+/// A virtual executor whose drive runs the ready jobs on a private queue of its own
+/// (SwiftNIO's `NIOAsyncTestingEventLoop`), all done before the drive returns. Correct, and
+/// the other choice from the suite's.
+private final class PrivateQueueExecutor: SerialExecutor, TaskExecutor {
+    private let jobs = Lock<[UnownedJob]>([])
+    private let queue = DispatchQueue(label: "private-queue-executor")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        jobs.withLock { $0.append(job) }
+    }
+
+    /// Runs every ready job, those the jobs enqueue included, on the private queue, and
+    /// returns once they ran. (Not `queue.sync`, which runs its block on the caller's thread.)
+    func drive() {
+        let drained = DispatchSemaphore(value: 0)
+        queue.async { [self] in
+            while let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+                job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+            }
+            drained.signal()
+        }
+        drained.wait()
+    }
+}
+
+/// EXE-9 holds a driven executor to where it declares its jobs run.
+@Suite struct DrivenJobsDeclarationTests {
+    @Test func anExecutorThatRunsADrivesJobsOnItsOwnQueuePassesWhenItSaysSo() throws {
+        let subject = ConformanceSubject(name: "private-queue-executor") {
+            let executor = PrivateQueueExecutor()
+            return ExecutorUnderTest(executor, checksIsolation: false, drive: { executor.drive() })
+        }
+        let undeclared = try #require(judge(subject, .exe9)[.exe9])
+        #expect(undeclared.status == .failed)
+        #expect(undeclared.message?.contains(".drivenJobs(.onItsOwnThread)") == true, "\(undeclared.message ?? "")")
+        let declared = try #require(judge(subject.declaring(.drivenJobs(.onItsOwnThread)), .exe9)[.exe9])
+        #expect(declared.status == .passed, "\(declared.message ?? "")")
+    }
+}
+
+/// A queue scheduler that reads a zero interval as "as fast as possible": correct, and the
+/// other choice from the suite's.
+private final class ZeroIsFastestScheduler: Scheduler {
+    private let base = QueueScheduler(name: "zero-is-fastest")
+    var name: String { base.name }
+    var capabilities: SchedulerCapabilities { base.capabilities }
+    var now: SchedulerTime { base.now }
+
+    @discardableResult
+    func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? { base.schedule(action) }
+
+    @discardableResult
+    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
+        try base.schedule(at: deadline, action)
+    }
+
+    func schedule(
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
+        _ action: @escaping SchedulerAction
+    ) throws(SchedulerError) -> any Disposable {
+        try base.schedule(
+            at: deadline, repeatingEvery: interval == .zero ? .nanoseconds(1) : interval, leeway: leeway, action)
+    }
+
+    @discardableResult
+    func scheduleRecursive(_ block: @escaping @Sendable (_ reschedule: @escaping @Sendable () -> Void) -> Void) -> (
+        any Disposable
+    )? {
+        base.scheduleRecursive(block)
+    }
+}
+
+/// TIM-7 holds a scheduler to what it declares a zero interval to be.
+@Suite struct ZeroIntervalDeclarationTests {
+    @Test func aSchedulerThatRepeatsAsFastAsPossiblePassesWhenItSaysSo() throws {
+        let subject = ConformanceSubject(name: "zero-is-fastest") { ZeroIsFastestScheduler() }
+        let undeclared = try #require(judge(subject, .tim7)[.tim7])
+        #expect(undeclared.status == .failed)
+        #expect(undeclared.message?.contains(".zeroInterval(.asFastAsPossible)") == true, "\(undeclared.message ?? "")")
+        let declared = try #require(judge(subject.declaring(.zeroInterval(.asFastAsPossible)), .tim7)[.tim7])
+        #expect(declared.status == .passed, "\(declared.message ?? "")")
+    }
+
+    @Test func aSchedulerThatRefusesZeroFailsTheDeclaration() throws {
+        let queue = ConformanceSubject(name: "queue") { QueueScheduler(name: "queue") }
+        let wrong = try #require(judge(queue.declaring(.zeroInterval(.asFastAsPossible)), .tim7)[.tim7])
+        #expect(wrong.status == .failed, "\(wrong.message ?? "")")
+    }
+}
+
+/// A serial executor that runs the highest-priority job queued first, FIFO among equals, as
+/// a default actor does: correct, and the other choice from a Dispatch serial queue's.
+private final class PriorityExecutor: SerialExecutor, TaskExecutor {
+    private struct Queued {
+        let priority: UInt8
+        let sequence: Int
+        let job: UnownedJob
+    }
+
+    private let queued = Lock<(next: Int, jobs: [Queued])>((0, []))
+    private let queue = DispatchQueue(label: "priority-executor")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let priority = job.priority.rawValue
+        let job = UnownedJob(job)
+        queued.withLock {
+            $0.jobs.append(Queued(priority: priority, sequence: $0.next, job: job))
+            $0.next += 1
+        }
+        // One turn of the queue per job; each turn takes the best job waiting then.
+        queue.async { [self] in
+            let best = queued.withLock { state in
+                let index = state.jobs.indices.max {
+                    (state.jobs[$0].priority, -state.jobs[$0].sequence) < (
+                        state.jobs[$1].priority, -state.jobs[$1].sequence
+                    )
+                }!
+                return state.jobs.remove(at: index).job
+            }
+            best.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+        }
+    }
+}
+
+/// EXE-3 holds a serial executor to the order it declares for jobs of different priorities.
+@Suite struct ExecutorOrderDeclarationTests {
+    @Test func anExecutorThatOrdersByPriorityPassesWhenItSaysSo() throws {
+        let subject = ConformanceSubject(name: "priority-executor") {
+            ExecutorUnderTest(PriorityExecutor(), checksIsolation: false)
+        }
+        let undeclared = try #require(judge(subject, .exe3)[.exe3])
+        #expect(undeclared.status == .failed)
+        #expect(undeclared.message?.contains(".executorOrder(.priority)") == true, "\(undeclared.message ?? "")")
+        let declared = try #require(judge(subject.declaring(.executorOrder(.priority)), .exe3)[.exe3])
+        #expect(declared.status == .passed, "\(declared.message ?? "")")
+    }
+
+    @Test func aFIFOExecutorFailsThePriorityDeclaration() throws {
+        let fifo = ConformanceSubject(name: "queue-executor") {
+            ExecutorUnderTest(QueueScheduler(name: "queue-executor").executor, checksIsolation: true)
+        }
+        #expect(try #require(judge(fifo, .exe3)[.exe3]).status == .passed)
+        let wrong = try #require(judge(fifo.declaring(.executorOrder(.priority)), .exe3)[.exe3])
+        #expect(wrong.status == .failed)
+        #expect(wrong.message?.contains("though the subject declares") == true, "\(wrong.message ?? "")")
     }
 }

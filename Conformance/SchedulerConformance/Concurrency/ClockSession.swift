@@ -138,10 +138,11 @@ struct ClockSession {
     func drive(by duration: Duration?) throws(RuleFailure) {
         switch (clock.driver, duration) {
         case (.blocking(let advance, _)?, let duration?): advance(duration)
-        case (.blocking(_, let run)?, nil): run()
+        case (.blocking(_, let run?)?, nil): run()
         case (.async(let advance, _)?, let duration?):
             try ctx.perform("advance(by: \(duration))") { await advance(duration) }
-        case (.async(_, let run)?, nil): try ctx.perform("run()") { await run() }
+        case (.async(_, let run?)?, nil): try ctx.perform("run()") { await run() }
+        case (_?, nil): throw RuleFailure("run() asked of a clock that has none", kind: .error)
         case (nil, _): throw RuleFailure("advance and run need a manual clock", kind: .error)
         }
     }

@@ -31,12 +31,24 @@ public struct ClockUnderTest: Sendable {
     /// advancing it runs them too); nil lets the suite choose.
     public let sleeperExecutor: (any TaskExecutor)?
 
-    /// How a manual clock's time is moved.
+    /// How a manual clock's time is moved; `run` is nil for a clock that has no run until
+    /// idle, only advances.
     public enum Driver: Sendable {
         /// From plain code: the suite calls these on its own thread.
-        case blocking(advance: @Sendable (Duration) -> Void, run: @Sendable () -> Void)
+        case blocking(advance: @Sendable (Duration) -> Void, run: (@Sendable () -> Void)?)
         /// From a task.
-        case async(advance: @Sendable (Duration) async -> Void, run: @Sendable () async -> Void)
+        case async(advance: @Sendable (Duration) async -> Void, run: (@Sendable () async -> Void)?)
+    }
+
+    /// Whether the clock is a manual one that can run until no sleeper is left (`run()`).
+    /// The rules about `run()` judge a clock without one by its advances instead (CLK-9,
+    /// CLK-10), and LIN-3's scenarios only advance it.
+    public var hasRun: Bool {
+        switch driver {
+        case .blocking(_, let run)?: run != nil
+        case .async(_, let run)?: run != nil
+        case nil: false
+        }
     }
 
     private init<C: Clock>(
@@ -75,20 +87,23 @@ public struct ClockUnderTest: Sendable {
     }
 
     /// A manual clock moved from a task: `advance(clock, duration)` moves its time and
-    /// resumes what is due, `run(clock)` advances until no sleeper is left.
+    /// resumes what is due, `run(clock)` advances until no sleeper is left. A clock with no
+    /// such call passes nil: an adapter must not make one up (a run built from advances
+    /// judges the adapter, not the clock), and the rules about `run()` then judge advances.
     ///
     /// - Parameter sleepersRunOn: where sleeping tasks must run for advancing to run them
     ///   as well (nil: anywhere; the suite then waits for them to settle).
     public init<C: Clock>(
         _ clock: C,
         advance: @escaping @Sendable (C, Duration) async -> Void,
-        run: @escaping @Sendable (C) async -> Void,
+        run: (@Sendable (C) async -> Void)?,
         sleepersRunOn executor: (any TaskExecutor)? = nil,
         sleepFor: (@Sendable (C, Duration) async throws -> Void)? = nil
     ) where C.Duration == Duration {
         self.init(
             clock, capabilities: [.asynchronous, .virtualTime],
-            driver: .async(advance: { await advance(clock, $0) }, run: { await run(clock) }),
+            driver: .async(
+                advance: { await advance(clock, $0) }, run: run.map { run in { @Sendable in await run(clock) } }),
             sleeperExecutor: executor, sleepFor: sleepFor
         )
     }
@@ -98,13 +113,13 @@ public struct ClockUnderTest: Sendable {
     public init<C: Clock>(
         _ clock: C,
         blockingAdvance advance: @escaping @Sendable (C, Duration) -> Void,
-        blockingRun run: @escaping @Sendable (C) -> Void,
+        blockingRun run: (@Sendable (C) -> Void)?,
         sleepersRunOn executor: (any TaskExecutor)? = nil,
         sleepFor: (@Sendable (C, Duration) async throws -> Void)? = nil
     ) where C.Duration == Duration {
         self.init(
             clock, capabilities: [.asynchronous, .virtualTime],
-            driver: .blocking(advance: { advance(clock, $0) }, run: { run(clock) }),
+            driver: .blocking(advance: { advance(clock, $0) }, run: run.map { run in { @Sendable in run(clock) } }),
             sleeperExecutor: executor, sleepFor: sleepFor
         )
     }

@@ -37,12 +37,12 @@ struct ExecutorSession {
         return nil
     }
 
-    /// Enqueues one job that runs `body`.
-    func submit(_ body: @escaping @Sendable () -> Void) {
+    /// Enqueues one job that runs `body`, of the given priority.
+    func submit(priority: TaskPriority = .medium, _ body: @escaping @Sendable () -> Void) {
         if let actor {
-            Task.immediate(priority: .medium) { await actor.run(body) }
+            Task.immediate(priority: priority) { await actor.run(body) }
         } else if let task = executor.task {
-            Task(executorPreference: task, priority: .medium) { body() }
+            Task(executorPreference: task, priority: priority) { body() }
         }
     }
 

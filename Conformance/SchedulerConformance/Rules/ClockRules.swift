@@ -143,7 +143,7 @@ extension RuleCatalogue {
                 rationale:
                     "Code computes deadlines that have already passed all the time; a test clock that parks such a sleep until the next advance hangs the test that never advances again, and one whose sleeps set its time sends it back to the past deadline.",
                 hint:
-                    "compare the deadline with `now` using `<=`, before registering a sleeper; a manual clock must not wait for its next tick; a clock whose sleeps move its time moves it only forwards."
+                    "compare the deadline with `now` using `<=`, before registering a sleeper; a manual clock must not wait for its next tick; a clock whose sleeps move its time moves it only forwards. A manual clock that parks `sleep(until: now)` until its next advance by design declares `.dueSleep(.parksUntilNextAdvance)`."
             ) { ctx throws(RuleFailure) in
                 let session = ClockSession(ctx)
                 if session.clock.capabilities.contains(.virtualTime) {
@@ -153,9 +153,27 @@ extension RuleCatalogue {
                     let past = session.start { clock in try await clock.sleepUntil(clock.now() - .seconds(1), nil) }
                     // Not driven, not even by zero: a due sleep must not wait for that. (Tasks
                     // on the clock's own executor run only when it is driven.)
-                    if session.clock.sleeperExecutor == nil { try session.waitForTasks() } else { try session.settle() }
-                    try ctx.expect(atNow.outcome != nil, "sleep(until: now) waits for the clock to move")
+                    let ownExecutor = session.clock.sleeperExecutor != nil
+                    if ownExecutor { try session.settle() } else { try session.waitForTasks() }
                     try ctx.expect(past.outcome != nil, "sleep(until: now - 1 s) waits for the clock to move")
+                    if ctx.subject.declared.dueSleep == .parksUntilNextAdvance {
+                        // Its settling advance by zero already resumed it, on the clock's executor.
+                        if !ownExecutor {
+                            try ctx.expect(
+                                atNow.outcome == nil,
+                                "sleep(until: now) ended with \(atNow.outcome!) before any advance, though the subject declares \(Declaration.dueSleep(.parksUntilNextAdvance)) (a clock that returns at once declares nothing)"
+                            )
+                            try session.advance(by: .zero)
+                        }
+                        try ctx.expect(
+                            atNow.outcome != nil,
+                            "sleep(until: now) still sleeps after advance(by: .zero), though the subject declares it parks only until the next advance"
+                        )
+                    }
+                    try ctx.expect(
+                        atNow.outcome != nil,
+                        "sleep(until: now) waits for the clock to move (a clock that parks it until its next advance by design declares \(Declaration.dueSleep(.parksUntilNextAdvance)))"
+                    )
                     try ctx.expect(
                         atNow.outcome == .returned(at: start) && past.outcome == .returned(at: start),
                         "due sleeps ended with \(atNow.outcome!) and \(past.outcome!), expected both to return at \(start)"

@@ -85,7 +85,7 @@ extension RuleCatalogue {
                 rationale:
                     "Calls into an actor from one place arrive in order only if its executor is FIFO; SE-0392 executors are queues. A job an actor's job enqueues (a task it starts, a call back into it) queues behind the work already waiting: a same-thread fast path that runs it first starves that work and reorders the calls.",
                 hint:
-                    "the queue is FIFO (not a stack, nor a priority heap without a sequence tie-break); no job is run inline by `enqueue` or set aside for later; a job enqueued from the executor's own thread joins the back of the same queue (no 'run next' slot, no side list drained later)."
+                    "the queue is FIFO (not a stack, nor a priority heap without a sequence tie-break); no job is run inline by `enqueue` or set aside for later; a job enqueued from the executor's own thread joins the back of the same queue (no 'run next' slot, no side list drained later). An executor that orders by priority by design (as default actors do) declares `.executorOrder(.priority)`."
             ) { ctx throws(RuleFailure) in
                 let session = ExecutorSession(ctx)
                 let count = 600
@@ -122,6 +122,7 @@ extension RuleCatalogue {
                     log.all == expected,
                     "ran \(log.all), expected \(expected): jobs enqueued from inside a job must queue behind those already waiting"
                 )
+                try priorityOrder(ctx, session)
             },
             Rule(
                 .exe4, "a job enqueued from inside a job starts only after that job returns",
@@ -156,4 +157,34 @@ extension RuleCatalogue {
                 }
             },
         ] + executorIsolation
+}
+
+/// EXE-3's last part: jobs of different priorities queued together behind a held one run in
+/// the order they were enqueued (a Dispatch serial queue's contract, the suite's choice), or
+/// by priority, FIFO among equals, for an executor that declares ``ExecutorOrder/priority``.
+private func priorityOrder(_ ctx: RuleContext, _ session: ExecutorSession) throws(RuleFailure) {
+    let priorities: [TaskPriority] = [.low, .high, .medium, .high, .low, .medium]
+    let log = Recorder<Int>(expecting: priorities.count)
+    let held = try session.hold()
+    for (index, priority) in priorities.enumerated() { session.submit(priority: priority) { log.record(index) } }
+    held.fire()
+    try session.waitFor(log.complete, "\(priorities.count) jobs of three priorities ran")
+    let fifo = Array(priorities.indices)
+    // Stable: the highest first, equal priorities in the order they were enqueued.
+    let byPriority = priorities.indices.sorted { (priorities[$0].rawValue, $1) > (priorities[$1].rawValue, $0) }
+    let described = zip(log.all, log.all.map { priorities[$0] }).map { "#\($0) (\($1))" }.joined(separator: ", ")
+    if ctx.subject.declared.executorOrder == .priority {
+        try ctx.expect(
+            log.all == byPriority,
+            "jobs of three priorities queued together ran \(described), though the subject declares \(Declaration.executorOrder(.priority)): expected the highest first, equal ones in the order they were enqueued"
+        )
+        return
+    }
+    try ctx.expect(
+        log.all == fifo,
+        "jobs of three priorities queued together ran \(described), expected the order they were enqueued"
+            + (log.all == byPriority
+                ? " (an executor that orders by priority by design declares \(Declaration.executorOrder(.priority)))"
+                : "")
+    )
 }

@@ -45,15 +45,17 @@ extension RuleCatalogue {
             rationale:
                 "A test advances its clock while the code under test goes to sleep on it and cancels sleeps from its own tasks. Each sleep takes its deadline at one moment; an advance resumes everything due by its target, sleepers that arrived meanwhile included. A sleeper lost between an advance's look at its list and its move of the time sleeps past its deadline, and the test hangs or times out for no reason it can see.",
             hint:
-                "Replay the printed seed with `conformance replay`. Look for a sleep that compares its deadline with `now` in one critical section and registers in another, an advance that collects the due sleepers in one critical section and moves the time in another, or a cancellation that removes a sleeper its advance already took.",
+                "Replay the printed seed with `conformance replay`. Look for a sleep that compares its deadline with `now` in one critical section and registers in another, an advance that collects the due sleepers in one critical section and moves the time in another, or a cancellation that removes a sleeper its advance already took. A clock that parks `sleep(until: now)` until its next advance by design declares `.dueSleep(.parksUntilNextAdvance)`.",
             needsIdleCores: true, kind: .clock
         ) { context throws(RuleFailure) in
             // Sleepers that run inside the clock's advance meet it there: the races are then
             // between calls. Sleepers that run elsewhere also race the advance themselves.
-            let inside = context.subject.makeClock().sleeperExecutor != nil
+            let clock = context.subject.makeClock()
+            let inside = clock.sleeperExecutor != nil
+            let run = clock.hasRun
             try ScenarioExplorer.explore(
                 .lin3, profile: "manual clock", context: context,
-                generate: { ManualClockScenarios.generate(&$0) },
+                generate: { ManualClockScenarios.generate(&$0, run: run) },
                 aim: ManualClockScenarios.aim, evidence: inside ? [.calls] : Jitter.MeetingKind.allCases,
                 pointsOfTheSetUp: inside, resumptionsMeet: !inside,
                 instance: { jitter throws(RuleFailure) in ManualClockScenarios.instance(context, jitter: jitter) })

@@ -85,6 +85,26 @@ struct RepeatingGrid {
         let hopTimes = reference.hops
         let tickEnds = times.map { $0 + actionLength }
         let allowance = UInt64((leeway + Self.pathAllowance).nanoseconds)
+        // The hop's own delay counts from when the subject was free to run it: on a serial
+        // scheduler it waits for a tick's action that was running, which is no stall.
+        func hopDelay(at point: UInt64) -> UInt64 {
+            hopTimes.first { $0 >= point }.map { hop in hop - max(point, tickEnds.last { $0 <= hop } ?? point) } ?? 0
+        }
+        if ctx.subject.declared.repeatPolicy == .fixedDelay {
+            return try judgeFixedDelay(
+                ctx, times: times, first: first, allowance: allowance,
+                lateness: { from, to in
+                    // The noise between two instants: the latest the suite's timers, or a plain
+                    // action they handed the subject, were at a grid point in between.
+                    (0..<points).map { first + step * UInt64($0) }.filter { $0 >= from && $0 <= to }.compactMap {
+                        point in
+                        guard let at = referenceTimes.first(where: { $0 >= point }),
+                            let alikeAt = alikeTimes.first(where: { $0 >= point })
+                        else { return nil }
+                        return max(max(at, alikeAt) - point, hopDelay(at: point))
+                    }.max() ?? 0
+                })
+        }
         var judged = 0
         var report: [String] = []
         for k in 0..<points {
@@ -92,12 +112,7 @@ struct RepeatingGrid {
             guard let referenceAt = referenceTimes.first(where: { $0 >= point }),
                 let alikeAt = alikeTimes.first(where: { $0 >= point })
             else { continue }
-            // The hop's own delay counts from when the subject was free to run it: on a serial
-            // scheduler it waits for a tick's action that was running, which is no stall.
-            let hopDelay =
-                hopTimes.first { $0 >= point }.map { hop in
-                    hop - max(point, tickEnds.last { $0 <= hop } ?? point)
-                } ?? 0
+            let hopDelay = hopDelay(at: point)
             let machine = max(referenceAt, alikeAt) - point
             let coveredWithin = { (noise: UInt64) in
                 times.contains { $0 + slack >= point && $0 <= point + allowance + noise }
@@ -114,13 +129,83 @@ struct RepeatingGrid {
                 "point \(k): the tick \(next), the references \(ms(machine)), a plain action on the subject \(ms(hopDelay))"
             )
         }
+        // Every gap an interval after the action before it ended: the other choice, undeclared.
+        let gaps = zip(tickEnds, times.dropFirst()).map { Int64(bitPattern: $1 &- $0) - Int64(step) }
+        let fixedDelay =
+            actionLength > 0 && gaps.count >= 3
+            && gaps.allSatisfy { $0 >= -Int64(slack) && $0 <= Int64(allowance) }
         try ctx.expect(
             report.isEmpty,
             "\(report.count) of \(points) grid points of a timer every \(ms(step)) with leeway \(ms(UInt64(leeway.nanoseconds))) got no tick within leeway + \(ms(UInt64(Self.pathAllowance.nanoseconds))) + the latest of the suite's own timers (zero leeway and the same leeway) and a plain action it handed the subject there (\(report.prefix(4).joined(separator: "; ")))"
+                + (fixedDelay
+                    ? ". Every tick came an interval after the action before it returned: a fixed delay. A scheduler that repeats so by design declares \(Declaration.repeatPolicy(.fixedDelay))"
+                    : "")
         )
         try ctx.requireExercised(
             judged * 2 >= points,
             "the suite's reference timers, or a plain action it handed the subject, were later than the leeway at \(points - judged) of \(points) grid points: the machine was too noisy to judge the timer"
+        )
+    }
+
+    /// The declared fixed delay (``RepeatPolicy/fixedDelay``): the first tick within the
+    /// allowance of the start, and each next one an interval after the action before it
+    /// returned, never earlier and no later than the allowance plus the machine's noise
+    /// meanwhile (`lateness` between two instants). A period stretched by less than the
+    /// allowance shows in every gap: the median gap, less the noise, must be within the
+    /// leeway.
+    private func judgeFixedDelay(
+        _ ctx: RuleContext, times: [UInt64], first: UInt64, allowance: UInt64,
+        lateness: (UInt64, UInt64) -> UInt64
+    ) throws(RuleFailure) {
+        let slack = UInt64(Self.mappingSlack.nanoseconds)
+        let step = UInt64(interval.nanoseconds)
+        let actionLength = UInt64(self.actionLength.nanoseconds)
+        guard times.count >= 3 else {
+            // Too few ticks is the timer's fault only if the machine kept time meanwhile.
+            let noise = lateness(first, times.last ?? first)
+            try ctx.requireExercised(
+                noise > UInt64(leeway.nanoseconds),
+                "the suite's timers were \(ms(noise)) late while the subject's ticked only \(times.count) time(s)")
+            throw RuleFailure(
+                "the timer ticked \(times.count) time(s) before the rule's last grid point, \(ms(times.last.map { $0 &- first } ?? 0)) after its start, while the suite's timers kept time"
+            )
+        }
+        var report: [String] = []
+        var excess: [Int64] = []
+        if times[0] + slack < first || times[0] > first + allowance + lateness(first, times[0]) {
+            report.append(
+                "the first tick came \(times[0] < first ? "\(ms(first - times[0])) before" : "\(ms(times[0] - first)) after") its start"
+            )
+        }
+        var judged = 0
+        for (k, (previous, next)) in zip(times, times.dropFirst()).enumerated() {
+            let due = previous + actionLength + step
+            let noise = lateness(due &- step, next)
+            if noise <= UInt64(leeway.nanoseconds) { judged += 1 }
+            excess.append(Int64(bitPattern: next &- due) - Int64(noise))
+            if next + slack < due {
+                report.append(
+                    "tick \(k + 1) came \(ms(due - next)) before an interval had passed since tick \(k)'s action returned"
+                )
+            } else if next > due + allowance + noise {
+                report.append(
+                    "tick \(k + 1) came \(ms(next - due)) after an interval had passed since tick \(k)'s action returned (the suite's timers were \(ms(noise)) late meanwhile)"
+                )
+            }
+        }
+        let median = excess.sorted()[excess.count / 2]
+        if median > leeway.nanoseconds {
+            report.append(
+                "the median tick came \(ms(UInt64(median))) after an interval had passed since the action before it returned, beyond the leeway and the suite's timers' own lateness: every period is stretched"
+            )
+        }
+        try ctx.expect(
+            report.isEmpty,
+            "a timer every \(ms(step)) with leeway \(ms(UInt64(leeway.nanoseconds))) is off the fixed delay the subject declares (\(Declaration.repeatPolicy(.fixedDelay))) over its \(times.count) ticks: \(report.prefix(4).joined(separator: "; "))"
+        )
+        try ctx.requireExercised(
+            judged * 2 >= times.count - 1,
+            "the suite's reference timers were later than the leeway during \(times.count - 1 - judged) of \(times.count - 1) periods: the machine was too noisy to judge the timer"
         )
     }
 

@@ -13,12 +13,16 @@ extension RuleCatalogue {
                 "validate with `RepeatSpec` (or the same checks) before creating a timer, in nanoseconds: a check made after rounding to a coarser unit refuses short intervals."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
-            for interval in [Duration.zero, .seconds(-1)] {
-                try expectRefusal(ctx, "interval \(interval)", .invalidInterval(interval)) {
-                    () throws(SchedulerError) in
+            let fastest = ctx.subject.declared.zeroInterval == .asFastAsPossible
+            for interval in fastest ? [.seconds(-1)] : [Duration.zero, .seconds(-1)] {
+                try expectRefusal(
+                    ctx, "interval \(interval)", .invalidInterval(interval),
+                    declaring: interval == .zero ? .zeroInterval(.asFastAsPossible) : nil
+                ) { () throws(SchedulerError) in
                     _ = try scheduler.schedule(at: scheduler.now, repeatingEvery: interval, leeway: .zero) {}
                 }
             }
+            if fastest { try ticksAsFastAsPossible(ctx, scheduler) }
             // An hour away and disposed at once: accepted, it never gets to tick.
             let start = try ctx.deadline(.seconds(3_600), on: scheduler)
             let smallest = try ctx.attempt("repeating every nanosecond") { () throws(SchedulerError) in
@@ -223,17 +227,36 @@ extension RuleCatalogue {
 }
 
 /// Checks that `body` throws exactly `expected`.
+/// Checks that `body` throws `expected`; a subject whose acceptance is a choice it could
+/// declare instead is told which declaration, `declaring`.
 private func expectRefusal(
-    _ ctx: RuleContext, _ what: String, _ expected: SchedulerError, _ body: () throws(SchedulerError) -> Void
+    _ ctx: RuleContext, _ what: String, _ expected: SchedulerError, declaring: Declaration? = nil,
+    _ body: () throws(SchedulerError) -> Void
 ) throws(RuleFailure) {
     do {
         try body()
-        throw RuleFailure("\(what) was accepted")
+        throw RuleFailure(
+            "\(what) was accepted" + (declaring.map { " (a scheduler that accepts it by design declares \($0))" } ?? "")
+        )
     } catch let error as SchedulerError {
         try ctx.expect(error == expected, "\(what) threw \(error), expected \(expected)")
     } catch {
         throw error as! RuleFailure
     }
+}
+
+/// The declared ``ZeroInterval/asFastAsPossible``: a zero interval is accepted and ticks
+/// again and again (in virtual time, at one instant, so it is only accepted and disposed:
+/// driving it would never end), and its disposal stops it.
+private func ticksAsFastAsPossible(_ ctx: RuleContext, _ scheduler: any Scheduler) throws(RuleFailure) {
+    let ticks = Recorder<Int>(expecting: 3)
+    let handle = try ctx.attempt("repeating every zero seconds, declared as fast as possible") {
+        () throws(SchedulerError) in
+        try scheduler.schedule(at: scheduler.now, repeatingEvery: .zero, leeway: .zero) { ticks.record(0) }
+    }
+    defer { handle.dispose() }
+    guard !ctx.subject.capabilities.contains(.virtualTime) else { return }
+    try ctx.waitFor(ticks.complete, on: scheduler, "three ticks of a timer every zero seconds")
 }
 
 /// Checks that a plain action still runs after a refusal.

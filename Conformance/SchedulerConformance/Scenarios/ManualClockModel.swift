@@ -93,8 +93,15 @@ public struct ManualClockModel: SequentialModel, CustomStringConvertible {
     private var driving: VirtualTimeModel.Target?
     private var limit: Int64 = 0
 
-    /// A manual clock with no sleeper, at the scenario's origin.
-    public init() {}
+    /// Whether a sleep until exactly `now` parks until the next advance (a declared
+    /// difference, ``DueSleep/parksUntilNextAdvance``) instead of returning at once.
+    private let dueSleepParks: Bool
+
+    /// A manual clock with no sleeper, at the scenario's origin; `dueSleep` is what it does
+    /// with a sleep until exactly `now`.
+    public init(dueSleep: DueSleep = .returnsAtOnce) {
+        dueSleepParks = dueSleep == .parksUntilNextAdvance
+    }
 
     private func asleep(dueBy time: Int64) -> Bool {
         sleepers.contains { $0.value == .asleep && deadlines[$0.key]! <= time }
@@ -138,7 +145,7 @@ public struct ManualClockModel: SequentialModel, CustomStringConvertible {
             return [(.sleeping(waiting), self)]
         case .register(let k):
             guard case .started(let cancelled) = sleepers[k], let deadline = deadlines[k] else { return [] }
-            let due = deadline <= now
+            let due = dueSleepParks ? deadline < now : deadline <= now
             switch (cancelled, due) {
             // A deadline already past may be checked before cancellation or after.
             case (true, true): return [(.done, with(k, .cancelled)), (.done, with(k, .resumed))]

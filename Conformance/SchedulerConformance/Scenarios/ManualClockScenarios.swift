@@ -7,8 +7,9 @@ import Schedulers
 /// checking that nothing does any more.
 enum ManualClockScenarios {
     /// A scenario of a driver and 1–2 other threads, 1–4 calls each, after 1–2 sleepers that
-    /// are asleep before the parallel part begins.
-    static func generate(_ random: inout SplitMix64) -> Scenario<ManualClockModel.Operation> {
+    /// are asleep before the parallel part begins. Without `run` (a clock that has none) the
+    /// driver only advances, and the scenario ends with an advance past every deadline.
+    static func generate(_ random: inout SplitMix64, run: Bool = true) -> Scenario<ManualClockModel.Operation> {
         var made = 0
         func sleep(_ random: inout SplitMix64) -> ManualClockModel.Operation {
             made += 1
@@ -24,7 +25,7 @@ enum ManualClockScenarios {
         func driver(_ random: inout SplitMix64) -> ManualClockModel.Operation {
             switch random.next() % 5 {
             case 0..<3: .drive(.by(Int(random.next() % 4)))
-            case 3: .drive(.all)
+            case 3: run ? .drive(.all) : .drive(.by(3))
             default: .now
             }
         }
@@ -33,7 +34,10 @@ enum ManualClockScenarios {
         for _ in 0..<1 + Int(random.next() % 2) {
             parallel.append((0..<1 + Int(random.next() % 4)).map { _ in caller(&random) })
         }
-        return Scenario(initial: initial, parallel: parallel, final: [.unfinished, .drive(.all), .unfinished, .now])
+        return Scenario(
+            initial: initial, parallel: parallel,
+            final: [.unfinished, run ? .drive(.all) : .drive(.by(6)), .unfinished, .now],
+            keepsFinal: true)
     }
 
     /// What an operation acts on: a cancel meets its sleeper as it goes to sleep, a driving
@@ -68,7 +72,7 @@ enum ManualClockScenarios {
             do throws(RuleFailure) { try body() } catch { failure.update { $0 = $0 ?? error } }
         }
         return ScenarioInstance(
-            initial: ManualClockModel(),
+            initial: ManualClockModel(dueSleep: context.subject.declared.dueSleep),
             perform: { operation in
                 switch operation {
                 case .sleep(let k, let ms):

@@ -12,16 +12,21 @@ public struct Scenario<Operation: Hashable & Sendable & CustomStringConvertible>
     public var parallel: [[Operation]]
     /// Run last, on one thread, after every parallel thread finished.
     public var final: [Operation]
+    /// Whether shrinking keeps ``final`` whole: a profile whose outcomes are seen only once
+    /// its last steps ran (a manual clock's sleepers end after the run that resumes them
+    /// settles) would otherwise shrink to a history that no longer shows them.
+    public var keepsFinal = false
 
     /// The most threads a parallel part may have: the runner keeps a crew of this many.
     public static var mostThreads: Int { 4 }
 
     /// A scenario of these parts; `parallel` has at most ``mostThreads`` threads.
-    public init(initial: [Operation], parallel: [[Operation]], final: [Operation]) {
+    public init(initial: [Operation], parallel: [[Operation]], final: [Operation], keepsFinal: Bool = false) {
         precondition(parallel.count <= Self.mostThreads, "a scenario has at most \(Self.mostThreads) threads")
         self.initial = initial
         self.parallel = parallel
         self.final = final
+        self.keepsFinal = keepsFinal
     }
 
     /// Every operation, in the order the parts are listed.
@@ -43,7 +48,7 @@ public struct Scenario<Operation: Hashable & Sendable & CustomStringConvertible>
     }
 
     /// Smaller scenarios, smallest change first: a thread dropped, then one operation
-    /// dropped from any part. Each still names only what its profile can run (an operation
+    /// dropped from any part (but a final part that ``keepsFinal``). Each still names only what its profile can run (an operation
     /// on something no longer made is the profile's to treat as a no-op).
     public var shrinks: [Scenario] {
         var smaller: [Scenario] = []
@@ -65,7 +70,7 @@ public struct Scenario<Operation: Hashable & Sendable & CustomStringConvertible>
             copy.initial.remove(at: position)
             smaller.append(copy)
         }
-        for position in final.indices {
+        for position in final.indices where !keepsFinal {
             var copy = self
             copy.final.remove(at: position)
             smaller.append(copy)

@@ -41,7 +41,9 @@ public enum ThirdPartySubjects {
                     base: RunLoopThread.shared.runLoop.ocombine)
             },
             subject("foundation-runloop") { name in RunLoopSubject(name: name) },
-            subject("nio-eventloop") { name in EventLoopSubject(name: name) },
+            // `scheduleRepeatedTask` is documented as a fixed delay between one run's end and
+            // the next one's start.
+            subject("nio-eventloop") { name in EventLoopSubject(name: name) }.declaring(.repeatPolicy(.fixedDelay)),
             subject("nio-embedded") { name in NIOVirtualTimeSubject(name: name, loop: .embedded(EmbeddedEventLoop())) },
             subject("nio-asynctesting") { name in
                 NIOVirtualTimeSubject(name: name, loop: .asyncTesting(NIOAsyncTestingEventLoop()))

@@ -4,10 +4,10 @@ import Schedulers
 import Synchronization
 import WorkerThreadScheduler
 
-/// What the example's tools check: the scheduler, and two broken variants of it (origin
+/// What the example's tools check: the scheduler, and three broken variants of it (origin
 /// `mutant`, so they run only when named) that show what isolation buys: a deadlock
-/// becomes a `timeout` with every thread's stack, a trap an `error`, and no other result
-/// is lost.
+/// becomes a `timeout` with every thread's stack, a trap or a runaway recursion an `error`
+/// naming where it died, and no other result is lost.
 public enum WorkerThreadSubjects {
     /// The scheduler under test.
     public static let workerThread = ConformanceSubject(name: "worker-thread") {
@@ -27,13 +27,18 @@ public enum WorkerThreadSubjects {
         TrapsWhenNested()
     }
 
+    /// Schedules by calling itself, without end: the worker dies of a stack overflow.
+    public static let recursesForever = ConformanceSubject(name: "worker-thread-recurses-forever", origin: .mutant) {
+        RecursesForever()
+    }
+
     /// The same worker thread as an executor: checked by the EXE profile.
     public static let workerThreadExecutor = ConformanceSubject(name: "worker-thread-executor") {
         ExecutorUnderTest(WorkerThreadExecutor(), checksIsolation: true)
     }
 
     /// Every subject the example's tools know.
-    public static let all = [workerThread, workerThreadExecutor, lockedWhileRunning, trapsWhenNested]
+    public static let all = [workerThread, workerThreadExecutor, lockedWhileRunning, trapsWhenNested, recursesForever]
 }
 
 /// The deadlock-prone variant: `schedule` and every action run under one lock.
@@ -70,5 +75,20 @@ final class TrapsWhenNested: Scheduler {
             defer { runner.withLock { $0 = nil } }
             action()
         }
+    }
+}
+
+/// The runaway variant: a wrapper that forwards `schedule` to the wrong overload, itself.
+final class RecursesForever: Scheduler {
+    let name = "worker-thread-recurses-forever"
+    private let base = WorkerThreadScheduler(name: "worker-thread-recurses-forever")
+    private let calls = Atomic<Int>(0)
+    var capabilities: SchedulerCapabilities { base.capabilities }
+    var now: SchedulerTime { base.now }
+
+    func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        // Always true; the count only hides the endless recursion from the compiler's warning.
+        if calls.add(1, ordering: .relaxed).newValue > 0 { return schedule { action() } }
+        return base.schedule(action)
     }
 }

@@ -75,6 +75,24 @@ import Testing
         #expect(results.last?.status == .passed, "the run went on after the trap")
     }
 
+    @Test func aRunawayRecursionIsAnErrorNamingWhereItRanAway() throws {
+        let (status, report) = try Self.conformance([
+            "--subject", "worker-thread-recurses-forever", "--rule", "ORD-1,ORD-4",
+        ])
+        #expect(status == 0)
+        let results = report.subjects[0].results
+        #expect(results.map(\.rule) == ["ORD-1", "ORD-4"], "the run went on after the first death")
+        for result in results {
+            #expect(result.status == .error)
+            // A stack overflow leaves the backtracer no stack to run on: gdb, running the
+            // rule again, names the frame and the recursion.
+            guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") else { continue }
+            #expect(
+                result.message?.contains("crashed in RecursesForever.schedule(_:) at Subjects.swift:") == true
+                    && result.message?.contains("a runaway recursion") == true, "\(result.message ?? "")")
+        }
+    }
+
     /// Runs `mutate` on this package's own scheduler file, with one operator and two
     /// categories so that it fits in a test (its scratch build lives in `.build-mutate`).
     @Test func mutationAnalysisReportsTheInvisibleCounterAndKillsAHangByTimeout() throws {

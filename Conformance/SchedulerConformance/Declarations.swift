@@ -1,0 +1,152 @@
+/// The choices SEMANTICS.md §8 leaves open, as a subject made them. The suite judges by its
+/// own choice (each property's default); a subject that made another declares it, and the
+/// rules that touch the choice then hold the subject to what it declared instead of failing
+/// it. A difference declared is a difference; one undeclared fails, and the failure's
+/// message names the declaration that would explain it, so an author can tell a bug from a
+/// choice.
+///
+/// ```swift
+/// ConformanceSubject(name: "test-clock", clock: { ClockUnderTest(TestClock()) })
+///     .declaring(.dueSleep(.parksUntilNextAdvance))
+/// ```
+public struct Declarations: Sendable, Equatable {
+    /// What the subject's schedulers do with work still pending when their last reference
+    /// goes; nil accepts either, as long as nothing runs twice (THR-2).
+    public var pendingWorkOnRelease: PendingWorkOnRelease?
+    /// What a manual clock does with a sleep whose deadline is exactly `now` (CLK-4, LIN-3).
+    public var dueSleep: DueSleep = .returnsAtOnce
+    /// Where a real-time repeating timer puts its ticks when actions run long (TIM-6, TIM-12).
+    public var repeatPolicy: RepeatPolicy = .grid
+    /// Where a driven (virtual) executor runs its jobs (EXE-9).
+    public var drivenJobs: DrivenJobs = .onTheDrivingThread
+    /// What a repeating timer with a zero interval is (TIM-7).
+    public var zeroInterval: ZeroInterval = .refused
+    /// The order a serial executor runs jobs of different priorities queued together (EXE-3).
+    public var executorOrder: ExecutorOrder = .fifo
+
+    /// The suite's own choices throughout.
+    public init() {}
+
+    /// The declared choices that differ from the suite's, each as its declaration reads.
+    public var differences: [Declaration] {
+        var found: [Declaration] = []
+        if let policy = pendingWorkOnRelease { found.append(.pendingWorkOnRelease(policy)) }
+        if dueSleep != .returnsAtOnce { found.append(.dueSleep(dueSleep)) }
+        if repeatPolicy != .grid { found.append(.repeatPolicy(repeatPolicy)) }
+        if drivenJobs != .onTheDrivingThread { found.append(.drivenJobs(drivenJobs)) }
+        if zeroInterval != .refused { found.append(.zeroInterval(zeroInterval)) }
+        if executorOrder != .fifo { found.append(.executorOrder(executorOrder)) }
+        return found
+    }
+
+    fileprivate mutating func apply(_ declaration: Declaration) {
+        switch declaration {
+        case .pendingWorkOnRelease(let policy): pendingWorkOnRelease = policy
+        case .dueSleep(let choice): dueSleep = choice
+        case .repeatPolicy(let policy): repeatPolicy = policy
+        case .drivenJobs(let place): drivenJobs = place
+        case .zeroInterval(let meaning): zeroInterval = meaning
+        case .executorOrder(let order): executorOrder = order
+        }
+    }
+}
+
+/// One choice a subject declares (see ``Declarations``).
+public enum Declaration: Sendable, Equatable, CustomStringConvertible {
+    /// What happens to work pending when the scheduler is released.
+    case pendingWorkOnRelease(PendingWorkOnRelease)
+    /// What a manual clock does with a sleep until exactly `now`.
+    case dueSleep(DueSleep)
+    /// Where a real-time repeating timer's ticks fall.
+    case repeatPolicy(RepeatPolicy)
+    /// Where a driven executor runs its jobs.
+    case drivenJobs(DrivenJobs)
+    /// What a zero repeat interval means.
+    case zeroInterval(ZeroInterval)
+    /// The order of a serial executor's queued jobs.
+    case executorOrder(ExecutorOrder)
+
+    /// The declaration as an adapter writes it, in messages: `` `.declaring(.dueSleep(.parksUntilNextAdvance))` ``.
+    public var description: String { "`.declaring(\(code))`" }
+
+    /// The declaration's own code, as reports list it: `.dueSleep(.parksUntilNextAdvance)`.
+    public var code: String {
+        switch self {
+        case .pendingWorkOnRelease(let policy): ".pendingWorkOnRelease(.\(policy.rawValue))"
+        case .dueSleep(let choice): ".dueSleep(.\(choice.rawValue))"
+        case .repeatPolicy(let policy): ".repeatPolicy(.\(policy.rawValue))"
+        case .drivenJobs(let place): ".drivenJobs(.\(place.rawValue))"
+        case .zeroInterval(let meaning): ".zeroInterval(.\(meaning.rawValue))"
+        case .executorOrder(let order): ".executorOrder(.\(order.rawValue))"
+        }
+    }
+}
+
+extension ConformanceSubject {
+    /// This subject, with `declarations` made: each replaces an earlier one of its kind.
+    public func declaring(_ declarations: Declaration...) -> ConformanceSubject {
+        var subject = self
+        for declaration in declarations { subject.declared.apply(declaration) }
+        return subject
+    }
+}
+
+/// What a scheduler does with work still pending when its last reference goes.
+public enum PendingWorkOnRelease: String, Sendable, Codable, CaseIterable {
+    /// Every pending action still runs, once: a Dispatch queue keeps itself alive while it
+    /// has work, and so do this package's queue schedulers.
+    case runs
+    /// No pending action runs after the release: the scheduler cancels its work as it goes
+    /// (a pool shut down on release, a virtual scheduler nobody drives any more).
+    case dropped
+}
+
+/// What a manual clock does with `sleep(until: now)`.
+public enum DueSleep: String, Sendable, Codable, CaseIterable {
+    /// Returns at once, as for any deadline already passed (the suite's choice, and
+    /// `ContinuousClock`'s).
+    case returnsAtOnce
+    /// Parks the sleeper until the next advance, even one by zero; a deadline strictly
+    /// before `now` still returns at once (swift-clocks' `TestClock`, by design).
+    case parksUntilNextAdvance
+}
+
+/// Where a real-time repeating timer's ticks fall when its actions run long.
+public enum RepeatPolicy: String, Sendable, Codable, CaseIterable {
+    /// Anchored at the start: tick k is due at start + k × interval whatever the actions'
+    /// length, missed ticks coalesced into one (GCD timer sources; the suite's choice).
+    case grid
+    /// A fixed delay: each tick is due an interval after the previous action returned, so
+    /// the period is the interval plus the action's length (SwiftNIO's
+    /// `scheduleRepeatedTask`).
+    case fixedDelay
+}
+
+/// Where an executor that runs only when driven runs the jobs a drive releases.
+public enum DrivenJobs: String, Sendable, Codable, CaseIterable {
+    /// On the thread that drives it, inside the drive (the suite's choice, and this
+    /// package's `TestScheduler` executor's).
+    case onTheDrivingThread
+    /// On a thread of its own, one job at a time, all of them done before the drive returns
+    /// (SwiftNIO's `NIOAsyncTestingEventLoop`, whose jobs run on its private queue).
+    case onItsOwnThread
+}
+
+/// What `schedule(at:repeatingEvery: .zero, …)` means. A negative interval is refused
+/// whatever the declaration.
+public enum ZeroInterval: String, Sendable, Codable, CaseIterable {
+    /// Invalid input, refused with `SchedulerError.invalidInterval` and nothing changed (the
+    /// suite's choice).
+    case refused
+    /// A timer that ticks again as soon as it can, until disposed.
+    case asFastAsPossible
+}
+
+/// The order in which a serial executor runs jobs queued together.
+public enum ExecutorOrder: String, Sendable, Codable, CaseIterable {
+    /// The order they were enqueued in, whatever their priority (a Dispatch serial queue's
+    /// contract; the suite's choice).
+    case fifo
+    /// The highest priority first, FIFO among equal priorities (default actors).
+    case priority
+}
