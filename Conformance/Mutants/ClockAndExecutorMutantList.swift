@@ -81,6 +81,7 @@ extension Mutants {
         executor(
             .nestedRunsNext, "a job enqueued by one of its own jobs runs next, ahead of jobs already queued", .exe3),
         executor(.nestedAfterBacklog, "jobs enqueued by its own jobs wait until nothing else is queued", .exe3),
+        executor(.priorityOrder, "runs the highest-priority queued job first, undeclared", .exe3),
         executor(.sameContextForEveryInstance, "says every instance of its type is the same exclusive context", .exe5),
         executor(
             .sameContextByRunningThread,

@@ -25,6 +25,9 @@ final class FaultyExecutor: SerialExecutor, TaskExecutor {
         case sameContextByRunningThread = "executor-same-context-by-running-thread"
         case isolatedInAnyInstancesJob = "executor-isolated-in-any-instances-job"
         case isolatedOnAnyPoolThread = "executor-isolated-on-any-pool-thread"
+        /// Runs the highest-priority queued job first, FIFO among equals, as a default actor
+        /// does, while claiming a serial queue's FIFO order (it does not declare it).
+        case priorityOrder = "executor-priority-order"
 
         /// The faults whose instances all drain on one pool of threads.
         var sharesPool: Bool { self == .isolatedInAnyInstancesJob || self == .isolatedOnAnyPoolThread }
@@ -114,7 +117,16 @@ final class FaultyExecutor: SerialExecutor, TaskExecutor {
             }
             state.draining = true
             state.nestedByRunning = 0
-            return fault == .lifoBacklog ? state.pending.removeLast() : state.pending.removeFirst()
+            switch fault {
+            case .lifoBacklog: return state.pending.removeLast()
+            case .priorityOrder:
+                // `max(by:)` keeps the first of equal maxima: FIFO among equal priorities.
+                let best = state.pending.indices.max {
+                    state.pending[$0].priority.rawValue < state.pending[$1].priority.rawValue
+                }!
+                return state.pending.remove(at: best)
+            default: return state.pending.removeFirst()
+            }
         }
     }
 

@@ -172,7 +172,10 @@ private func priorityOrder(_ ctx: RuleContext, _ session: ExecutorSession) throw
     let fifo = Array(priorities.indices)
     // Stable: the highest first, equal priorities in the order they were enqueued.
     let byPriority = priorities.indices.sorted { (priorities[$0].rawValue, $1) > (priorities[$1].rawValue, $0) }
-    let described = zip(log.all, log.all.map { priorities[$0] }).map { "#\($0) (\($1))" }.joined(separator: ", ")
+    let described = log.all.map {
+        "#\($0) (\(String(describing: priorities[$0]).replacingOccurrences(of: "TaskPriority.", with: "")))"
+    }
+    .joined(separator: ", ")
     if ctx.subject.declared.executorOrder == .priority {
         try ctx.expect(
             log.all == byPriority,
