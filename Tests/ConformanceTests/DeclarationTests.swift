@@ -63,7 +63,12 @@ private func judge(_ subject: ConformanceSubject, _ rules: RuleID...) -> [RuleID
     var results: [RuleID: RuleResult] = [:]
     for rule in rules {
         for _ in 0..<5 {
-            let result = ConformanceRunner.run(subject, rules: [RuleCatalogue.rule(rule)], timing: timing)[0]
+            // A short exploration: these tests judge a model's choice, which every scenario
+            // with a due sleep or an advance shows, and the cores are shared with other
+            // tests whose explorations need them.
+            let result = ConformanceRunner.run(
+                subject, rules: [RuleCatalogue.rule(rule)], timing: timing,
+                exploration: Exploration(budget: .milliseconds(300), meetings: 30))[0]
             results[rule] = result
             // A model-checked rule's evidence is lacking when other tests hold the cores: it
             // is judged once (see `passesOrLacksEvidence`), not retried at their expense.
