@@ -164,7 +164,7 @@ struct RepeatingGrid {
             // Too few ticks is the timer's fault only if the machine kept time meanwhile.
             let noise = lateness(first, times.last ?? first)
             try ctx.requireExercised(
-                noise > UInt64(leeway.nanoseconds),
+                noise <= UInt64(leeway.nanoseconds),
                 "the suite's timers were \(ms(noise)) late while the subject's ticked only \(times.count) time(s)")
             throw RuleFailure(
                 "the timer ticked \(times.count) time(s) before the rule's last grid point, \(ms(times.last.map { $0 &- first } ?? 0)) after its start, while the suite's timers kept time: too few for the fixed delay the subject declares (\(Declaration.repeatPolicy(.fixedDelay)))"
