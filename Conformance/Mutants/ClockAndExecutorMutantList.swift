@@ -16,12 +16,17 @@ extension Mutants {
         manualClock(.truncatesToNanoseconds, "keeps deadlines as whole nanoseconds, truncated", .clk2),
         manualClock(.roundsUpToMicroseconds, "claims nanoseconds but resumes at the next whole microsecond", .clk2),
         manualClock(.firstTickIsOrigin, "a deadline within its first tick is due at the origin", .clk2),
+        manualClock(.lastNanosecondIsNever, "a deadline at the last nanosecond of a 64-bit count never comes", .clk2),
         manualClock(
             .dueWaitsOffItsExecutor, "a deadline equal to now waits for the next advance (sleepers off its executor)",
             .clk4),
         manualClock(.sleepForFromOrigin, "`sleep(for:)` measures from the clock's origin", .clk3),
         manualClock(.dueWaits, "a deadline equal to now waits for the next advance", .clk4),
         manualClock(.ignoresCancellation, "a parked sleeper ignores cancellation", .clk5),
+        manualClock(
+            .checksCancelOnlyOnEntry,
+            "checks for a cancel only as the sleep begins, not under the lock it registers under: a cancel in between is lost",
+            .clk5),
         manualClock(.nowIsTarget, "sleepers resume with now already at the advance's target", .clk7),
         manualClock(.registrationOrder, "resumes due sleepers in the order they registered", .clk7),
         manualClock(.tiesLIFO, "equal deadlines resume last-in first", .clk8),

@@ -123,6 +123,13 @@ final class FaultyManualClock: Clock {
         /// As ``dueWaits``, with its sleepers on the suite's executor, so that nothing but an
         /// advance (not even a settling one) resumes a due sleep.
         case dueWaitsOffItsExecutor = "manual-clock-due-waits-off-its-executor"
+        /// Deadlines are kept as signed 64-bit nanosecond counts whose largest value means
+        /// "never", so a deadline at exactly the last nanosecond never comes.
+        case lastNanosecondIsNever = "manual-clock-last-nanosecond-is-never"
+        /// Checks for a cancel only as the sleep begins, not again under the lock it registers
+        /// the sleeper under: a cancel in between finds nothing to withdraw, and the sleeper,
+        /// registered after it, sleeps on until its deadline.
+        case checksCancelOnlyOnEntry = "manual-clock-checks-cancel-only-on-entry"
     }
 
     typealias Instant = VirtualClock.Instant
@@ -163,7 +170,7 @@ final class FaultyManualClock: Clock {
             // deadline is compared with `now` in the same critical section, so no advance
             // can pass it in between.
             let registration = state.withLock { state -> SleepRegistration in
-                if Task.isCancelled { return .cancelled }
+                if fault != .checksCancelOnlyOnEntry, Task.isCancelled { return .cancelled }
                 if dueWaits ? deadline < state.now : deadline <= state.now { return .due }
                 defer { state.nextID += 1 }
                 state.sleepers.append(Registration(id: state.nextID, deadline: deadline, wake: wake))
@@ -215,6 +222,8 @@ final class FaultyManualClock: Clock {
             let microsecond = nanosecond * 1_000
             return Instant(offset: Duration(attoseconds: (attoseconds + microsecond - 1) / microsecond * microsecond))
         case .firstTickIsOrigin: return deadline.offset <= .nanoseconds(1) ? Instant(offset: .zero) : deadline
+        case .lastNanosecondIsNever:
+            return deadline.offset >= .nanoseconds(Int64.max) ? Instant(offset: .seconds(Int64.max)) : deadline
         default: return deadline
         }
     }

@@ -141,6 +141,10 @@ extension Mutants {
             FaultyImmediateMutant.Fault.synchronousUnclaimed,
             "runs synchronously but claims cancellation instead of synchronous", .can5
         ) { FaultyImmediateMutant($0) },
+        faulty(
+            FaultyImmediateMutant.Fault.loopEndsInTwoSteps,
+            "its recursion loop ends in two steps: a reschedule from another thread between them is lost", .rec4
+        ) { FaultyImmediateMutant($0) },
         faulty(FaultyTrampolineMutant.Fault.eager, "runs nested actions re-entrantly", .trm1) {
             FaultyTrampolineMutant($0)
         },
@@ -172,6 +176,11 @@ extension Mutants {
         faulty(
             FaultyVirtualMutant.Fault.recursionLeavesPendingRun,
             "a disposed recursion leaves its queued run for a step",
+            .rec5
+        ) { FaultyVirtualMutant($0) },
+        faulty(
+            FaultyVirtualMutant.Fault.recursionRecordsHandleLate,
+            "a recursion's run records its handle after the disposed check: a dispose between them leaves the run for a step",
             .rec5
         ) { FaultyVirtualMutant($0) },
         faulty(FaultyVirtualMutant.Fault.emptyStepMovesTime, "an empty step moves time", .vt2) {
@@ -216,6 +225,12 @@ extension Mutants {
 
     static let threadSafety: [Mutant] = [
         mutant("lossy", "loses one action in 97", .thr1) { LossyMutant("lossy") },
+        mutant("thread-state-never-freed", "keeps per-thread state under a pthread key without a destructor", .thr6) {
+            ThreadStateNeverFreedMutant()
+        },
+        mutant("thread-registry", "keeps an entry per calling thread in a registry nobody prunes", .thr6) {
+            ThreadRegistryMutant("thread-registry")
+        },
         mutant("lossy-timer-registry", "registers repeating timers in two critical sections, losing racing ones", .thr1)
         {
             LossyTimerRegistryMutant("lossy-timer-registry")

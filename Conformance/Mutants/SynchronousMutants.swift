@@ -40,6 +40,10 @@ final class FaultyImmediateMutant: Scheduler {
         /// A correct immediate scheduler that forgot to claim `synchronous`, claiming
         /// cancellation instead (its handles come back after the action ran).
         case synchronousUnclaimed = "immediate-synchronous-unclaimed"
+        /// Unrolls recursion into a loop over a count of pending runs, but decides to end the
+        /// loop in one critical section and clears its "looping" mark in the next: a
+        /// reschedule from another thread in between is counted for a loop that is ending.
+        case loopEndsInTwoSteps = "immediate-loop-ends-in-two-steps"
     }
 
     let fault: Fault
@@ -69,7 +73,7 @@ final class FaultyImmediateMutant: Scheduler {
             while !thread.state.queue.isEmpty { thread.state.queue.removeFirst()() }
             thread.state.busy = false
             return nil
-        case .wakesEarly, .acceptsRepeating:
+        case .wakesEarly, .acceptsRepeating, .loopEndsInTwoSteps:
             break
         case .synchronousUnclaimed:
             action()
@@ -105,6 +109,40 @@ final class FaultyImmediateMutant: Scheduler {
         guard fault == .acceptsRepeating else { throw .repeatingUnsupported(scheduler: name) }
         action()
         return BooleanDisposable()
+    }
+
+    @discardableResult
+    func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (
+        any Disposable
+    )? {
+        guard fault == .loopEndsInTwoSteps else { return RecursiveScheduling.start(on: self, block) }
+        let disposable = BooleanDisposable()
+        let state = Lock<(looping: Bool, pending: Int)>((false, 0))
+        @Sendable func reschedule() {
+            let start = state.withLock { state in
+                if state.looping {
+                    state.pending += 1
+                    return false
+                }
+                state.looping = true
+                return true
+            }
+            guard start else { return }
+            while !disposable.isDisposed {
+                block(reschedule)
+                let again = state.withLock { state in
+                    guard state.pending > 0 else { return false }
+                    state.pending -= 1
+                    return true
+                }
+                if !again {
+                    state.withLock { $0.looping = false }
+                    return
+                }
+            }
+        }
+        reschedule()
+        return disposable
     }
 }
 
@@ -230,6 +268,39 @@ final class SharedTrampolineMutant: Scheduler {
                 next()
             }
         }
+        return nil
+    }
+}
+
+/// An immediate scheduler that keeps a per-thread nesting depth under a pthread key made
+/// without a destructor: every thread that ever used it leaves its depth object behind.
+final class ThreadStateNeverFreedMutant: Scheduler {
+    private final class Depth {
+        var value = 0
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, nil) == 0, "out of thread-specific keys")
+        return key
+    }()
+
+    let name = "thread-state-never-freed"
+    var capabilities: SchedulerCapabilities { [.synchronous] }
+    var now: SchedulerTime { ImmediateScheduler.shared.now }
+
+    @discardableResult
+    func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let depth: Depth
+        if let raw = pthread_getspecific(Self.key) {
+            depth = Unmanaged<Depth>.fromOpaque(raw).takeUnretainedValue()
+        } else {
+            depth = Depth()
+            pthread_setspecific(Self.key, Unmanaged.passRetained(depth).toOpaque())
+        }
+        depth.value += 1
+        action()
+        depth.value -= 1
         return nil
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import SchedulerConformance
+import SchedulerProbes
 import Schedulers
 import Synchronization
 
@@ -101,4 +102,26 @@ final class LossyTimerRegistryMutant: MutantBase, @unchecked Sendable {
     }
 
     deinit { driver.withLock { $0?.cancel() } }
+}
+
+/// A queue scheduler that counts each calling thread's actions in a registry keyed by the
+/// thread, which nobody prunes: every thread that ever scheduled leaves its entry behind.
+final class ThreadRegistryMutant: MutantBase, @unchecked Sendable {
+    private final class Tally: Sendable {
+        let scheduled = Atomic<Int>(0)
+    }
+
+    private let registry = Lock<[Int: Tally]>([:])
+
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let thread = CorePinning.currentThreadID.map(Int.init) ?? 0
+        let tally = registry.withLock { registry in
+            if let tally = registry[thread] { return tally }
+            let tally = Tally()
+            registry[thread] = tally
+            return tally
+        }
+        tally.scheduled.add(1, ordering: .relaxed)
+        return super.schedule(action)
+    }
 }

@@ -118,6 +118,7 @@ extension RuleID {
     public static let thr3 = RuleID(.threadSafety, 3)
     public static let thr4 = RuleID(.threadSafety, 4)
     public static let thr5 = RuleID(.threadSafety, 5)
+    public static let thr6 = RuleID(.threadSafety, 6)
     public static let clk1 = RuleID(.clock, 1)
     public static let clk2 = RuleID(.clock, 2)
     public static let clk3 = RuleID(.clock, 3)
@@ -152,7 +153,8 @@ extension RuleID {
         sub1,
         sub2, sub3, sub4, rec1, rec2, rec3, rec4, rec5, rec6, rec7, tim1, tim2, tim3, tim4, tim5, tim6, tim7, tim8,
         tim9, tim10, tim11, tim12, tim13, tim14, tim15, vt1, vt2, vt3, vt4, vt5, vt6, vt7, vt8, vt9, vt10, vt11,
-        vt12, vt13, thr1, thr2, thr3, thr4, thr5, clk1, clk2, clk3, clk4, clk5, clk6, clk7, clk8, clk9, clk10, clk11,
+        vt12, vt13, thr1, thr2, thr3, thr4, thr5, thr6, clk1, clk2, clk3, clk4, clk5, clk6, clk7, clk8, clk9, clk10,
+        clk11,
         exe1, exe2, exe3, exe4, exe5, exe6, exe7, exe8, exe9, lin1, lin2, lin3, lin4, lin5,
     ]
 }

@@ -69,3 +69,16 @@ int core_affinity_pin_current_thread(int index) {
     return -1;
 }
 #endif
+
+// glibc's mallinfo2 sums every arena (threads allocate from arenas of their own).
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+#include <malloc.h>
+#include <stdlib.h>
+
+long core_affinity_heap_bytes_in_use(void) {
+    struct mallinfo2 info = mallinfo2();
+    return (long)(info.uordblks + info.hblkhd);
+}
+#else
+long core_affinity_heap_bytes_in_use(void) { return -1; }
+#endif

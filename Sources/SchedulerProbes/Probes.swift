@@ -243,3 +243,32 @@ package enum CorePinning {
         _ = core_affinity_unpin_current_thread()
     }
 }
+
+/// The C allocator's count of bytes in use, for rules that weigh what threads leave behind.
+public enum HeapMeter {
+    /// The bytes the allocator has handed out and not had back, over every thread's arena;
+    /// nil where it does not tell, or where its count does not move when this thread allocates
+    /// (a sanitizer's allocator stands in for glibc's there).
+    public static func bytesInUse() -> Int? {
+        isMeasurable ? current() : nil
+    }
+
+    private static func current() -> Int? {
+        let bytes = core_affinity_heap_bytes_in_use()
+        return bytes >= 0 ? bytes : nil
+    }
+
+    /// Whether 1,000 blocks of 64 bytes allocated here show in the count: only then does
+    /// a count that did not grow mean that nothing was kept.
+    private static let isMeasurable: Bool = {
+        guard let before = current() else { return false }
+        let blocks = (0..<1_000).map { _ in malloc(64) }
+        defer {
+            for block in blocks { free(block) }
+        }
+        guard let after = current() else { return false }
+        // Used after the reading, so the optimiser cannot drop the allocations.
+        for block in blocks { blackHole(block) }
+        return after - before >= 64_000
+    }()
+}

@@ -36,10 +36,17 @@ import Testing
                 "kill: \(name) by \(rule.id), \(Self.runs - misses.count)/\(Self.runs) in \(ContinuousClock.now - started)"
             )
         }
+        // THR-6 weighs memory with glibc's allocator, which the sanitizer replaces: there it
+        // must say it cannot judge, not pass.
+        let unweighable = rule.id == .thr6 && ThreadSanitizerBuild.isEnabled
         for run in 1...Self.runs {
             let result = ConformanceRunner.run(
                 mutant.subject, rules: [rule], timing: Self.timing, trapProbe: Self.trapProbe)[0]
-            if !(result.status == .failed || result.status == .timeout) {
+            if unweighable {
+                if result.status != .inconclusive {
+                    misses.append("run \(run): \(result.status.rawValue), not inconclusive")
+                }
+            } else if !(result.status == .failed || result.status == .timeout) {
                 misses.append("run \(run): \(result.status.rawValue)\(result.message.map { " (\($0))" } ?? "")")
             }
         }

@@ -22,6 +22,20 @@ struct ClockSession {
     /// The clock's time, as the offset from its adapter's origin.
     var now: Duration { clock.now() }
 
+    /// Starts a task running `body` on `executor`, its outcome recording the clock's time
+    /// when the body returned; for a clock whose sleepers may run anywhere.
+    func start(
+        on executor: any TaskExecutor, _ body: @escaping @Sendable (ClockUnderTest) async throws -> Void
+    ) -> ProbeTask {
+        let task = ProbeTask()
+        let clock = self.clock
+        task.start(on: executor) {
+            try await body(clock)
+            return clock.now()
+        }
+        return task
+    }
+
     /// Starts a task running `body` on the clock; its outcome records the clock's time
     /// when the body returned. On the suite's probe executor, `resumed` is called each time
     /// the task is handed back after a suspension, on the resuming thread.

@@ -68,6 +68,31 @@ final class ProbeLane: TaskExecutor {
     }
 }
 
+/// A task executor whose jobs run only when a thread asks, on that thread: how a rule puts
+/// a task's next step (a sleep starting, say) on a thread of its choosing at a moment of its
+/// choosing.
+final class HandExecutor: TaskExecutor {
+    private let jobs = Lock<[UnownedJob]>([])
+
+    /// Keeps `job` until a thread runs it.
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        jobs.withLock { $0.append(job) }
+    }
+
+    /// Runs, on the calling thread, the jobs enqueued so far and those they enqueue, in order;
+    /// returns how many ran.
+    @discardableResult
+    func runAll() -> Int {
+        var count = 0
+        while let job = jobs.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            job.runSynchronously(on: asUnownedTaskExecutor())
+            count += 1
+        }
+        return count
+    }
+}
+
 /// An actor whose executor is a serial executor under test: calling it is how a rule makes
 /// the runtime enqueue jobs there.
 actor ExecutorBoundActor {

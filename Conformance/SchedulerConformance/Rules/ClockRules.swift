@@ -64,7 +64,7 @@ extension RuleCatalogue {
                 rationale:
                     "'Until' means at or after: a sleep that returns early makes every timeout, debounce and retry built on it early too.",
                 hint:
-                    "the remaining time is converted without rounding down (to whole milliseconds, say) and on the clock the deadline belongs to; a manual clock resumes a sleeper only once its time reaches the deadline, not one tick before."
+                    "the remaining time is converted without rounding down (to whole milliseconds, say) and on the clock the deadline belongs to; a manual clock resumes a sleeper only once its time reaches the deadline, not one tick before, and a deadline at the last nanosecond it can count (2⁶³−1 ns) is due then, not never."
             ) { ctx throws(RuleFailure) in
                 let session = ClockSession(ctx)
                 guard session.clock.capabilities.contains(.virtualTime) else {
@@ -107,6 +107,13 @@ extension RuleCatalogue {
                 _ = try session.outcome(
                     of: fractional, "a sleeper an attosecond past a whole second, once the clock reached the next tick,"
                 )
+                // The last nanosecond a signed 64-bit count holds, from the origin of a fresh
+                // clock: a clock that keeps deadlines as such a count (with anything past it as
+                // "never") must keep this one, due when its time gets there.
+                let fresh = ClockSession(ctx)
+                let last = Duration.nanoseconds(Int64.max)
+                let far = try fresh.parkedSleeper(until: last, "a sleeper until 2⁶³−1 ns past the clock's origin")
+                _ = try fresh.wakeExactly(far, at: last, "a sleeper until 2⁶³−1 ns past the clock's origin")
             },
             Rule(
                 .clk3, "`sleep(for: d)` is `sleep(until: now + d)`, measured from when it is called",
@@ -200,7 +207,7 @@ extension RuleCatalogue {
                 rationale:
                     "Structured concurrency cancels by waking sleepers: a sleep that ignores cancellation keeps a cancelled task, and everything waiting for it, alive until its deadline.",
                 hint:
-                    "the sleep checks cancellation first (before comparing the deadline with `now`) and installs a cancellation handler that resumes the suspended sleeper with `CancellationError` (withTaskCancellationHandler), and a manual clock deregisters it there."
+                    "the sleep checks cancellation first (before comparing the deadline with `now`) and installs a cancellation handler that resumes the suspended sleeper with `CancellationError` (withTaskCancellationHandler), and a manual clock deregisters it there; a cancel that arrives while the sleep is still registering must find what it withdraws (the wake-up recorded where the cancel looks, in the same critical section that checks for it)."
             ) { ctx throws(RuleFailure) in
                 let session = ClockSession(ctx)
                 // Already cancelled: the sleep must not even start.
@@ -242,6 +249,7 @@ extension RuleCatalogue {
                 guard case .cancelled = outcome else {
                     throw RuleFailure("a cancelled sleeper ended with \(outcome), not CancellationError")
                 }
+                try cancelRacingTheSleepsStart(ctx)
             },
         ] + clockDriving
 }

@@ -139,6 +139,7 @@ extension RuleCatalogue {
             try ctx.settle(scheduler)
             try ctx.expect(runs.value == 3, "ran \(runs.value) times for one start and two later reschedules")
             try reschedulesAtOnceEachCount(ctx)
+            if ctx.subject.capabilities.contains(.synchronous) { try reschedulesAsTheLoopEndsEachRun(ctx) }
         },
         Rule(
             .rec5, "disposing stops every further run, one already queued included",
@@ -209,6 +210,9 @@ extension RuleCatalogue {
                     runs.value == atDispose,
                     "ran \(runs.value - atDispose) times after dispose() returned (\(fromOutside ? "from another thread while the scheduler was held" : "from an action queued ahead of the next run"))"
                 )
+            }
+            if ctx.subject.capabilities.contains(.cancellation) {
+                try disposeRacingARescheduleLeavesNoRun(ctx)
             }
         },
         Rule(
@@ -287,16 +291,15 @@ extension RuleCatalogue {
 
 /// REC-4's second half: two threads call `reschedule` 20 times each, at the same moment,
 /// while the block runs, and every call counts: a count bumped by compare-and-swap must
-/// retry when the other thread's bump came first, not give up. The moment is forced (a crew
-/// of two threads, one per core, leaving a spin barrier together) and observed: one atomic
-/// counter stamps each burst's start and end, each thread reads its own context-switch
-/// count around its burst, and only trials whose two bursts overlapped while neither thread
-/// lost its core count as exercised (on a loaded machine, bursts that overlap in time may
-/// still have taken turns on a core). The rule goes on until 30 did (up to 2,000 trials or 10 s, else
-/// inconclusive) and stops at the first miscount.
+/// retry when the other thread's bump came first, not give up. The moment is forced and
+/// observed by a ``CallRace`` (its pause ignored: bursts of 20 calls overlap without it), and
+/// only trials whose two bursts overlapped while neither thread lost its core count as
+/// exercised (on a loaded machine, bursts that overlap in time may still have taken turns on
+/// a core). The rule goes on until 30 did (up to 2,000 trials or 10 s, else inconclusive)
+/// and stops at the first miscount.
 private func reschedulesAtOnceEachCount(_ ctx: RuleContext) throws(RuleFailure) {
     let scheduler = ctx.makeScheduler()
-    let crew = ThreadCrew(2, pinned: true)
+    let race = CallRace(bound: ctx.timing.mustHappen)
     let perThread = 20
     let expected = 1 + 2 * perThread
     let wanted = 30
@@ -310,10 +313,8 @@ private func reschedulesAtOnceEachCount(_ ctx: RuleContext) throws(RuleFailure) 
         let runs = Box(0)
         counts.append(runs)
         let last = Signal()
-        let meeting = Meeting()
-        let spans = Box([(start: Int, end: Int, kept: Bool)](repeating: (0, 0, false), count: 2))
-        let crewFinished = Box(true)
-        let bound = ctx.timing.mustHappen
+        let outcome = Box<CallRace.Trial??>(nil)
+        let trial = trials
         scheduler.scheduleRecursive { reschedule in
             let run = runs.update {
                 $0 += 1
@@ -321,23 +322,20 @@ private func reschedulesAtOnceEachCount(_ ctx: RuleContext) throws(RuleFailure) 
             }
             if run == expected { last.fire() }
             guard run == 1 else { return }
-            crewFinished.value = crew.run(within: bound) { index in
-                meeting.arrive(of: 2)
-                let mark = ThreadMark.now()
-                let start = meeting.stamp()
+            outcome.value = race.run(trial: trial) { _, _ in
+                let start = race.stamp()
                 for _ in 0..<perThread { reschedule() }
-                let end = meeting.stamp()
-                let kept = ThreadMark.now()?.evidence(since: mark) == .notPreempted
-                spans.update { $0[index] = (start, end, kept) }
+                return (start, race.stamp())
             }
         }
         try ctx.waitFor(
             last, on: scheduler,
             "the \(2 * perThread) runs asked for by two threads at once, in trial \(trials) (\(runs.value - 1) ran: a reschedule was lost)"
         )
-        try ctx.expect(crewFinished.value, "the two rescheduling threads did not return within \(bound)")
-        let (a, b) = (spans.value[0], spans.value[1])
-        if a.start < b.end && b.start < a.end && a.kept && b.kept { overlaps += 1 }
+        let met = try ctx.unwrap(
+            outcome.value, "the recursion's first run did not run the two rescheduling threads")
+        try ctx.expect(met != nil, "the two rescheduling threads did not return within \(ctx.timing.mustHappen)")
+        if met?.met == true { overlaps += 1 }
         trials += 1
     }
     try ctx.settle(scheduler)
@@ -352,18 +350,111 @@ private func reschedulesAtOnceEachCount(_ ctx: RuleContext) throws(RuleFailure) 
     )
 }
 
-/// A spin barrier and a stamp counter without locks, so that the threads leave the barrier
-/// together and stamping does not line them up again.
-private final class Meeting: Sendable {
-    private let arrived = Atomic<Int>(0)
-    private let stamps = Atomic<Int>(0)
-
-    /// Waits, spinning, until `count` threads have arrived.
-    func arrive(of count: Int) {
-        arrived.add(1, ordering: .acquiringAndReleasing)
-        while arrived.load(ordering: .acquiring) < count {}
+/// REC-4's part for a scheduler that runs a recursion on the calling thread (synchronous, so
+/// unrolled into a loop over a count of pending runs): a reschedule made from another thread
+/// just as the block returns must run, whether it reaches the loop before the loop decides
+/// to end (one more turn there) or after (a loop of its own, on the rescheduling thread). A
+/// loop that decides to end in one critical section and clears its "looping" mark in another
+/// loses the reschedule that came between: it only counted, for a loop that was ending.
+///
+/// Each trial starts a recursion on one thread of a ``CallRace``; its first run hands
+/// `reschedule` to the other thread and returns, and that thread calls it; one of the two
+/// pauses first (the block before it returns, or the call). A
+/// trial counts as exercised when the call overlapped the stretch from the block's return to
+/// `scheduleRecursive`'s, on threads that kept their cores; the part goes on until 640 did
+/// (up to 20,000 trials or 10 s, else inconclusive) and stops at the first lost run.
+private func reschedulesAsTheLoopEndsEachRun(_ ctx: RuleContext) throws(RuleFailure) {
+    let scheduler = ctx.makeScheduler()
+    let race = CallRace(bound: ctx.timing.mustHappen)
+    try race.explore(
+        ctx, until: 640,
+        pairs: "reschedules from another thread overlapped the end of the recursion's loop with both threads on a core"
+    ) { trials throws(RuleFailure) in
+        let runs = Box(0)
+        let handedOver = Box<(@Sendable () -> Void)?>(nil)
+        let blockReturned = Box(0)
+        let bound = ctx.timing.mustHappen
+        // The hand-over lines the two threads up: the recursion's thread pauses after it,
+        // before its block returns, or the rescheduling thread before its call.
+        let trial = try race.run(ctx, trial: trials, "a recursion and a thread rescheduling it") { thread, lag in
+            if thread == 0 {
+                scheduler.scheduleRecursive { reschedule in
+                    guard
+                        runs.update({
+                            $0 += 1
+                            return $0
+                        }) == 1
+                    else { return }
+                    handedOver.value = reschedule
+                    blockReturned.value = race.stamp()
+                    CallRace.pause(lag)
+                }
+                return (blockReturned.value, race.stamp())
+            }
+            guard spinWait(upTo: bound, until: { blockReturned.value != 0 }),
+                let reschedule = handedOver.value
+            else { return (0, 0) }
+            CallRace.pause(lag)
+            let start = race.stamp()
+            reschedule()
+            return (start, race.stamp())
+        }
+        try ctx.expect(blockReturned.value != 0, "the recursion's first run did not run, in trial \(trials)")
+        let count = runs.value
+        try ctx.expect(
+            count == 2,
+            "a reschedule made from another thread as the block returned gave \(count - 1) runs instead of 1, in trial \(trials) (\(trial.met ? "the call overlapped the end of the loop" : "the call came apart from the loop's end"))"
+        )
+        return trial
     }
+}
 
-    /// The next stamp: later calls get larger ones.
-    func stamp() -> Int { stamps.add(1, ordering: .acquiringAndReleasing).newValue }
+/// REC-5's part for a virtual-time scheduler that cancels: a recursion disposed on one thread
+/// while another thread reschedules it (after its block returned) leaves nothing for a step,
+/// whichever call gets in first. The reschedule adds a run to the recursion, schedules it
+/// and records its handle; the dispose marks every run disposed and disposes the handles it
+/// finds. A run whose "disposed" mark is read in one critical section and whose handle is
+/// recorded in another (or whose dispose reads the handle in one and marks it in another)
+/// leaves the handle that came between undisposed: a dead run a step then takes.
+///
+/// The two calls are made by a ``CallRace``; a trial counts as exercised when they
+/// overlapped on threads that kept their cores. The part goes on until 2,000 did (up to
+/// 20,000 trials or 10 s, else inconclusive) and stops at the first run left pending: the
+/// window between two critical sections on one lock is a few nanoseconds wide, and the
+/// thread that just left the lock takes it again first unless the other is already there.
+private func disposeRacingARescheduleLeavesNoRun(_ ctx: RuleContext) throws(RuleFailure) {
+    guard let virtual = ctx.makeScheduler() as? any VirtualTimeScheduler else { return }
+    let race = CallRace(bound: ctx.timing.mustHappen)
+    try race.explore(
+        ctx, until: 2_000,
+        pairs: "disposals of a recursion overlapped a reschedule of it with both threads on a core"
+    ) { trials throws(RuleFailure) in
+        let runs = Box(0)
+        let handedOver = Box<(@Sendable () -> Void)?>(nil)
+        let handle = virtual.scheduleRecursive { reschedule in
+            if runs.update({
+                $0 += 1
+                return $0
+            }) == 1 {
+                handedOver.value = reschedule
+            }
+        }
+        let recursion = try ctx.unwrap(handle, "scheduleRecursive returned no handle")
+        try ctx.expect(virtual.step(), "step() did not run the recursion's first run, in trial \(trials)")
+        let reschedule = try ctx.unwrap(handedOver.value, "the recursion's first run did not run, in trial \(trials)")
+        let trial = try race.run(ctx, trial: trials, "a reschedule and a dispose() made at once") { thread, lag in
+            CallRace.pause(lag)
+            let start = race.stamp()
+            if thread == 0 { reschedule() } else { recursion.dispose() }
+            return (start, race.stamp())
+        }
+        let first = trial.spans[0].start < trial.spans[1].start ? "the reschedule" : "dispose()"
+        try ctx.expect(
+            !virtual.step(),
+            "a recursion disposed on one thread while another rescheduled it left a run pending: step() ran it, in trial \(trials) (\(first) started first\(trial.met ? ", the calls overlapped" : ""))"
+        )
+        let count = runs.value
+        try ctx.expect(count == 1, "the disposed recursion ran \(count - 1) more times, in trial \(trials)")
+        return trial
+    }
 }

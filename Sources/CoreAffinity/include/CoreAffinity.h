@@ -1,6 +1,7 @@
 // The Linux scheduling calls the conformance rules need and Swift's Glibc module does not
 // export (they are GNU extensions): thread-to-core pinning for rules that need threads on
-// distinct cores, and a thread's own count of preemptions for rules that judge by evidence.
+// distinct cores, a thread's own count of preemptions for rules that judge by evidence, and
+// the allocator's count of bytes in use for rules that judge what a thread leaves behind.
 #ifndef CORE_AFFINITY_H
 #define CORE_AFFINITY_H
 
@@ -27,5 +28,10 @@ long core_affinity_context_switches(void);
 /// The calling thread's kernel thread ID (never shared by two live threads, and reused far
 /// less readily than a pthread_t), or -1 where there is none.
 long core_affinity_thread_id(void);
+
+/// The bytes the C allocator has handed out and not had back, over every arena, or -1 where
+/// it does not say (not glibc 2.33 or later). A sanitizer's allocator is not glibc's: there
+/// the count does not move, which a caller must check before trusting it.
+long core_affinity_heap_bytes_in_use(void);
 
 #endif

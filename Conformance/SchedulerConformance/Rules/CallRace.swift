@@ -1,0 +1,144 @@
+import SchedulerProbes
+import Synchronization
+
+/// Two calls into a subject made at once from two threads, trial after trial, for the rules
+/// that judge what a pair of calls does when it overlaps (a reschedule against a dispose, a
+/// reschedule against the end of a loop).
+///
+/// The threads are a crew pinned one per core, released from a spin barrier, so they leave it
+/// within a fraction of a microsecond of each other. One of them then pauses before its risky
+/// point, and which one alternates. The pause sweeps, over 160 trials (evenly, and every other
+/// sweep finest near zero), from nothing to half as long again as the calls themselves take (measured as the race goes, so a debug build's
+/// slower calls are covered as well as an optimised build's), in steps of a call the
+/// optimiser cannot remove (a few nanoseconds each, finer than a clock read): across trials
+/// each call lands at every point of the other, where a window of a few nanoseconds between
+/// two critical sections sits. Whether a trial's calls met is read, not assumed: each thread
+/// stamps its span from one shared counter, and marks its context switches around it; only
+/// spans that overlapped on threads that kept their cores count as evidence.
+final class CallRace: Sendable {
+    /// One trial's two spans (stamps from ``stamp()``, in thread order) and whether both
+    /// threads kept their cores throughout.
+    struct Trial: Sendable {
+        var spans: [(start: Int, end: Int)]
+        var kept: Bool
+
+        /// Whether the two spans overlapped while both threads ran: the calls ran against
+        /// each other.
+        var met: Bool { kept && spans[0].start < spans[1].end && spans[1].start < spans[0].end }
+    }
+
+    private let crew = ThreadCrew(2, pinned: true)
+    private let stamps = Atomic<Int>(0)
+    /// How long the longer of a trial's two calls takes, pauses left out, in nanoseconds:
+    /// an average that follows the latest trials (one slow trial moves it only a little).
+    private let reach = Atomic<Int>(0)
+    private let bound: Duration
+
+    /// A race whose trials give up (and abandon the crew) when the threads have not
+    /// returned within `bound`.
+    init(bound: Duration) { self.bound = bound }
+
+    /// The next stamp: later calls, on any thread, get larger ones.
+    func stamp() -> Int { stamps.add(1, ordering: .acquiringAndReleasing).newValue }
+
+    /// How many steps of ``pause(_:)`` take a nanosecond, measured once.
+    private static let stepsPerNanosecond: Double = {
+        let steps = 200_000
+        let start = ContinuousClock.now
+        pause(steps)
+        let elapsed = (ContinuousClock.now - start) / .nanoseconds(1)
+        return elapsed > 0 ? Double(steps) / elapsed : 1
+    }()
+
+    /// The pause of `thread` in trial `trial`, in steps of ``pause(_:)``.
+    func lag(trial: Int, thread: Int) -> Int {
+        guard thread == (trial / 160) % 2 else { return 0 }
+        let sweep = 1.5 * Double(max(reach.load(ordering: .relaxed), 100))
+        // Every other sweep is quadratic, so the first few hundred nanoseconds (where a call
+        // meets the other's first critical sections) get finer steps than the tail.
+        let fraction = Double(trial % 160) / 160
+        let shaped = (trial / 320) % 2 == 0 ? fraction : fraction * fraction
+        return Int(shaped * sweep * Self.stepsPerNanosecond)
+    }
+
+    /// Waits `steps` calls of a function the optimiser cannot remove: a pause finer than a
+    /// clock read.
+    static func pause(_ steps: Int) {
+        for step in 0..<steps { blackHole(step) }
+    }
+
+    /// Runs `body(thread, lag)` on both threads at once; each body pauses its lag (with
+    /// ``pause(_:)``) just before its risky point and returns its span. Nil when the threads
+    /// had not returned in time.
+    func run(
+        trial: Int, _ body: @escaping @Sendable (_ thread: Int, _ lag: Int) -> (start: Int, end: Int)
+    ) -> Trial? {
+        let barrier = Barrier()
+        let spans = Box([(start: Int, end: Int)](repeating: (0, 0), count: 2))
+        let kept = Box([false, false])
+        let took = Box([0, 0])
+        let lags = [lag(trial: trial, thread: 0), lag(trial: trial, thread: 1)]
+        let finished = crew.run(within: bound) { thread in
+            barrier.arrive(of: 2)
+            let mark = ThreadMark.now()
+            let begun = ContinuousClock.now
+            let span = body(thread, lags[thread])
+            let elapsed =
+                (ContinuousClock.now - begun) / .nanoseconds(1) - Double(lags[thread]) / Self.stepsPerNanosecond
+            let held = ThreadMark.now()?.evidence(since: mark) == .notPreempted
+            spans.update { $0[thread] = span }
+            kept.update { $0[thread] = held }
+            took.update { $0[thread] = max(Int(elapsed), 0) }
+        }
+        guard finished else { return nil }
+        let longer = took.value.max() ?? 0
+        let previous = reach.load(ordering: .relaxed)
+        reach.store(previous == 0 ? longer : (7 * previous + longer) / 8, ordering: .relaxed)
+        return Trial(spans: spans.value, kept: !kept.value.contains(false))
+    }
+}
+
+extension CallRace {
+    /// Runs `body(trial)` (which sets a trial up, races its two calls with
+    /// ``run(_:trial:_:_:)`` and judges what they did, throwing at the first violation)
+    /// until `wanted` trials met, up to 20,000 trials or 10 s; fewer met is inconclusive:
+    /// "only 12 of 20,000 `pairs`".
+    func explore(
+        _ ctx: RuleContext, until wanted: Int, pairs: String, _ body: (_ trial: Int) throws(RuleFailure) -> Trial
+    ) throws(RuleFailure) {
+        var met = 0
+        var trials = 0
+        let budget = ContinuousClock.now + .seconds(10)
+        while met < wanted && trials < 20_000 && ContinuousClock.now < budget {
+            if try body(trials).met { met += 1 }
+            trials += 1
+        }
+        try ctx.requireExercised(met >= wanted, "only \(met) of \(trials) \(pairs)")
+    }
+
+    /// ``run(trial:_:)``, failing the rule as a hang when the two calls, `what`, had not
+    /// returned in time.
+    func run(
+        _ ctx: RuleContext, trial: Int, _ what: String,
+        _ body: @escaping @Sendable (_ thread: Int, _ lag: Int) -> (start: Int, end: Int)
+    ) throws(RuleFailure) -> Trial {
+        guard let outcome = run(trial: trial, body) else {
+            throw ctx.hang("\(what) had not returned within \(ctx.timing.mustHappen), in trial \(trial)")
+        }
+        return outcome
+    }
+}
+
+/// A spin barrier without locks, so that the threads leave it together.
+final class Barrier: Sendable {
+    private let arrived = Atomic<Int>(0)
+
+    /// A barrier no thread has reached.
+    init() {}
+
+    /// Waits, spinning, until `count` threads have arrived.
+    func arrive(of count: Int) {
+        arrived.add(1, ordering: .acquiringAndReleasing)
+        while arrived.load(ordering: .acquiring) < count {}
+    }
+}
