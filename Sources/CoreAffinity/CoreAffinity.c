@@ -82,3 +82,9 @@ long core_affinity_heap_bytes_in_use(void) {
 #else
 long core_affinity_heap_bytes_in_use(void) { return -1; }
 #endif
+
+void core_affinity_busy_steps(long steps) {
+    // An empty asm statement with a memory clobber: the compiler may neither drop the loop
+    // nor merge its iterations, however little each does.
+    for (long step = 0; step < steps; step++) __asm__ __volatile__("" ::: "memory");
+}

@@ -91,6 +91,13 @@ public func spin(_ iterations: Int) {
     spin(.nanoseconds(iterations))
 }
 
+/// Spins `steps` iterations of a loop the optimiser keeps (about a cycle each): a pause finer
+/// than a clock read. (A loop calling an empty function is not enough: an optimised build
+/// drops calls it can see do nothing.)
+package func busySteps(_ steps: Int) {
+    core_affinity_busy_steps(steps)
+}
+
 /// Busy-waits until `condition` holds or `bound` passed, and says whether it holds. It spins
 /// flat out for the first 200 µs, so two threads on two cores meet within a microsecond or
 /// so, and then yields between polls, so a thread it waits for on the same core gets to run.

@@ -361,52 +361,63 @@ private func reschedulesAtOnceEachCount(_ ctx: RuleContext) throws(RuleFailure) 
 /// `reschedule` to the other thread and returns, and that thread calls it; one of the two
 /// pauses first (the block before it returns, or the call). A
 /// trial counts as exercised when the call overlapped the stretch from the block's return to
-/// `scheduleRecursive`'s, on threads that kept their cores; the part goes on until 640 did
-/// (up to 20,000 trials or 10 s, else inconclusive) and stops at the first lost run.
+/// `scheduleRecursive`'s, on threads that kept their cores; the part goes on until 2,000 did
+/// (up to 20,000 trials or 10 s, else inconclusive) and stops at the first lost run: a window
+/// between two critical sections is a few nanoseconds wide.
 private func reschedulesAsTheLoopEndsEachRun(_ ctx: RuleContext) throws(RuleFailure) {
     let scheduler = ctx.makeScheduler()
     let race = CallRace(bound: ctx.timing.mustHappen)
+    let bound = ctx.timing.mustHappen
     try race.explore(
-        ctx, until: 640,
-        pairs: "reschedules from another thread overlapped the end of the recursion's loop with both threads on a core"
-    ) { trials throws(RuleFailure) in
-        let runs = Box(0)
-        let handedOver = Box<(@Sendable () -> Void)?>(nil)
-        let blockReturned = Box(0)
-        let bound = ctx.timing.mustHappen
-        // The hand-over lines the two threads up: the recursion's thread pauses after it,
-        // before its block returns, or the rescheduling thread before its call.
-        let trial = try race.run(ctx, trial: trials, "a recursion and a thread rescheduling it") { thread, lag in
+        ctx, until: 2_000,
+        pairs: "reschedules from another thread overlapped the end of the recursion's loop with both threads on a core",
+        batch: 16,
+        prepare: { _ in LoopEndTrial() },
+        race: { setup, thread, lag in
+            // The hand-over lines the two threads up: the recursion's thread pauses after
+            // it, before its block returns, or the rescheduling thread before its call.
             if thread == 0 {
                 scheduler.scheduleRecursive { reschedule in
                     guard
-                        runs.update({
+                        setup.runs.update({
                             $0 += 1
                             return $0
                         }) == 1
                     else { return }
-                    handedOver.value = reschedule
-                    blockReturned.value = race.stamp()
+                    setup.handedOver.value = reschedule
+                    setup.blockReturned.value = race.stamp()
                     CallRace.pause(lag)
                 }
-                return (blockReturned.value, race.stamp())
+                return (setup.blockReturned.value, race.stamp())
             }
-            guard spinWait(upTo: bound, until: { blockReturned.value != 0 }),
-                let reschedule = handedOver.value
+            guard spinWait(upTo: bound, until: { setup.blockReturned.value != 0 }),
+                let reschedule = setup.handedOver.value
             else { return (0, 0) }
             CallRace.pause(lag)
             let start = race.stamp()
             reschedule()
             return (start, race.stamp())
+        },
+        judge: { first, batch throws(RuleFailure) in
+            for (offset, (setup, trial)) in batch.enumerated() {
+                try ctx.expect(
+                    setup.blockReturned.value != 0, "the recursion's first run did not run, in trial \(first + offset)")
+                let count = setup.runs.value
+                try ctx.expect(
+                    count == 2,
+                    "a reschedule made from another thread as the block returned gave \(count - 1) runs instead of 1, in trial \(first + offset) (\(trial.met ? "the call overlapped the end of the loop" : "the call came apart from the loop's end"))"
+                )
+            }
         }
-        try ctx.expect(blockReturned.value != 0, "the recursion's first run did not run, in trial \(trials)")
-        let count = runs.value
-        try ctx.expect(
-            count == 2,
-            "a reschedule made from another thread as the block returned gave \(count - 1) runs instead of 1, in trial \(trials) (\(trial.met ? "the call overlapped the end of the loop" : "the call came apart from the loop's end"))"
-        )
-        return trial
-    }
+    )
+}
+
+/// One trial of REC-4's synchronous part: the recursion's runs, the `reschedule` its first
+/// run hands over, and the stamp taken as that run returned.
+private final class LoopEndTrial: Sendable {
+    let runs = Box(0)
+    let handedOver = Box<(@Sendable () -> Void)?>(nil)
+    let blockReturned = Box(0)
 }
 
 /// REC-5's part for a virtual-time scheduler that cancels: a recursion disposed on one thread
@@ -427,34 +438,49 @@ private func disposeRacingARescheduleLeavesNoRun(_ ctx: RuleContext) throws(Rule
     let race = CallRace(bound: ctx.timing.mustHappen)
     try race.explore(
         ctx, until: 2_000,
-        pairs: "disposals of a recursion overlapped a reschedule of it with both threads on a core"
-    ) { trials throws(RuleFailure) in
-        let runs = Box(0)
-        let handedOver = Box<(@Sendable () -> Void)?>(nil)
-        let handle = virtual.scheduleRecursive { reschedule in
-            if runs.update({
-                $0 += 1
-                return $0
-            }) == 1 {
-                handedOver.value = reschedule
+        pairs: "disposals of a recursion overlapped a reschedule of it with both threads on a core",
+        batch: 16,
+        prepare: { trial throws(RuleFailure) in
+            let runs = Box(0)
+            let handedOver = Box<(@Sendable () -> Void)?>(nil)
+            let handle = virtual.scheduleRecursive { reschedule in
+                if runs.update({
+                    $0 += 1
+                    return $0
+                }) == 1 {
+                    handedOver.value = reschedule
+                }
             }
-        }
-        let recursion = try ctx.unwrap(handle, "scheduleRecursive returned no handle")
-        try ctx.expect(virtual.step(), "step() did not run the recursion's first run, in trial \(trials)")
-        let reschedule = try ctx.unwrap(handedOver.value, "the recursion's first run did not run, in trial \(trials)")
-        let trial = try race.run(ctx, trial: trials, "a reschedule and a dispose() made at once") { thread, lag in
+            let recursion = try ctx.unwrap(handle, "scheduleRecursive returned no handle")
+            try ctx.expect(virtual.step(), "step() did not run the recursion's first run, in trial \(trial)")
+            let reschedule = try ctx.unwrap(
+                handedOver.value, "the recursion's first run did not run, in trial \(trial)")
+            return RaceOfDisposal(runs: runs, recursion: recursion, reschedule: reschedule)
+        },
+        race: { setup, thread, lag in
             CallRace.pause(lag)
             let start = race.stamp()
-            if thread == 0 { reschedule() } else { recursion.dispose() }
+            if thread == 0 { setup.reschedule() } else { setup.recursion.dispose() }
             return (start, race.stamp())
+        },
+        judge: { first, batch throws(RuleFailure) in
+            try ctx.expect(
+                !virtual.step(),
+                "a recursion disposed on one thread while another rescheduled it left a run pending: step() ran it, in one of trials \(first)–\(first + batch.count - 1)"
+            )
+            for (offset, (setup, _)) in batch.enumerated() {
+                let count = setup.runs.value
+                try ctx.expect(
+                    count == 1, "the disposed recursion ran \(count - 1) more times, in trial \(first + offset)")
+            }
         }
-        let first = trial.spans[0].start < trial.spans[1].start ? "the reschedule" : "dispose()"
-        try ctx.expect(
-            !virtual.step(),
-            "a recursion disposed on one thread while another rescheduled it left a run pending: step() ran it, in trial \(trials) (\(first) started first\(trial.met ? ", the calls overlapped" : ""))"
-        )
-        let count = runs.value
-        try ctx.expect(count == 1, "the disposed recursion ran \(count - 1) more times, in trial \(trials)")
-        return trial
-    }
+    )
+}
+
+/// One trial of REC-5's racing part: a recursion whose first run has run, and the two calls
+/// that race.
+private struct RaceOfDisposal: Sendable {
+    let runs: Box<Int>
+    let recursion: any Disposable
+    let reschedule: @Sendable () -> Void
 }

@@ -34,4 +34,8 @@ long core_affinity_thread_id(void);
 /// the count does not move, which a caller must check before trusting it.
 long core_affinity_heap_bytes_in_use(void);
 
+/// Spins `steps` iterations of a loop the optimiser keeps (about a cycle each): a pause
+/// finer than a clock read, for sweeping one call across another's first nanoseconds.
+void core_affinity_busy_steps(long steps);
+
 #endif

@@ -5,8 +5,8 @@
 package final class Sleeper: Sendable {
     private struct State {
         var continuation: CheckedContinuation<Void, any Error>?
-        var wakeUp: (any Disposable)?
-        /// Set by the first `finish`; the error it carried, if any.
+        var wakeUp: (any RevocableDisposable)?
+        /// Set by the first `finish` or `cancel`; the error it carried, if any.
         var finished: (any Error)??
     }
 
@@ -27,8 +27,9 @@ package final class Sleeper: Sendable {
         return false
     }
 
-    /// Keeps the scheduled wake-up so cancellation can withdraw it.
-    package func keep(_ wakeUp: (any Disposable)?) {
+    /// Keeps the scheduled wake-up so cancellation can withdraw it; withdraws it at once when
+    /// the sleeper was cancelled before it was kept.
+    package func keep(_ wakeUp: (any RevocableDisposable)?) {
         let late = state.withLock { state -> Bool in
             if state.finished != nil { return true }
             state.wakeUp = wakeUp
@@ -37,29 +38,38 @@ package final class Sleeper: Sendable {
         if late { wakeUp?.dispose() }
     }
 
-    /// Cancels the sleeper: throws `CancellationError` from its sleep, unless its wake-up has
-    /// already started (a ``RevocableDisposable`` that could not be revoked), which then
-    /// resumes it normally: the clock decided first.
+    /// Cancels the sleeper: throws `CancellationError` from its sleep and withdraws its
+    /// wake-up, unless the wake-up has already started (it could not be revoked), which then
+    /// resumes it normally: the clock decided first. Decided in one critical section with the
+    /// revocation, so a wake-up is either kept before it (and withdrawn here) or after it
+    /// (and withdrawn by ``keep(_:)``), never lost in between.
     package func cancel() {
-        let wakeUp = state.withLock { $0.finished == nil ? $0.wakeUp : nil }
-        if let wakeUp = wakeUp as? any RevocableDisposable, !wakeUp.revoke() { return }
-        finish(CancellationError())
+        let continuation = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            guard state.finished == nil else { return nil }
+            if let wakeUp = state.wakeUp, !wakeUp.revoke() { return nil }
+            state.finished = .some(CancellationError())
+            defer {
+                state.continuation = nil
+                state.wakeUp = nil
+            }
+            return state.continuation
+        }
+        continuation?.resume(throwing: CancellationError())
     }
 
-    /// Resumes the sleeper: normally for `nil`, throwing `error` otherwise. Only the first
-    /// call counts.
+    /// Resumes the sleeper: normally for `nil` (its wake-up ran), throwing `error` otherwise
+    /// (the suite's clocks, which keep their own sleepers, cancel this way). Only the first
+    /// of this and ``cancel()`` counts.
     package func finish(_ error: (any Error)?) {
-        let (continuation, wakeUp) = state.withLock {
-            state -> (CheckedContinuation<Void, any Error>?, (any Disposable)?) in
-            guard state.finished == nil else { return (nil, nil) }
+        let continuation = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            guard state.finished == nil else { return nil }
             state.finished = .some(error)
             defer {
                 state.continuation = nil
                 state.wakeUp = nil
             }
-            return (state.continuation, state.wakeUp)
+            return state.continuation
         }
-        if error != nil { wakeUp?.dispose() }
         guard let continuation else { return }
         if let error { continuation.resume(throwing: error) } else { continuation.resume() }
     }

@@ -73,8 +73,10 @@ public struct VirtualClock: Clock {
                 // A deadline past what the scheduler can represent never comes: no wake-up,
                 // only cancellation ends it (`run()` must not wake it early).
                 guard let time = deadline.schedulerTime else { return }
+                // The test scheduler's handles are revocable: a cancel can tell whether the
+                // wake-up has started.
                 let handle = try? scheduler.schedule(at: time) { sleeper.finish(nil) }
-                sleeper.keep(handle)
+                sleeper.keep(handle as? any RevocableDisposable)
             }
         } onCancel: {
             sleeper.cancel()
