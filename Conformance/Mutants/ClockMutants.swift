@@ -80,11 +80,13 @@ final class FaultyRealClock: Clock {
         let nanoseconds = Int((try? remaining.checkedNanoseconds()) ?? Int64(Int.max))
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                guard wake.install(continuation) else { return }
-                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { wake.finish(nil) }
+                // Not revocable: a cancel ends the sleep, and the wake-up, when it comes,
+                // finds it ended.
+                wake.install(continuation)
+                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { wake.resume() }
             }
         } onCancel: {
-            if fault != .parkedIgnoresCancellation { wake.finish(CancellationError()) }
+            if fault != .parkedIgnoresCancellation { wake.cancel() }
         }
     }
 
@@ -182,7 +184,7 @@ final class FaultyManualClock: Clock {
             case .asleep: break
             }
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                _ = wake.install(continuation)
+                wake.install(continuation)
             }
         } onCancel: {
             guard fault != .ignoresCancellation else { return }
@@ -206,7 +208,7 @@ final class FaultyManualClock: Clock {
                 }
             }
             // A sleeper an advance already took is resumed by it: the clock decided first.
-            if withdrawn { wake.finish(CancellationError()) }
+            if withdrawn { wake.cancel() }
         }
     }
 
@@ -238,7 +240,7 @@ final class FaultyManualClock: Clock {
 
     private func advance(to target: Instant) {
         while let next = popDue(notAfter: target) {
-            next.wake.finish(nil)
+            next.wake.resume()
             jobs.advance(to: jobs.now)
         }
         state.withLock { $0.now = max($0.now, target) }
@@ -290,7 +292,7 @@ final class FaultyManualClock: Clock {
     func run() {
         let snapshot = Set(state.withLock { $0.sleepers.map(\.id) })
         while let next = popDue(notAfter: nil, among: { self.fault != .runSnapshot || snapshot.contains($0.id) }) {
-            next.wake.finish(nil)
+            next.wake.resume()
             jobs.advance(to: jobs.now)
         }
         jobs.advance(to: jobs.now)

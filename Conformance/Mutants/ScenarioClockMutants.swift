@@ -84,7 +84,7 @@ final class RacyManualClock: Clock {
             case .asleep: break
             }
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                _ = wake.install(continuation)
+                wake.install(continuation)
             }
         } onCancel: {
             let withdrawn = state.withLock { state -> Bool in
@@ -92,7 +92,7 @@ final class RacyManualClock: Clock {
                 state.sleepers.remove(at: index)
                 return true
             }
-            if withdrawn || fault == .cancelBeatsTakenWake { wake.finish(CancellationError()) }
+            if withdrawn || fault == .cancelBeatsTakenWake { wake.cancel() }
         }
     }
 
@@ -109,7 +109,7 @@ final class RacyManualClock: Clock {
 
     private func resume(_ sleeper: Registration) {
         if fault == .cancelBeatsTakenWake { spin(.microseconds(1)) }
-        sleeper.wake.finish(nil)
+        sleeper.wake.resume()
     }
 
     /// Removes the earliest sleeper due by `target` (any, when nil) and moves the time to its

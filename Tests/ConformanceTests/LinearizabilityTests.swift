@@ -96,7 +96,7 @@ import Testing
         task.start(on: ProbeExecutor()) {
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    _ = gate.install(continuation)
+                    gate.install(continuation)
                     parked.fire()
                 }
             } onCancel: {
@@ -105,7 +105,7 @@ import Testing
                 // Time for the second cancel to overtake this handler, were it let through.
                 spin(.milliseconds(20))
                 log.record("handler ran")
-                gate.finish(CancellationError())
+                gate.cancel()
             }
             return .zero
         }

@@ -1,12 +1,16 @@
-/// One suspended `sleep`: resumed exactly once, by its deadline or by cancellation,
-/// whichever comes first (see ``cancel()``); cancellation also withdraws the scheduled wake-up, so a cancelled
-/// sleeper neither runs nor keeps the scheduler (or its closure) busy. Package-wide, so the
-/// suite's hand-written clocks share the one state machine.
+/// One suspended `sleep`: resumed exactly once, by its wake-up or by cancellation, whichever
+/// comes first. Package-wide, so the suite's hand-written clocks share the one state machine.
+///
+/// A wake-up is scheduled in the same critical section that installs the continuation, so a
+/// cancel finds either nothing (and the sleep, once it installs, ends at once) or both (and
+/// revokes the wake-up, unless it has started: then the clock decided first, and the wake-up
+/// resumes the sleeper normally). After that, the wake-up's claim and the cancel's revocation
+/// decide who ends the sleep.
 package final class Sleeper: Sendable {
     private struct State {
         var continuation: CheckedContinuation<Void, any Error>?
         var wakeUp: (any RevocableDisposable)?
-        /// Set by the first `finish` or `cancel`; the error it carried, if any.
+        /// Set by the first `resume` or `cancel`; the error it carried, if any.
         var finished: (any Error)??
     }
 
@@ -15,34 +19,27 @@ package final class Sleeper: Sendable {
     /// A sleeper not yet resumed.
     package init() {}
 
-    /// Stores the continuation; when the sleeper has finished already, resumes it as it
-    /// finished (normally, or with the error) instead and returns false.
-    package func install(_ continuation: CheckedContinuation<Void, any Error>) -> Bool {
+    /// Stores the continuation and schedules the wake-up (`wakeUp` returns its handle, nil
+    /// for none: a deadline that never comes, or a clock that keeps its own sleepers); when the
+    /// sleeper has been cancelled already, resumes the continuation with the error instead,
+    /// scheduling nothing.
+    package func install(
+        _ continuation: CheckedContinuation<Void, any Error>,
+        wakeUp: () -> (any RevocableDisposable)? = { nil }
+    ) {
         let finished = state.withLock { state -> (any Error)?? in
-            if state.finished == nil { state.continuation = continuation }
-            return state.finished
+            guard state.finished == nil else { return state.finished }
+            state.continuation = continuation
+            state.wakeUp = wakeUp()
+            return nil
         }
-        guard let finished else { return true }
+        guard let finished else { return }
         if let error = finished { continuation.resume(throwing: error) } else { continuation.resume() }
-        return false
-    }
-
-    /// Keeps the scheduled wake-up so cancellation can withdraw it; withdraws it at once when
-    /// the sleeper was cancelled before it was kept.
-    package func keep(_ wakeUp: (any RevocableDisposable)?) {
-        let late = state.withLock { state -> Bool in
-            if state.finished != nil { return true }
-            state.wakeUp = wakeUp
-            return false
-        }
-        if late { wakeUp?.dispose() }
     }
 
     /// Cancels the sleeper: throws `CancellationError` from its sleep and withdraws its
     /// wake-up, unless the wake-up has already started (it could not be revoked), which then
-    /// resumes it normally: the clock decided first. Decided in one critical section with the
-    /// revocation, so a wake-up is either kept before it (and withdrawn here) or after it
-    /// (and withdrawn by ``keep(_:)``), never lost in between.
+    /// resumes it normally.
     package func cancel() {
         let continuation = state.withLock { state -> CheckedContinuation<Void, any Error>? in
             guard state.finished == nil else { return nil }
@@ -57,20 +54,18 @@ package final class Sleeper: Sendable {
         continuation?.resume(throwing: CancellationError())
     }
 
-    /// Resumes the sleeper: normally for `nil` (its wake-up ran), throwing `error` otherwise
-    /// (the suite's clocks, which keep their own sleepers, cancel this way). Only the first
-    /// of this and ``cancel()`` counts.
-    package func finish(_ error: (any Error)?) {
+    /// Resumes the sleeper normally: its wake-up ran (or, for the suite's clocks, it was
+    /// taken by an advance). Only the first of this and ``cancel()`` counts.
+    package func resume() {
         let continuation = state.withLock { state -> CheckedContinuation<Void, any Error>? in
             guard state.finished == nil else { return nil }
-            state.finished = .some(error)
+            state.finished = .some(nil)
             defer {
                 state.continuation = nil
                 state.wakeUp = nil
             }
             return state.continuation
         }
-        guard let continuation else { return }
-        if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+        continuation?.resume()
     }
 }

@@ -67,16 +67,17 @@ public struct VirtualClock: Clock {
         try Task.checkCancellation()
         if deadline <= now { return }
         let sleeper = Sleeper()
+        // A deadline past what the scheduler can represent never comes: no wake-up, only
+        // cancellation ends it (`run()` must not wake it early).
+        let time = deadline.schedulerTime
+        let scheduler = self.scheduler
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                guard sleeper.install(continuation) else { return }
-                // A deadline past what the scheduler can represent never comes: no wake-up,
-                // only cancellation ends it (`run()` must not wake it early).
-                guard let time = deadline.schedulerTime else { return }
-                // The test scheduler's handles are revocable: a cancel can tell whether the
-                // wake-up has started.
-                let handle = try? scheduler.schedule(at: time) { sleeper.finish(nil) }
-                sleeper.keep(handle as? any RevocableDisposable)
+                sleeper.install(continuation) {
+                    // The test scheduler's handles are revocable: a cancel can tell whether
+                    // the wake-up has started.
+                    time.flatMap { try? scheduler.schedule(at: $0) { sleeper.resume() } } as? any RevocableDisposable
+                }
             }
         } onCancel: {
             sleeper.cancel()
