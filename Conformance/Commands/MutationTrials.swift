@@ -68,7 +68,13 @@ struct MutationTrials {
             let outcomes = IsolatedRules.run(
                 subject: subject, rules: rules, timing: timing, executable: tool, environment: environment)
             for (rule, result) in zip(rules, outcomes) { results[Pair(subject: subject.name, rule: rule.id)] = result }
-            printError("baseline \(subject.name): \(outcomes.filter { $0.status == .passed }.count) passed")
+            let broken = zip(rules, outcomes).filter { !Self.killable.contains($1.status) && $1.status != .skipped }
+            printError(
+                "baseline \(subject.name): \(outcomes.filter { $0.status == .passed }.count) passed"
+                    + (broken.isEmpty
+                        ? ""
+                        : "; with every mutant off, \(broken.map { "\($0.id) \($1.status.rawValue)" }.joined(separator: ", ")): those rules kill nothing here (if the package's own build passes them, the schemata changed its meaning: a mutator bug)")
+            )
         }
         let reach = Self.reach(log: (try? String(contentsOf: log, encoding: .utf8)) ?? "", rules: rules.map(\.id))
         return (results, reach)

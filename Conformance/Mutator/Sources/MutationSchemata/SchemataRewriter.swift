@@ -332,13 +332,21 @@ final class SchemataRewriter: SyntaxRewriter {
         let originals = Array(node)
         var items = Array(rewritten)
         let implicitReturn = originals.count == 1 && Self.valueMayBeImplicitlyReturned(by: node)
+        // A closure's one call may be its result: removed as a statement, a closure passed to
+        // a generic function (`flatMap { f($0) }`) would still compile, its result now `()`,
+        // and the unmutated build would no longer be the package's own.
+        let closureResult = originals.count == 1 && node.parent?.is(ClosureExprSyntax.self) == true
         for index in items.indices where !implicitReturn && Self.isRemovableCall(originals[index]) {
             guard let claim = claim(.removeCall, at: originals[index].item) else { continue }
             record(
                 claim, .removeCall, at: originals[index], original: originals[index].item.trimmedDescription,
                 mutated: "")
+            let call = items[index].item.trimmedDescription
             let text = Self.marked(
-                claim.id, "if !__schedulerMutant(\(claim.id)) { \(items[index].item.trimmedDescription) }")
+                claim.id,
+                closureResult
+                    ? Self.voidOrCall(claim.id, items[index].item)
+                    : "if !__schedulerMutant(\(claim.id)) { \(call) }")
             items[index] = Self.item(text, replacing: items[index])
         }
         // Non-overlapping pairs, so each statement is in at most one swap.
@@ -369,6 +377,18 @@ final class SchemataRewriter: SyntaxRewriter {
             }
         }
         return CodeBlockItemListSyntax(result)
+    }
+
+    /// `()` when the mutant is on, else the call: an expression of the call's own type when
+    /// that is `()`, and one the compiler refuses otherwise (so the mutant is dropped, and the
+    /// closure keeps its result). A `try?` stays in front, since it makes `()` optional too.
+    private static func voidOrCall(_ id: Int, _ item: CodeBlockItemSyntax.Item) -> String {
+        if case .expr(let expression) = item, let attempt = expression.as(TryExprSyntax.self),
+            attempt.questionOrExclamationMark?.tokenKind == .postfixQuestionMark
+        {
+            return "try? (__schedulerMutant(\(id)) ? () : (\(attempt.expression.trimmedDescription)))"
+        }
+        return "(__schedulerMutant(\(id)) ? () : (\(item.trimmedDescription)))"
     }
 
     private static let keptCalls: Set<String> = [

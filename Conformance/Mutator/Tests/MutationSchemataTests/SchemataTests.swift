@@ -83,6 +83,23 @@ struct SchemataTests {
         #expect(text.contains("if !__schedulerMutant(1) { signal() }"))
     }
 
+    @Test(
+        "a closure's one call is removed as an expression of its own type, so a closure whose result is used keeps it")
+    func closureResultKeepsItsType() throws {
+        let source = """
+            func f(_ x: Int?) -> Int? {
+                run { signal() }
+                return x.flatMap { try? compute($0) }
+            }
+            """
+        let (text, mutants) = schemata(source, operators: [.removeCall])
+        let signal = try #require(mutants.first { $0.original == "signal()" })
+        let compute = try #require(mutants.first { $0.original == "try? compute($0)" })
+        #expect(text.contains("(__schedulerMutant(\(signal.id)) ? () : (signal()))"))
+        #expect(text.contains("try? (__schedulerMutant(\(compute.id)) ? () : (compute($0)))"))
+        #expect(!text.contains("if !__schedulerMutant(\(compute.id))"))
+    }
+
     @Test("adjacent calls swap as pairs that do not overlap")
     func swappedStatements() {
         let source = """
