@@ -74,9 +74,11 @@ public struct VirtualClock: Clock {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 sleeper.install(continuation) {
+                    guard let time else { return nil }
+                    let handle = try? scheduler.schedule(at: time) { sleeper.resume() }
                     // The test scheduler's handles are revocable: a cancel can tell whether
                     // the wake-up has started.
-                    time.flatMap { try? scheduler.schedule(at: $0) { sleeper.resume() } } as? any RevocableDisposable
+                    return handle as? any RevocableDisposable
                 }
             }
         } onCancel: {
