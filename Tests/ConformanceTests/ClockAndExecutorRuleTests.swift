@@ -28,8 +28,13 @@ import Testing
         let results = ConformanceRunner.run(subject, rules: rules, timing: Self.timing)
         // Inconclusive is not a failure: in a test process full of parallel tests a rule that
         // races threads (CAN-3 on the drain-loop control) may not get its race; the command
-        // runs it alone.
-        let bad = results.filter { ![.passed, .skipped, .inconclusive, .guaranteed].contains($0.status) }
+        // runs it alone. Nor is a stochastic rule's (CLK-11's absolute lateness bound), as in
+        // ReferenceConformanceTests: parallel tests that start thousands of threads stretch a
+        // real clock's wake-up far past it.
+        let bad = results.filter {
+            ![.passed, .skipped, .inconclusive, .guaranteed].contains($0.status)
+                && RuleCatalogue.rule($0.rule)?.level != .stochastic
+        }
         #expect(bad.isEmpty, "\(name): \(bad.map { "\($0.rule) \($0.status.rawValue): \($0.message ?? "")" })")
         #expect(results.contains { $0.status == .passed })
     }
