@@ -114,6 +114,16 @@ struct MutationWorkspace {
     /// Builds `--target` (to find the mutants the compiler refuses, quickly) or the tool.
     /// Warnings are suppressed: schemata are full of code that never runs.
     func build(targetOnly: Bool) throws -> [CompileError] {
+        let errors = try buildOnce(targetOnly: targetOnly)
+        // Errors only in files outside the copy (a dependency by path) are no mutant's: the
+        // copy's build state is stale (SwiftPM does not always notice a file added to a
+        // dependency since the last build). One clean build settles it.
+        guard !errors.isEmpty, errors.allSatisfy({ !$0.path.hasPrefix(copy.path) }) else { return errors }
+        try? FileManager.default.removeItem(at: copy.appending(path: ".build"))
+        return try buildOnce(targetOnly: targetOnly)
+    }
+
+    private func buildOnce(targetOnly: Bool) throws -> [CompileError] {
         let selection = targetOnly ? ["--target", target] : ["--product", product]
         let result = try Shell.execute(
             "swift",
