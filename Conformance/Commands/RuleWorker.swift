@@ -16,7 +16,7 @@ enum RuleWorker {
         // The supervisor is the watchdog; this one only exists for hangs it cannot see.
         timing.ruleTimeout = timing.ruleTimeout * 4
         _ = ConformanceRunner.run(
-            subject, rules: rules, timing: timing, stacksOnHang: true, trapProbe: TrapProbeProcess.runner(),
+            subject, rules: rules, timing: timing, ownsProcess: true, trapProbe: TrapProbeProcess.runner(),
             exploration: exploration,
             willStart: { rule in
                 MutationCoverage.ruleWillStart(subject: subject.name)

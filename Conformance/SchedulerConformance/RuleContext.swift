@@ -20,22 +20,23 @@ public final class RuleContext: Sendable {
     /// rule that fails half-way never leaves its scheduler blocked for the next one.
     private let holds = Lock<[Signal]>([])
 
-    /// Whether a hang takes every thread's stack. gdb stops the whole process while it
-    /// reads them, so only a process given to this one subject (a tool's worker) does.
-    let stacksOnHang: Bool
+    /// Whether this process runs nothing but these rules (a tool's worker). Only then does a
+    /// hang take every thread's stack (gdb stops the whole process while it reads them), and
+    /// only then can a rule weigh the process's memory as its own (THR-6).
+    let ownsProcess: Bool
 
     /// Runs code that must trap in a process of its own, when this process can start one.
     let trapProbe: TrapProbeRunner?
 
     init(
-        subject: ConformanceSubject, timing: Timing, mainThreadDriven: Bool, stacksOnHang: Bool = false,
+        subject: ConformanceSubject, timing: Timing, mainThreadDriven: Bool, ownsProcess: Bool = false,
         trapProbe: TrapProbeRunner? = nil, exploration: Exploration = .standard
     ) {
         self.subject = subject
         self.exploration = exploration
         self.timing = timing
         self.mainThreadDriven = mainThreadDriven
-        self.stacksOnHang = stacksOnHang
+        self.ownsProcess = ownsProcess
         self.trapProbe = trapProbe
     }
 
@@ -101,7 +102,7 @@ public final class RuleContext: Sendable {
         }
     }
 
-    /// A hang: `message`, and where this process may take stacks (``stacksOnHang``) every
+    /// A hang: `message`, and where this process may take stacks (``ownsProcess``) every
     /// thread's, the `stuck` threads' first, with the call each is stuck in: "stuck in
     /// `QueueScheduler.schedule(_:)` at Queue.swift:42, called from producer-3". Without
     /// stacks, the threads are named and the message says what they did not return from.
@@ -110,7 +111,7 @@ public final class RuleContext: Sendable {
         func who(_ thread: (name: String, threadID: Int32?)) -> String {
             thread.name + (thread.threadID.flatMap(HangDiagnosis.activity).map { " (\($0))" } ?? "")
         }
-        guard stacksOnHang, let dump = ThreadDump.ofThisProcess(within: .seconds(20)) else {
+        guard ownsProcess, let dump = ThreadDump.ofThisProcess(within: .seconds(20)) else {
             let threads = stuck.map { "\(who($0)) never returned from its calls into the subject" }
             return RuleFailure(([message] + threads).joined(separator: "; "), kind: .hung)
         }

@@ -50,9 +50,10 @@ public struct RuleResult: Codable, Sendable, Equatable {
 public enum ConformanceRunner {
     /// Runs `rules` (the whole catalogue by default) against `subject`, calling `willStart`
     /// before each rule that applies and `progress` after each rule, and returns the results
-    /// in the order of `rules`. With `stacksOnHang`, a rule that finds the scheduler stuck
-    /// attaches every thread's stack, stopping this whole process while gdb reads them: for
-    /// a process that runs nothing else.
+    /// in the order of `rules`. `ownsProcess` says this process runs nothing else (a tool's
+    /// worker): then a rule that finds the scheduler stuck attaches every thread's stack,
+    /// stopping the whole process while gdb reads them, and THR-6 weighs the process's memory
+    /// (elsewhere it is inconclusive: other work allocates beside it).
     ///
     /// Called on the main thread, it runs the rules on another thread and drives the main
     /// run loop meanwhile, so main-thread schedulers can be checked; elsewhere the rules
@@ -64,7 +65,7 @@ public enum ConformanceRunner {
         _ subject: ConformanceSubject,
         rules: [Rule] = RuleCatalogue.all,
         timing: Timing,
-        stacksOnHang: Bool = false,
+        ownsProcess: Bool = false,
         trapProbe: TrapProbeRunner? = nil,
         exploration: Exploration = .standard,
         willStart: @escaping @Sendable (Rule) -> Void = { _ in },
@@ -72,7 +73,7 @@ public enum ConformanceRunner {
     ) -> [RuleResult] {
         let context = { @Sendable (mainThreadDriven: Bool) in
             RuleContext(
-                subject: subject, timing: timing, mainThreadDriven: mainThreadDriven, stacksOnHang: stacksOnHang,
+                subject: subject, timing: timing, mainThreadDriven: mainThreadDriven, ownsProcess: ownsProcess,
                 trapProbe: trapProbe, exploration: exploration)
         }
         guard Thread.isMainThread else {

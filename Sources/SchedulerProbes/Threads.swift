@@ -119,6 +119,9 @@ public final class ThreadCrew: Sendable {
             shift.update { $0.abandoned = true }
             return false
         }
+        // Not kept past the part: a body that holds its crew (through a race that owns it)
+        // would otherwise keep the crew, and its threads, alive for good.
+        shift.update { $0.body = nil }
         return true
     }
 

@@ -162,8 +162,14 @@ extension RuleCatalogue {
 /// beside it; one that leaves nothing grows by about as much as the control (a few kilobytes
 /// of noise), with now and then a one-off growth of tens of kilobytes in either round. The
 /// verdict is the median pair's difference against half a block per thread (16,000 bytes).
-/// Inconclusive where the allocator does not tell its count (a sanitizer's).
+/// Inconclusive where the allocator does not tell its count (a sanitizer's), and in a process
+/// that runs other work too (tests in parallel, `assertConformance`): its allocations would
+/// be weighed with the threads'.
 private func threadsLeaveNothingBehind(_ ctx: RuleContext) throws(RuleFailure) {
+    try ctx.requireExercised(
+        ctx.ownsProcess,
+        "THR-6 weighs the whole process's memory, so it judges only in a process of its own (a worker of `conformance run`); here other work allocates beside it"
+    )
     try ctx.requireExercised(
         HeapMeter.bytesInUse() != nil,
         "this process's allocator does not tell its bytes in use (not glibc, or a sanitizer's), so what threads leave behind cannot be weighed"
