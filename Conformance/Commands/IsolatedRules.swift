@@ -5,14 +5,14 @@ import SchedulerConformance
 /// A subject's rules run in worker processes: a rule that hangs becomes `timeout` (with
 /// every thread's stack when gdb is installed), one that crashes the process becomes
 /// `error` with its fatal line, and every other rule still gets its result.
-package enum IsolatedRules {
+enum IsolatedRules {
     /// The results of `rules` on `subject`, in worker processes, or in this process when
     /// `inProcess` (no crash isolation). The workers are this executable unless another
     /// build of the same tool is named (`conformance mutate` runs its schemata build), and
     /// get this process's environment with `environment` added. With `stopAtFirstKill`, the
     /// batch ends at the first rule that fails, hangs or crashes, and the rules after it are
     /// `notRunAfterKill`.
-    package static func run(
+    static func run(
         subject: ConformanceSubject, rules: [Rule], timing: Timing, exploration: Exploration = .standard,
         inProcess: Bool = false, executable: String = CommandLine.arguments[0], environment: [String: String] = [:],
         memoryCap: UInt64 = WorkerProcess.defaultMemoryCap, stopAtFirstKill: Bool = false
