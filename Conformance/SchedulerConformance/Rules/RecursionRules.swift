@@ -138,8 +138,10 @@ extension RuleCatalogue {
                 later.complete, on: scheduler, "two runs asked for from another thread (\(later.count) ran)")
             try ctx.settle(scheduler)
             try ctx.expect(runs.value == 3, "ran \(runs.value) times for one start and two later reschedules")
-            try reschedulesAtOnceEachCount(ctx)
+            // The loop's part first: under the sanitizer the bursts' part can run short of
+            // overlaps (inconclusive), and a lost run must still be found.
             if ctx.subject.capabilities.contains(.synchronous) { try reschedulesAsTheLoopEndsEachRun(ctx) }
+            try reschedulesAtOnceEachCount(ctx)
         },
         Rule(
             .rec5, "disposing stops every further run, one already queued included",
