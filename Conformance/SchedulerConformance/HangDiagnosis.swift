@@ -1,6 +1,10 @@
 import Foundation
 import SchedulerProbes
 
+#if canImport(Runtime)
+    import Runtime
+#endif
+
 /// Where a hung rule's threads are, read from a thread dump (gdb's `thread apply all bt`,
 /// demangled): the stuck threads' stacks first, and the first frame of each that is the
 /// subject's code rather than the C library's, the runtime's or the suite's: the call that
@@ -43,6 +47,86 @@ package enum HangDiagnosis {
     static func stuckFrame(of id: Int32, in dump: String) -> String? {
         guard let block = threadBlocks(dump).first(where: { $0.id == id }) else { return nil }
         return frames(of: block, in: dump).first(where: \.isSubjects)?.described
+    }
+
+    /// The innermost frame of thread `id`'s stack that is the subject's, as
+    /// `Type.method(_:)`, read by sampling the thread inside this process (no debugger, no
+    /// stacks kept): how a hang found by `assertConformance` names the call it is stuck in.
+    /// Nil where the stack cannot be sampled (a sanitizer, another platform) or no frame
+    /// qualifies.
+    static func sampledStuckFrame(of id: Int32) -> String? {
+        sampledCall(of: id)?.frame
+    }
+
+    /// Every other thread of this process that may be sampled and is inside a call the
+    /// suite made into the subject (a frame of the subject's above one of the suite's), as
+    /// ``stuckCalls(in:)`` finds them in a dump; `ids` are left out.
+    /// A thread counts only when a second sample, a tenth of a second later, finds it in the
+    /// same frame: a test running beside the rule passes through its own subject's calls.
+    static func sampledStuckCalls(excluding ids: Set<Int32>) -> [StuckCall] {
+        func inside(_ id: Int32) -> String? {
+            guard let call = sampledCall(of: id), call.calledBySuite else { return nil }
+            return call.frame
+        }
+        let first = StackSample.sampleableThreads().filter { !ids.contains($0.id) }.compactMap { thread in
+            inside(thread.id).map { StuckCall(threadID: thread.id, threadName: thread.name, frame: $0) }
+        }
+        guard !first.isEmpty else { return [] }
+        Thread.sleep(forTimeInterval: 0.1)
+        return first.filter { call in call.threadID.flatMap(inside) == call.frame }
+    }
+
+    /// Thread `id`'s sampled stack: the subject's innermost frame (nil when none is), and
+    /// whether a frame of the suite's lies below it. Nil where it could not be sampled.
+    static func sampledCall(of id: Int32) -> (frame: String?, calledBySuite: Bool)? {
+        #if canImport(Runtime)
+            guard #available(macOS 26, *), let symbols = StackSample.symbols(ofThread: id) else { return nil }
+            for (index, raw) in symbols.enumerated() where module(ofMangled: raw).map(isSubjects) == true {
+                let name = SymbolicatedBacktrace.Symbol(
+                    imageIndex: 0, imageName: "", rawName: raw, offset: 0, sourceLocation: nil
+                ).name
+                if ["thunk", "partial apply", "protocol witness", "merged "].contains(where: name.contains) {
+                    continue
+                }
+                let below = symbols[(index + 1)...].contains {
+                    module(ofMangled: $0).map(suiteModules.contains) == true
+                }
+                return (name, below)
+            }
+            return (nil, false)
+        #else
+            return nil
+        #endif
+    }
+
+    /// The suite's own modules: a frame of theirs below the subject's is the suite's call.
+    private static let suiteModules: Set<String> = [
+        "SchedulerConformance", "SchedulerConformanceTesting", "SchedulerProbes", "SchedulerReporting",
+        "SchedulerStress", "SchedulerHarness", "CommandSupport", "ConformanceCommands", "StressCommands",
+    ]
+
+    /// The libraries under every subject: a frame of theirs is where a subject waits, not
+    /// what it is.
+    private static let libraryModules: Set<String> = [
+        "Foundation", "FoundationEssentials", "FoundationInternationalization", "Dispatch", "Synchronization",
+        "XCTest", "Testing", "Runtime",
+    ]
+
+    /// Whether code of `module` is the subject's: neither the suite's nor a library's.
+    static func isSubjects(_ module: String) -> Bool {
+        !suiteModules.contains(module) && !libraryModules.contains(module)
+    }
+
+    /// The module of a mangled Swift symbol (`$s` + the module name's length and the name +
+    /// …); nil for C symbols and the standard library's (`$ss…`, `$sSc…`: substitutions,
+    /// not a module name).
+    static func module(ofMangled mangled: String) -> String? {
+        guard mangled.hasPrefix("$s") else { return nil }
+        let rest = mangled.dropFirst(2)
+        let digits = rest.prefix(while: \.isNumber)
+        guard let length = Int(digits), length > 0 else { return nil }
+        let module = rest.dropFirst(digits.count).prefix(length)
+        return module.count == length ? String(module) : nil
     }
 
     /// Where a crash re-run under gdb (``ThreadDump/ofCrash(executable:arguments:environment:within:frames:)``)

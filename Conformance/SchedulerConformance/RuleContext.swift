@@ -105,15 +105,15 @@ public final class RuleContext: Sendable {
     /// A hang: `message`, and where this process may take stacks (``ownsProcess``) every
     /// thread's, the `stuck` threads' first, with the call each is stuck in: "stuck in
     /// `QueueScheduler.schedule(_:)` at Queue.swift:42, called from producer-3". Without
-    /// stacks, the threads are named and the message says what they did not return from.
+    /// stacks, each named thread's own stack is sampled for the call (no file and line), and
+    /// where even that cannot be read the message says what they did not return from.
     func hang(_ message: String, stuck: [(name: String, threadID: Int32?)] = []) -> RuleFailure {
         /// A thread's name, and what the kernel says it is doing.
         func who(_ thread: (name: String, threadID: Int32?)) -> String {
             thread.name + (thread.threadID.flatMap(HangDiagnosis.activity).map { " (\($0))" } ?? "")
         }
         guard ownsProcess, let dump = ThreadDump.ofThisProcess(within: .seconds(20)) else {
-            let threads = stuck.map { "\(who($0)) never returned from its calls into the subject" }
-            return RuleFailure(([message] + threads).joined(separator: "; "), kind: .hung)
+            return RuleFailure(([message] + sampledPlaces(of: stuck, who)).joined(separator: "; "), kind: .hung)
         }
         // Threads the rule did not name may be stuck in the subject too (the rule's own).
         let found = HangDiagnosis.stuckCalls(in: dump).filter { call in !stuck.contains { $0.threadID == call.threadID }
@@ -129,6 +129,27 @@ public final class RuleContext: Sendable {
         return RuleFailure(
             ([message] + places + named).joined(separator: "; "), kind: .hung,
             threadDump: HangDiagnosis.ordered(dump, first: stuck.compactMap(\.threadID)))
+    }
+
+    /// Where the `stuck` threads, and any other thread the suite started, are, from their own
+    /// stacks sampled in this process (no stacks kept, no file and line): "stuck in
+    /// `Mine.schedule(_:)`, called from producer thread 3". A named thread whose stack could
+    /// not be read is said not to have returned from the subject; one outside the subject is
+    /// said to wait there (for the threads that are stuck).
+    private func sampledPlaces(
+        of stuck: [(name: String, threadID: Int32?)], _ who: ((name: String, threadID: Int32?)) -> String
+    ) -> [String] {
+        let named = stuck.map { thread in
+            guard let id = thread.threadID, let sampled = HangDiagnosis.sampledCall(of: id) else {
+                return "\(who(thread)) never returned from its calls into the subject"
+            }
+            return sampled.frame.map { "stuck in `\($0)`, called from \(who(thread))" }
+                ?? "\(who(thread)) waits outside the subject"
+        }
+        let others = HangDiagnosis.sampledStuckCalls(excluding: Set(stuck.compactMap(\.threadID))).map {
+            "stuck in `\($0.frame)`, called from thread \"\($0.threadName)\""
+        }
+        return named + others
     }
 
     /// Whether `scheduler` still runs new work: what tells a lost action (a failure) from
@@ -296,7 +317,7 @@ public final class RuleContext: Sendable {
         let threadID = Lock<Int32?>(nil)
         let thread = Thread {
             Thread.current.name = "helper"
-            threadID.withLock { $0 = CorePinning.currentThreadID }
+            threadID.withLock { $0 = StackSample.sampleableCurrentThreadID }
             let outcome: Result<T, RuleFailure>
             do { outcome = .success(try body()) } catch { outcome = .failure(error as! RuleFailure) }
             result.withLock { $0 = outcome }

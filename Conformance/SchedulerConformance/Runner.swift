@@ -149,7 +149,7 @@ public enum ConformanceRunner {
         let thread = Thread {
             // Named from inside: Foundation names the kernel's thread only for the current one.
             Thread.current.name = "rule \(rule.id)"
-            threadID.store(CorePinning.currentThreadID ?? -1, ordering: .relaxed)
+            threadID.store(StackSample.sampleableCurrentThreadID ?? -1, ordering: .relaxed)
             var result: RuleResult
             do throws(RuleFailure) {
                 try rule.check(context)
@@ -192,13 +192,15 @@ public enum ConformanceRunner {
         guard finished.wait(context.timing.ruleTimeout), let result = outcome.value else {
             let id = threadID.load(ordering: .relaxed)
             let activity = id >= 0 ? HangDiagnosis.activity(of: id).map { " (\($0))" } ?? "" : ""
+            let place =
+                (id >= 0 ? HangDiagnosis.sampledStuckFrame(of: id) : nil).map { "stuck in `\($0)`" }
+                ?? "still inside a call into the subject or a wait of the rule's"
             return RuleResult(
                 rule: rule.id.rawValue, level: rule.level, status: .timeout,
                 durationSeconds: (ContinuousClock.now - started).timeInterval,
                 message:
-                    "did not finish within \(context.timing.ruleTimeout); its thread was abandoned\(activity), still inside"
-                    + " a call into the subject or a wait of the rule's (the `conformance` tool's report names the call,"
-                    + " with every thread's stack)"
+                    "did not finish within \(context.timing.ruleTimeout); its thread was abandoned\(activity), \(place)"
+                    + " (the `conformance` tool's report gives every thread's stack)"
             )
         }
         return result

@@ -44,7 +44,7 @@ public enum Threads {
                 // Named from inside: Foundation names the kernel's thread only for the current one.
                 Thread.current.name = "producer-\(index)"
                 if pinned { CorePinning.pinCurrentThread(toCore: index) }
-                if let id = CorePinning.currentThreadID { state.withLock { $0.ids[index] = id } }
+                if let id = StackSample.sampleableCurrentThreadID { state.withLock { $0.ids[index] = id } }
                 start.wait()
                 body(index)
                 state.withLock { _ = $0.returned.insert(index) }

@@ -4,6 +4,7 @@ import SchedulerConformanceTesting
 import SchedulerMutants
 import SchedulerProbes
 import Schedulers
+import Synchronization
 import Testing
 
 @Suite struct AssertConformanceTests {
@@ -82,15 +83,54 @@ import Testing
             "stacks stop the whole test process: only a tool's worker takes them")
     }
 
+    /// Without stacks (they would stop the whole test process), the producer threads' own
+    /// stacks still say which call of the subject's never returned.
+    @Test(.disabled(if: ThreadSanitizerBuild.isEnabled, "the sanitizer holds a blocked thread's signals back"))
+    func aCallThatNeverReturnsIsNamedWithoutStacks() {
+        var timing = Timing.calibrate(scale: 1)
+        timing.mustHappen = .seconds(1)
+        let blocking = BlocksProducers()
+        defer { blocking.release() }
+        let subject = ConformanceSubject(name: "blocks-producers", origin: .thirdParty) { blocking }
+        let results = failing(subject, .thr1, timing: timing, "the scheduler never returns to its producers")
+        #expect(results.map(\.status) == [.timeout], "\(results)")
+        let message = results.first?.message ?? ""
+        #expect(
+            message.contains("stuck in `BlocksProducers.schedule(_:)`, called from producer thread 0"), "\(message)")
+        #expect(results.first?.threadDump == nil)
+    }
+
+    /// A rule whose own thread never comes back from the subject is abandoned at the rule
+    /// timeout, and the result names where that thread is stuck (the thread stays parked in
+    /// the mutant until the test process ends).
+    @Test(.disabled(if: ThreadSanitizerBuild.isEnabled, "the sanitizer holds a blocked thread's signals back"))
+    func anAbandonedRuleNamesTheCallItsThreadIsStuckIn() {
+        var timing = Timing.calibrate(scale: 1)
+        timing.ruleTimeout = .seconds(2)
+        let results = failing(Mutants.hanging, .can6, timing: timing, "the mutant's repeating schedule never returns")
+        #expect(results.map(\.status) == [.timeout], "\(results)")
+        let message = results.first?.message ?? ""
+        #expect(
+            message.contains(
+                "its thread was abandoned (blocked), stuck in `HangingMutant.schedule(at:repeatingEvery:leeway:_:)`"),
+            "\(message)")
+    }
+
     @Test func aLostActionOnALiveSchedulerIsStillAFailure() {
         let lossy = Mutants.all.first { $0.subject.name == "mutant-lossy" }!
         var timing = Timing.calibrate(scale: 1)
         timing.mustHappen = .seconds(1)
-        var results: [RuleResult] = []
-        withKnownIssue("the mutant loses an action") {
-            results = assertConformance(lossy.subject, rules: [RuleCatalogue.rule(.thr1)], timing: timing)
-        }
+        let results = failing(lossy.subject, .thr1, timing: timing, "the mutant loses an action")
         #expect(results.map(\.status) == [.failed], "\(results)")
+    }
+
+    /// The results of `rule` on a subject that fails it, its failure a known issue.
+    private func failing(_ subject: ConformanceSubject, _ rule: RuleID, timing: Timing, _ why: Comment)
+        -> [RuleResult]
+    {
+        var results: [RuleResult] = []
+        withKnownIssue(why) { results = assertConformance(subject, rules: [RuleCatalogue.rule(rule)], timing: timing) }
+        return results
     }
 }
 
@@ -104,5 +144,30 @@ private final class StuckScheduler: Scheduler {
     func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
         queue.withLock { $0.append(action) }
         return nil
+    }
+}
+
+/// Runs what the rule's own thread schedules; a call from any other thread waits until the
+/// test releases it.
+private final class BlocksProducers: Scheduler, Sendable {
+    let name = "blocks-producers"
+    var capabilities: SchedulerCapabilities { [.asynchronous, .serial] }
+    var now: SchedulerTime { queue.now }
+    private let queue = QueueScheduler(name: "blocks-producers")
+    private let gate = DispatchSemaphore(value: 0)
+    private let released = Atomic<Bool>(false)
+
+    @inline(never) func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        if Thread.current.name?.hasPrefix("rule ") != true, !released.load(ordering: .acquiring) {
+            gate.wait()
+            gate.signal()
+        }
+        return queue.schedule(action)
+    }
+
+    /// Lets every waiting call, and every later one, through.
+    func release() {
+        released.store(true, ordering: .releasing)
+        gate.signal()
     }
 }

@@ -180,4 +180,46 @@ import Testing
                 .init(threadID: 8, threadName: "rule CAN-6", frame: "Mine.schedule(_:) at Mine.swift:11")
             ])
     }
+
+    /// In a test process no debugger may stop every thread: the stuck thread's own stack,
+    /// sampled, names the subject's call, past the C library's and the Dispatch frames it
+    /// waits in and above the suite's frames that called it.
+    @Test(.disabled(if: ThreadSanitizerBuild.isEnabled, "the sanitizer holds a blocked thread's signals back"))
+    func aBlockedThreadsSampledStackNamesTheSubjectsCall() throws {
+        let parked = Parked()
+        let id = Lock<Int32?>(nil)
+        let entered = Signal()
+        Thread {
+            id.withLock { $0 = StackSample.sampleableCurrentThreadID }
+            parked.park(entered)
+        }.start()
+        #expect(entered.wait(.seconds(10)))
+        let thread = try #require(id.withLock { $0 })
+        #expect(HangDiagnosis.sampledStuckFrame(of: thread) == "Parked.park(_:)")
+        // Sampled again: the thread took the signal and went back to its wait.
+        #expect(HangDiagnosis.sampledStuckFrame(of: thread) == "Parked.park(_:)")
+        parked.gate.signal()
+        #expect(HangDiagnosis.sampledStuckFrame(of: -1) == nil)
+    }
+
+    @Test func onlyAModuleOutsideTheSuiteAndItsLibrariesIsTheSubjects() {
+        func subjects(_ mangled: String) -> Bool {
+            HangDiagnosis.module(ofMangled: mangled).map(HangDiagnosis.isSubjects) == true
+        }
+        #expect(subjects("$s4Mine6ParkedC4parkyyF"))
+        #expect(!subjects("$s20SchedulerConformance11RuleContextC4holdyyF"))
+        #expect(!subjects("$s8Dispatch0A9SemaphoreC4waityyF"))
+        #expect(!subjects("$sSa6appendyyxnF"), "the standard library's")
+        #expect(!subjects("pthread_mutex_lock"))
+    }
+}
+
+/// A subject's method that waits, for the sampled stack to find.
+private final class Parked: Sendable {
+    let gate = DispatchSemaphore(value: 0)
+
+    @inline(never) func park(_ entered: Signal) {
+        entered.fire()
+        gate.wait()
+    }
 }

@@ -31,7 +31,7 @@ public final class ProbeExecutor: TaskExecutor, SerialExecutor {
     fileprivate func run(_ job: UnownedJob, taskExecutor: UnownedTaskExecutor) {
         inFlight.enter()
         queue.async {
-            self.running.store(CorePinning.currentThreadID ?? -1, ordering: .relaxed)
+            self.running.store(StackSample.sampleableCurrentThreadID ?? -1, ordering: .relaxed)
             job.runSynchronously(isolatedTo: self.asUnownedSerialExecutor(), taskExecutor: taskExecutor)
             self.running.store(-1, ordering: .relaxed)
             self.inFlight.leave()

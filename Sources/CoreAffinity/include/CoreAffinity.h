@@ -1,7 +1,8 @@
 // The Linux scheduling calls the conformance rules need and Swift's Glibc module does not
 // export (they are GNU extensions): thread-to-core pinning for rules that need threads on
 // distinct cores, a thread's own count of preemptions for rules that judge by evidence, and
-// the allocator's count of bytes in use for rules that judge what a thread leaves behind.
+// the allocator's count of bytes in use for rules that judge what a thread leaves behind, and
+// a sample of another thread's stack for naming the call a hung thread is stuck in.
 #ifndef CORE_AFFINITY_H
 #define CORE_AFFINITY_H
 
@@ -37,5 +38,26 @@ long core_affinity_heap_bytes_in_use(void);
 /// Spins `steps` iterations of a loop the optimiser keeps (about a cycle each): a pause
 /// finer than a clock read, for sweeping one call across another's first nanoseconds.
 void core_affinity_busy_steps(long steps);
+
+/// Lets the calling thread's stack be sampled by `core_affinity_sample_stack`: unblocks the
+/// signal it uses, which a thread started from a Dispatch worker inherits blocked. Returns 0,
+/// or -1 where sampling is not supported.
+int core_affinity_allow_stack_sampling(void);
+
+/// The signal `core_affinity_sample_stack` sends, or -1 where sampling is not supported: a
+/// thread that blocks it cannot be sampled.
+int core_affinity_sample_signal(void);
+
+/// Records the return addresses on kernel thread `thread`'s stack (of this process) into
+/// `frames`, innermost first, by having the thread take a signal whose handler walks its own
+/// stack: what a hang's diagnosis uses where it may not stop the process to attach a
+/// debugger. Returns the number of frames, or -1 when the thread did not answer within
+/// `timeout_ms` (it did not allow sampling, or a sanitizer held the signal back) or this
+/// cannot be done here.
+int core_affinity_sample_stack(long thread, void **frames, int capacity, int timeout_ms);
+
+/// Writes the (mangled) name of the function containing `address` into `name`, from the
+/// dynamic symbols or, for the main program, its own symbol table. Returns 1 when found.
+int core_affinity_symbol_name(const void *address, char *name, long capacity);
 
 #endif

@@ -2,6 +2,7 @@ import SchedulerConformance
 import SchedulerConformanceTesting
 import Testing
 import WorkerThreadScheduler
+import WorkerThreadSubjects
 import XCTest
 
 /// One call checks the scheduler against every rule it claims.
@@ -24,6 +25,26 @@ import XCTest
         })
     #expect(results.contains { $0.ruleID == .exe2 && $0.status == .passed })
     #expect(results.contains { $0.ruleID == .lin4 && $0.status == .passed })
+}
+
+/// A deadlock inside the scheduler, found in the test process: each result names the call
+/// that never returned, read from the stuck thread's own stack (the tool's report adds every
+/// thread's stack; see `ToolTests`). The deadlocked threads stay parked until the process
+/// ends.
+@Test func aDeadlockNamesTheCallThatNeverReturned() {
+    var timing = Timing.calibrate(scale: 1)
+    timing.mustHappen = .seconds(2)
+    timing.ruleTimeout = .seconds(5)
+    var results: [RuleResult] = []
+    withKnownIssue("the variant deadlocks when a producer schedules while an action runs") {
+        results = assertConformance(
+            WorkerThreadSubjects.lockedWhileRunning, rules: [RuleID.ord3, .ord6].map(RuleCatalogue.rule), timing: timing
+        )
+    }
+    #expect(results.map(\.status) == [.timeout, .timeout], "\(results)")
+    #expect(
+        results.allSatisfy { $0.message?.contains("stuck in `LockedWhileRunning.schedule(_:)`") == true },
+        "\(results.map { $0.message ?? "" })")
 }
 
 /// The same from XCTest, which runs on the main thread.
