@@ -134,29 +134,36 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
     }
 
     /// Removes the earliest live entry due at or before `limit` (before it, when
-    /// `exclusive`), skipping entries added after `sequenceLimit`.
-    private func pop(notAfter limit: SchedulerTime, exclusive: Bool = false, sequenceLimit: UInt64 = .max) -> Entry? {
+    /// `exclusive`), skipping entries added after `sequenceLimit`, and moves the time to it in
+    /// the same critical section, so work scheduled meanwhile for the present is stamped with
+    /// that time. With nothing due, it sets the time to `finishing` (an advance's target), in
+    /// that section too: nothing can be scheduled between the last look and the time moving.
+    private func pop(
+        notAfter limit: SchedulerTime, exclusive: Bool = false, sequenceLimit: UInt64 = .max,
+        finishing end: SchedulerTime? = nil
+    ) -> Entry? {
         guarded { state in
             var later: [Entry] = []
             defer { for entry in later { state.entries.insert(entry) } }
-            while let entry = state.entries.min {
-                guard exclusive ? entry.time < limit : entry.time <= limit else { return nil }
+            while let entry = state.entries.min, exclusive ? entry.time < limit : entry.time <= limit {
                 state.entries.removeMin()
                 if entry.sequence > sequenceLimit {
                     later.append(entry)
                     continue
                 }
                 if entry.disposable.isDisposed { continue }
+                state.now = fault == .nowIsTarget ? (state.target ?? entry.time) : entry.time
                 return entry
+            }
+            if let end {
+                state.now = max(state.now, end)
+                state.target = nil
             }
             return nil
         }
     }
 
     private func run(_ entry: Entry) {
-        guarded { state in
-            state.now = fault == .nowIsTarget ? (state.target ?? entry.time) : entry.time
-        }
         if let interval = entry.interval {
             let base = fault == .repeatingFromTarget ? (guarded { $0.target } ?? entry.time) : entry.time
             let next = (try? base.advanced(by: interval)) ?? .distantFuture
@@ -234,7 +241,10 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
                 for entry in batch { run(entry) }
             }
         default:
-            while let entry = pop(notAfter: target, exclusive: fault == .advanceExclusive) { run(entry) }
+            while let entry = pop(notAfter: target, exclusive: fault == .advanceExclusive, finishing: target) {
+                run(entry)
+            }
+            return
         }
         guarded { state in
             state.now = max(state.now, target)

@@ -23,6 +23,9 @@ public struct Declarations: Sendable, Equatable {
     public var zeroInterval: ZeroInterval = .refused
     /// The order a serial executor runs jobs of different priorities queued together (EXE-3).
     public var executorOrder: ExecutorOrder = .fifo
+    /// Whether a virtual-time scheduler's advance runs the work due exactly at its target
+    /// (VT-6, LIN-2).
+    public var advanceTarget: AdvanceTarget = .inclusive
 
     /// The suite's own choices throughout.
     public init() {}
@@ -36,6 +39,7 @@ public struct Declarations: Sendable, Equatable {
         if drivenJobs != .onTheDrivingThread { found.append(.drivenJobs(drivenJobs)) }
         if zeroInterval != .refused { found.append(.zeroInterval(zeroInterval)) }
         if executorOrder != .fifo { found.append(.executorOrder(executorOrder)) }
+        if advanceTarget != .inclusive { found.append(.advanceTarget(advanceTarget)) }
         return found
     }
 
@@ -47,6 +51,7 @@ public struct Declarations: Sendable, Equatable {
         case .drivenJobs(let place): drivenJobs = place
         case .zeroInterval(let meaning): zeroInterval = meaning
         case .executorOrder(let order): executorOrder = order
+        case .advanceTarget(let target): advanceTarget = target
         }
     }
 }
@@ -65,6 +70,8 @@ public enum Declaration: Sendable, Equatable, CustomStringConvertible {
     case zeroInterval(ZeroInterval)
     /// The order of a serial executor's queued jobs.
     case executorOrder(ExecutorOrder)
+    /// Whether an advance runs what is due exactly at its target.
+    case advanceTarget(AdvanceTarget)
 
     /// The declaration as an adapter writes it, in messages: `` `.declaring(.dueSleep(.parksUntilNextAdvance))` ``.
     public var description: String { "`.declaring(\(code))`" }
@@ -78,6 +85,7 @@ public enum Declaration: Sendable, Equatable, CustomStringConvertible {
         case .drivenJobs(let place): ".drivenJobs(.\(place.rawValue))"
         case .zeroInterval(let meaning): ".zeroInterval(.\(meaning.rawValue))"
         case .executorOrder(let order): ".executorOrder(.\(order.rawValue))"
+        case .advanceTarget(let target): ".advanceTarget(.\(target.rawValue))"
         }
     }
 }
@@ -149,4 +157,15 @@ public enum ExecutorOrder: String, Sendable, Codable, CaseIterable {
     case fifo
     /// The highest priority first, FIFO among equal priorities (default actors).
     case priority
+}
+
+/// What a virtual-time scheduler's `advance(to: target)` does with work due exactly at the
+/// target. Either way it runs everything due before it, then sets the time to the target.
+public enum AdvanceTarget: String, Sendable, Codable, CaseIterable {
+    /// Runs it in that advance (RxSwift's `advanceTo`, ReactiveSwift's and SwiftNIO's test
+    /// schedulers; the suite's choice).
+    case inclusive
+    /// Leaves it for the next drive (a step, a later advance), as Kotlin's `advanceTimeBy`
+    /// does on purpose.
+    case exclusive
 }

@@ -309,3 +309,34 @@ private final class PriorityExecutor: SerialExecutor, TaskExecutor {
         #expect(wrong.message?.contains("though the subject declares") == true, "\(wrong.message ?? "")")
     }
 }
+
+/// VT-6 and LIN-2 hold a virtual-time scheduler to what its advance declares it does with
+/// work due exactly at the target; a failure an exclusive advance explains names the
+/// declaration.
+@Suite struct AdvanceTargetDeclarationTests {
+    /// A correct scheduler whose `advance(to:)` leaves the target's work for the next drive.
+    private static let exclusive = Mutants.all.first { $0.subject.name == "mutant-virtual-advance-exclusive" }!.subject
+    private static let inclusive = ConformanceSubject(name: "test-scheduler") { TestScheduler() }
+
+    @Test func anExclusiveAdvancePassesWhenItSaysSo() {
+        let undeclared = judge(Self.exclusive, .vt6)[.vt6]!
+        #expect(undeclared.status == .failed)
+        #expect(
+            undeclared.message?.contains("declares `.declaring(.advanceTarget(.exclusive))`") == true,
+            "\(undeclared.message ?? "")")
+        for (rule, result) in judge(Self.exclusive.declaring(.advanceTarget(.exclusive)), .vt6, .vt8, .vt11, .lin2) {
+            #expect(passesOrLacksEvidence(result), "\(rule): \(result.message ?? "")")
+        }
+    }
+
+    @Test func anInclusiveAdvanceFailsTheExclusiveDeclaration() {
+        let declared = Self.inclusive.declaring(.advanceTarget(.exclusive))
+        let results = judge(declared, .vt6, .lin2)
+        #expect(results[.vt6]?.status == .failed)
+        #expect(
+            results[.vt6]?.message?.contains("though the subject declares `.declaring(.advanceTarget(.exclusive))`")
+                == true, "\(results[.vt6]?.message ?? "")")
+        #expect(results[.lin2]?.status == .failed, "\(results[.lin2]?.status as Any) \(results[.lin2]?.message ?? "")")
+        #expect(judge(Self.inclusive, .vt6, .vt8)[.vt6]?.status == .passed)
+    }
+}

@@ -99,22 +99,41 @@ extension RuleCatalogue {
                 .vt6, "advance-to is inclusive and then sets the time",
                 requires: .virtualTime,
                 rationale: "RxSwift's `advanceTo` runs what is due exactly at the target; tests rely on it.",
-                hint: "run entries with time <= target (not <), then set `now` to the target."
+                hint:
+                    "run entries with time <= target (not <), then set `now` to the target. A scheduler that leaves work due exactly at the target for the next drive by design (as Kotlin's `advanceTimeBy` does) declares `.advanceTarget(.exclusive)`: then only what is due before the target runs, and the next step runs the rest at the target."
             ) { ctx throws(RuleFailure) in
                 let scheduler = try virtualScheduler(ctx)
                 let target = try ctx.deadline(.seconds(5), on: scheduler)
-                let atTarget = Box(false)
-                let after = Box(false)
-                _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
-                    try scheduler.schedule(at: target) { atTarget.value = true }
-                }
-                _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
-                    try scheduler.schedule(at: target.advanced(by: .nanoseconds(1))) { after.value = true }
+                let ran = Recorder<String>()
+                for (name, offset) in [("before", -1), ("at", 0), ("after", 1)] {
+                    _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
+                        try scheduler.schedule(at: target.advanced(by: .nanoseconds(offset))) {
+                            ran.record("\(name)@\(scheduler.now == target ? "target" : "\(scheduler.now)")")
+                        }
+                    }
                 }
                 scheduler.advance(to: target)
-                try ctx.expect(atTarget.value, "an action due exactly at the target did not run")
-                try ctx.expect(!after.value, "an action due after the target ran")
                 try ctx.expect(scheduler.now == target, "now is \(scheduler.now) after advancing to \(target)")
+                let declaration = Declaration.advanceTarget(.exclusive)
+                guard ctx.subject.declared.advanceTarget == .exclusive else {
+                    try ctx.expect(
+                        ran.all.first?.hasPrefix("before") == true, "an action due 1 ns before the target did not run")
+                    try ctx.expect(
+                        ran.all.count >= 2,
+                        "an action due exactly at the target did not run in the advance (a scheduler that leaves it for the next drive by design declares \(declaration))"
+                    )
+                    try ctx.expect(ran.all.count == 2, "an action due after the target ran: \(ran.all)")
+                    return
+                }
+                try ctx.expect(
+                    ran.all.count == 1 && ran.all[0].hasPrefix("before"),
+                    "advancing to the target ran \(ran.all), though the subject declares \(declaration): only the action due 1 ns before it should run"
+                )
+                try ctx.expect(scheduler.step(), "after the advance, a step found nothing to run")
+                try ctx.expect(
+                    ran.all.last == "at@target",
+                    "the step after the advance ran \(ran.all.last ?? "nothing"), expected the action due at the target, at the target (the subject declares \(declaration))"
+                )
             },
             Rule(
                 .vt7, "`now` during an action equals the action's time",
@@ -154,7 +173,8 @@ extension RuleCatalogue {
                         _ = try? scheduler.schedule(after: .seconds(5)) { log.record("too late") }
                     }
                 }
-                try ctx.attempt("advance") { () throws(SchedulerError) in try scheduler.advance(by: .seconds(2)) }
+                // Nothing is due at the target: the rule holds with either `.advanceTarget`.
+                try ctx.attempt("advance") { () throws(SchedulerError) in try scheduler.advance(by: .seconds(3)) }
                 try ctx.expect(log.all == ["first", "during"], "ran \(log.all)")
             },
         ] + virtualTimeOrder

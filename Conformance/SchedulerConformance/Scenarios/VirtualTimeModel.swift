@@ -2,7 +2,8 @@
 /// the VT rules: actions run only inside a driving call (advance, step, run), on its thread,
 /// one at a time, in order of (time, order of scheduling); a deadline already past runs at
 /// the present; each runs with `now` at its time; an advance runs everything due at or
-/// before its target, work scheduled meanwhile included, then sets the time to the target;
+/// before its target (before it, for a subject that declares `.advanceTarget(.exclusive)`),
+/// work scheduled meanwhile included, then sets the time to the target;
 /// a step runs the earliest action; time never goes back; a disposed action never starts.
 /// Times are milliseconds after the scheduler's time when the scenario began.
 public struct VirtualTimeModel: SequentialModel, CustomStringConvertible {
@@ -84,6 +85,8 @@ public struct VirtualTimeModel: SequentialModel, CustomStringConvertible {
     }
 
     let tracksCurrent: Bool
+    /// Whether an advance leaves what is due exactly at its target for the next drive.
+    let exclusive: Bool
     var now: Int64 = 0
     private var queue: [Entry] = []
     private var made = 0
@@ -91,16 +94,28 @@ public struct VirtualTimeModel: SequentialModel, CustomStringConvertible {
     private var ranInStep = false
     private var running: Int?
 
-    /// The model of a subject that tracks the current scheduler or not.
-    public init(tracksCurrent: Bool) { self.tracksCurrent = tracksCurrent }
+    /// The model of a subject that tracks the current scheduler or not, and whose advance
+    /// runs what is due at its target (`exclusive` false) or leaves it.
+    public init(tracksCurrent: Bool, exclusive: Bool = false) {
+        self.tracksCurrent = tracksCurrent
+        self.exclusive = exclusive
+    }
 
     private var earliest: Entry? { queue.min { ($0.time, $0.order) < ($1.time, $1.order) } }
+
+    /// Where an advance under way sets the time when it returns.
+    private var advanceEnd: Int64? {
+        switch driving {
+        case .by(let ms): advanceStart + Int64(ms) * 1_000_000
+        case .to(let ms): Int64(ms) * 1_000_000
+        case .step, .all, nil: nil
+        }
+    }
 
     /// The latest time the driving call may run work at, if any.
     private var limit: Int64? {
         switch driving {
-        case .by(let ms): advanceStart + Int64(ms) * 1_000_000
-        case .to(let ms): Int64(ms) * 1_000_000
+        case .by, .to: advanceEnd.map { exclusive ? $0 - 1 : $0 }
         case .step: ranInStep ? nil : .max
         case .all: .max
         case nil: nil
@@ -131,9 +146,8 @@ public struct VirtualTimeModel: SequentialModel, CustomStringConvertible {
             next.driving = nil
             switch target {
             case .by, .to:
-                let end = limit ?? now
-                if let first = earliest, first.time <= end { return [] }
-                next.now = max(now, end)
+                if let first = earliest, let limit, first.time <= limit { return [] }
+                next.now = max(now, advanceEnd ?? now)
             case .step:
                 if !ranInStep, !queue.isEmpty { return [] }
                 return [(.stepped(ranInStep), next)]

@@ -84,7 +84,8 @@ enum VirtualTimeScenarios {
         }
         @Sendable func at(_ ms: Int) -> SchedulerTime { (try? origin.advanced(by: .milliseconds(ms))) ?? origin }
         return ScenarioInstance(
-            initial: VirtualTimeModel(tracksCurrent: tracksCurrent),
+            initial: VirtualTimeModel(
+                tracksCurrent: tracksCurrent, exclusive: context.subject.declared.advanceTarget == .exclusive),
             perform: { operation in
                 switch operation {
                 case .schedule(let n, let ms):
