@@ -12,7 +12,7 @@ public enum Mutants {
     /// they test the harness's isolation, not the rules.
     public static let all: [Mutant] =
         ordering + optimisedOnly + cancellation + current + recursion + timers + synchronous + virtualTime
-        + threadSafety + clocks + executors + scenarios
+        + threadSafety + clocks + executors + scenarios + mainThread
 
     private static let ordering: [Mutant] = [
         mutant("lifo", "runs queued actions last-in first-out", .ord1) { LIFOMutant("lifo") },

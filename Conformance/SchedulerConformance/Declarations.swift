@@ -26,6 +26,9 @@ public struct Declarations: Sendable, Equatable {
     /// Whether a virtual-time scheduler's advance runs the work due exactly at its target
     /// (VT-6, LIN-2).
     public var advanceTarget: AdvanceTarget = .inclusive
+    /// What a main-thread scheduler's `schedule(_:)` does when called on the main thread with
+    /// nothing of its own queued (ORD-5).
+    public var mainThreadSchedule: MainThreadSchedule = .alwaysAsynchronous
 
     /// The suite's own choices throughout.
     public init() {}
@@ -40,6 +43,7 @@ public struct Declarations: Sendable, Equatable {
         if zeroInterval != .refused { found.append(.zeroInterval(zeroInterval)) }
         if executorOrder != .fifo { found.append(.executorOrder(executorOrder)) }
         if advanceTarget != .inclusive { found.append(.advanceTarget(advanceTarget)) }
+        if mainThreadSchedule != .alwaysAsynchronous { found.append(.mainThreadSchedule(mainThreadSchedule)) }
         return found
     }
 
@@ -52,6 +56,7 @@ public struct Declarations: Sendable, Equatable {
         case .zeroInterval(let meaning): zeroInterval = meaning
         case .executorOrder(let order): executorOrder = order
         case .advanceTarget(let target): advanceTarget = target
+        case .mainThreadSchedule(let choice): mainThreadSchedule = choice
         }
     }
 }
@@ -72,6 +77,8 @@ public enum Declaration: Sendable, Equatable, CustomStringConvertible {
     case executorOrder(ExecutorOrder)
     /// Whether an advance runs what is due exactly at its target.
     case advanceTarget(AdvanceTarget)
+    /// Whether `schedule` on the main thread may run inline when nothing is queued.
+    case mainThreadSchedule(MainThreadSchedule)
 
     /// The declaration as an adapter writes it, in messages: `` `.declaring(.dueSleep(.parksUntilNextAdvance))` ``.
     public var description: String { "`.declaring(\(code))`" }
@@ -86,6 +93,7 @@ public enum Declaration: Sendable, Equatable, CustomStringConvertible {
         case .zeroInterval(let meaning): ".zeroInterval(.\(meaning.rawValue))"
         case .executorOrder(let order): ".executorOrder(.\(order.rawValue))"
         case .advanceTarget(let target): ".advanceTarget(.\(target.rawValue))"
+        case .mainThreadSchedule(let choice): ".mainThreadSchedule(.\(choice.rawValue))"
         }
     }
 }
@@ -168,4 +176,15 @@ public enum AdvanceTarget: String, Sendable, Codable, CaseIterable {
     /// Leaves it for the next drive (a step, a later advance), as Kotlin's `advanceTimeBy`
     /// does on purpose.
     case exclusive
+}
+
+/// What a main-thread scheduler's `schedule(_:)` does when called on the main thread, outside
+/// its own actions, with nothing of its own queued. Work already queued is never overtaken,
+/// whatever the choice.
+public enum MainThreadSchedule: String, Sendable, Codable, CaseIterable {
+    /// Queues it, as from any other thread (ReactiveCocoa's and ReactiveSwift's main-thread
+    /// schedulers, this package's `MainThreadScheduler`; the suite's choice).
+    case alwaysAsynchronous
+    /// Runs it inline, before the call returns (RxSwift's `MainScheduler`).
+    case inlineWhenIdle
 }

@@ -34,14 +34,16 @@ import Testing
                 "kill: \(name) by \(rule.id), \(Self.runs - misses.count)/\(Self.runs) in \(ContinuousClock.now - started)"
             )
         }
-        // THR-6 weighs the whole process's memory, so it judges only in a process of its own:
-        // its adversaries are checked by the `conformance mutants` command, each run in a worker
-        // (a child process waited for on this thread: the cooperative pool that runs the tests
-        // may be all taken). In this process, and under the sanitizer, it must say it cannot
-        // judge, not pass.
+        // THR-6 weighs the whole process's memory, so it judges only in a process of its own,
+        // and a main-thread subject's calls from the main thread need a process whose main
+        // thread is driven (Swift Testing's is not): such mutants are checked by the
+        // `conformance mutants` command, each run in a worker (a child process waited for on
+        // this thread: the cooperative pool that runs the tests may be all taken). In this
+        // process, and under the sanitizer, THR-6 must say it cannot judge, not pass.
         let weighsMemory = rule.id == .thr6
-        if weighsMemory && !ThreadSanitizerBuild.isEnabled {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("thr6-\(UUID().uuidString)")
+        let needsMainThread = mutant.subject.capabilities.contains(.mainThread)
+        if (weighsMemory && !ThreadSanitizerBuild.isEnabled) || needsMainThread {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kill-\(UUID().uuidString)")
             let process = Process()
             process.executableURL = URL(fileURLWithPath: Self.conformance)
             process.arguments = [
@@ -50,7 +52,7 @@ import Testing
             process.standardOutput = FileHandle.nullDevice
             try process.run()
             process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "\(name) escaped THR-6 in some of \(Self.runs) worker runs")
+            #expect(process.terminationStatus == 0, "\(name) escaped \(rule.id) in some of \(Self.runs) worker runs")
             return
         }
         let unweighable = weighsMemory

@@ -1,3 +1,4 @@
+import Foundation
 import SchedulerProbes
 import Schedulers
 
@@ -66,6 +67,77 @@ func everyEntryPointIsAsynchronous(_ ctx: RuleContext) throws(RuleFailure) {
     try ctx.expect(failures.count == 0, failures.all.joined(separator: "; "), kind: .error)
     let inline = probes.all.filter { $0.inline.value }.map(\.name)
     try ctx.expect(inline.isEmpty, "ran inside the call: \(inline.joined(separator: ", "))")
+}
+
+/// ORD-5 on the main thread, for a main-thread scheduler: `schedule(_:)` called there outside
+/// its actions, first with nothing of its own queued, then behind an action queued from
+/// another thread while the main thread is busy (so it is still pending). The first runs
+/// inline only for a subject that declares `.mainThreadSchedule(.inlineWhenIdle)`, and then
+/// must; the second never does, and runs after the queued one. Where the main thread is not
+/// driven (a Swift Testing process), this part cannot run, and the rule's note says so.
+func mainThreadScheduleKeepsItsChoice(_ ctx: RuleContext) throws(RuleFailure) {
+    guard ctx.subject.capabilities.contains(.mainThread) else { return }
+    let declared = ctx.subject.declared.mainThreadSchedule
+    let declaration = Declaration.mainThreadSchedule(.inlineWhenIdle)
+    guard ctx.mainThreadDriven else {
+        try ctx.requireExercised(
+            declared == .alwaysAsynchronous,
+            "the main thread is not driven in this process, so \(declaration) cannot be judged (run from XCTest's main thread or the `conformance` command)"
+        )
+        ctx.note("no call from the main thread: it is not driven in this process")
+        return
+    }
+    let scheduler = ctx.makeScheduler()
+    try ctx.quiesce(scheduler)
+    let idle = EntryCallProbe("schedule(_:) on the main thread, nothing queued")
+    let behind = EntryCallProbe("schedule(_:) on the main thread behind queued work")
+    let order = Recorder<String>(expecting: 3)
+    let onMain = Box(false)
+    let queued = Signal()
+    let done = Signal()
+    DispatchQueue.main.async {
+        onMain.value = Thread.isMainThread
+        idle.caller.value = ThreadProbe.id
+        scheduler.schedule {
+            order.record("idle")
+            idle.action()
+        }
+        idle.caller.value = nil
+        // Queued from another thread while this block holds the main thread: it stays pending
+        // until the block returns.
+        Thread {
+            scheduler.schedule { order.record("queued") }
+            queued.fire()
+        }.start()
+        if queued.wait(ctx.timing.mustHappen) {
+            behind.caller.value = ThreadProbe.id
+            scheduler.schedule {
+                order.record("behind")
+                behind.action()
+            }
+            behind.caller.value = nil
+        }
+        done.fire()
+    }
+    try ctx.waitFor(done, on: scheduler, "a block on the main queue calling schedule(_:)")
+    try ctx.requireExercised(onMain.value, "the main queue ran its block off the main thread")
+    try ctx.expect(queued.hasFired, "schedule(_:) from another thread did not return while the main thread was busy")
+    try ctx.waitFor(order.complete, on: scheduler, "the three actions scheduled around the main thread's calls")
+    try ctx.expect(
+        !behind.inline.value,
+        "\(behind.name) ran inline, overtaking the action queued before it (an inline run is only for a scheduler with nothing queued)"
+    )
+    try ctx.expect(
+        order.all.last == "behind", "ran in the order \(order.all): the later call overtook the queued action")
+    if declared == .inlineWhenIdle {
+        try ctx.expect(
+            idle.inline.value, "\(idle.name) did not run inline, though the subject declares \(declaration)")
+    } else {
+        try ctx.expect(
+            !idle.inline.value,
+            "\(idle.name) ran inline (a main-thread scheduler that does so by design, as RxSwift's `MainScheduler`, declares \(declaration))"
+        )
+    }
 }
 
 /// One call of an entry point: the thread inside the call while it lasts, and whether the

@@ -148,7 +148,7 @@ extension RuleCatalogue {
             rationale:
                 "Callers set up state after `schedule` returns (storing the handle, say) that the action relies on; an inline run sees it missing. A deadline that has come, a repeating timer whose start has passed and a recursion's first run are scheduled work too.",
             hint:
-                "no entry point calls the action directly: not `schedule`, not `schedule(at:)` with a past, present or near deadline, not a repeating timer's first tick, not `scheduleRecursive`'s first run; not from the scheduler's own thread, nor when the queue is empty."
+                "no entry point calls the action directly: not `schedule`, not `schedule(at:)` with a past, present or near deadline, not a repeating timer's first tick, not `scheduleRecursive`'s first run; not from the scheduler's own thread, nor when the queue is empty. A main-thread scheduler that runs `schedule` inline on the main thread when nothing of its own is queued, by design (RxSwift's `MainScheduler`), declares `.mainThreadSchedule(.inlineWhenIdle)`; it must still queue behind pending work."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let inline = Box(0)
@@ -173,6 +173,7 @@ extension RuleCatalogue {
             try ctx.settle(scheduler)
             try ctx.expect(inline.value == 0, "\(inline.value) actions ran inside their `schedule` call")
             try everyEntryPointIsAsynchronous(ctx)
+            try mainThreadScheduleKeepsItsChoice(ctx)
         },
         Rule(
             .ord6, "an action scheduled after another on a different thread runs after it",

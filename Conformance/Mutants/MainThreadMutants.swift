@@ -1,0 +1,75 @@
+import Dispatch
+import Foundation
+import SchedulerConformance
+import Schedulers
+import Synchronization
+
+/// A main-thread scheduler shaped like RxSwift's `MainScheduler`: called on the main thread,
+/// outside its own actions, with nothing of its own queued, `schedule` runs the action inline;
+/// otherwise it queues it on the main queue. Correct when it declares
+/// `.mainThreadSchedule(.inlineWhenIdle)`; the fault `overtakes` runs inline on the main thread
+/// outside its actions even while work queued from other threads is pending.
+final class InlineOnMainMutant: Scheduler, Sendable {
+    let name: String
+    private let overtakes: Bool
+    /// Actions queued and not yet finished, the one running included.
+    private let pending = Atomic<Int>(0)
+    /// Whether one of its actions is running (only ever on the main thread).
+    private let running = Atomic<Bool>(false)
+
+    var capabilities: SchedulerCapabilities { [.asynchronous, .serial, .mainThread, .tracksCurrent] }
+    var now: SchedulerTime { MainThreadScheduler.shared.now }
+
+    init(_ name: String, overtakes: Bool) {
+        self.name = name
+        self.overtakes = overtakes
+    }
+
+    @discardableResult
+    func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let earlier = pending.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
+        let idle = overtakes ? !running.load(ordering: .relaxed) : earlier == 0
+        if Thread.isMainThread, idle {
+            run(action)
+            return nil
+        }
+        let handle = BooleanDisposable()
+        DispatchQueue.main.async { [self] in
+            if handle.isDisposed {
+                pending.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+            } else {
+                run(action)
+            }
+        }
+        return handle
+    }
+
+    private func run(_ action: @escaping SchedulerAction) {
+        let outer = running.exchange(true, ordering: .relaxed)
+        CurrentScheduler.run(as: self, action)
+        running.store(outer, ordering: .relaxed)
+        pending.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+    }
+}
+
+extension Mutants {
+    /// The main-thread mutants: ORD-5 judges them from the main thread, which only a process
+    /// that drives it (the `conformance` command's worker, XCTest) gives.
+    static let mainThread: [Mutant] = [
+        mutant("main-inline-when-idle", "runs inline on the main thread with nothing queued, undeclared", .ord5) {
+            InlineOnMainMutant("main-inline-when-idle", overtakes: false)
+        },
+        Mutant(
+            subject: ConformanceSubject(name: "mutant-main-inline-overtaking", origin: .mutant) {
+                InlineOnMainMutant("main-inline-overtaking", overtakes: true)
+            }.declaring(.mainThreadSchedule(.inlineWhenIdle)),
+            fault: "declares inline when idle, and runs inline on the main thread behind queued work too",
+            killer: .ord5),
+    ]
+
+    /// RxSwift's `MainScheduler`'s shape, correct and declared: for the tests of the
+    /// declaration.
+    public static let inlineWhenIdleMain = ConformanceSubject(name: "main-inline-when-idle", origin: .thirdParty) {
+        InlineOnMainMutant("main-inline-when-idle", overtakes: false)
+    }.declaring(.mainThreadSchedule(.inlineWhenIdle))
+}
