@@ -88,6 +88,49 @@ import Testing
                 == "crashed in RecursesForever.schedule(_:) at Subjects.swift:91: SIGSEGV, Segmentation fault")
     }
 
+    /// The same from a real release build: a small program compiled with `-O`, whose
+    /// precondition fails, read from what the runtime's backtracer really printed.
+    @Test func aRealReleaseBuildsTrapIsNamed() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("release-trap-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = folder.appendingPathComponent("Clock.swift")
+        try """
+        struct MockClock {
+            var now = 5
+            @inline(never) mutating func advance(to target: Int) {
+                precondition(target >= now, "the clock cannot go back")
+                now = target
+            }
+        }
+        var clock = MockClock()
+        clock.advance(to: CommandLine.arguments.count - 1)
+        print(clock.now)
+        """.write(to: source, atomically: true, encoding: .utf8)
+        let program = folder.appendingPathComponent("trap").path
+        let compiled = try Self.run("/usr/bin/env", ["swiftc", "-O", "-g", source.path, "-o", program])
+        try #require(compiled.status == 0, "swiftc failed: \(compiled.error)")
+        let crashed = try Self.run(program, [])
+        #expect(crashed.status != 0)
+        #expect(
+            CrashDiagnosis(standardError: crashed.error).summary
+                == "crashed in MockClock.advance(to:) at Clock.swift:4: precondition failure", "\(crashed.error)")
+    }
+
+    /// Runs `executable` to its end; its exit status and standard error.
+    private static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, error: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let error = Pipe()
+        process.standardError = error
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let data = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
     @Test func standardErrorWithoutAReportGivesNothing() {
         #expect(CrashDiagnosis(standardError: "Backtrace took 0.37s\n").summary == nil)
     }
