@@ -28,7 +28,7 @@ RUN_TESTS = set -o pipefail; mkdir -p $(dir $(2)); $(1) 2>&1 | tee $(2); status=
 	if [ $$status -ne 0 ]; then echo "── failing tests ($(2)) ──"; grep -E -A3 '✘ .*(recorded an issue|failed)' $(2) | grep -v 'known issue' | tail -60; fi; exit $$status
 BUSY_CORES := pids=""; for i in $$(seq $$(nproc)); do (while :; do :; done) & pids="$$pids $$!"; done; trap 'kill $$pids' EXIT;
 
-.PHONY: lint format tsan help build test test-package test-third-party test-example test-mutator python-deps release conformance conformance-mutants conformance-mutants-loaded conformance-kill-matrix conformance-loaded matrix stress stress-nightly stress-trend dashboard mutate mutate-full rules clean
+.PHONY: lint format tsan help build test bench-instructions test-package test-third-party test-example test-mutator python-deps release conformance conformance-mutants conformance-mutants-loaded conformance-kill-matrix conformance-loaded matrix stress stress-nightly stress-trend dashboard mutate mutate-full rules clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-20s %s\n", $$1, $$2}'
@@ -104,6 +104,10 @@ conformance-loaded: release ## RUNS back-to-back runs while every core is kept b
 		if $(CONFORMANCE) run --quiet --report-dir $(REPORTS)/loaded >$(REPORTS)/loaded/run-$$run.txt 2>&1; then echo "run $$run: passed"; \
 		else echo "run $$run: FAILED (see $(REPORTS)/loaded/run-$$run.txt)"; failed=$$((failed+1)); fi; \
 	done; echo "$$(($(RUNS)-failed)) passed, $$failed failed"; test $$failed -eq 0
+
+bench-instructions: ## Count the hot paths' instructions and allocations per operation under callgrind (release); exit 10 on a regression over 3% against Stress/instruction-baselines.json
+	$(SWIFT) build -c release --product stress
+	$(STRESS) instructions --report-dir $(REPORTS) $(ARGS)
 
 stress: release ## Short stress run (under 3 minutes) over every scenario and reference subject
 	$(STRESS) run --duration 1 --report-dir $(REPORTS)/stress $(if $(SUBJECTS),--subject $(SUBJECTS)) $(ARGS)

@@ -16,7 +16,7 @@ import SchedulerStress
 /// ```
 ///
 /// Subcommands: `run` (the default), `compare`, `table`, `list-scenarios`,
-/// `calibrate-allocations`.
+/// `calibrate-allocations`, `instructions`.
 public enum StressTool {
     /// Runs the command line of this process against `subjects`; `explanations` are printed
     /// beside the failures they explain and excuse them from the gate. Does not return.
@@ -38,7 +38,7 @@ struct StressCommand: ParsableCommand {
         abstract: "Stress schedulers: classified outcomes, latency histograms, allocation statistics.",
         subcommands: [
             Run.self, Merge.self, Compare.self, Export.self, Table.self, ListScenarios.self, CalibrateAllocations.self,
-            Worker.self,
+            Instructions.self, Worker.self, MeasurePath.self,
         ],
         defaultSubcommand: Run.self
     )

@@ -60,4 +60,9 @@ int core_affinity_sample_stack(long thread, void **frames, int capacity, int tim
 /// dynamic symbols or, for the main program, its own symbol table. Returns 1 when found.
 int core_affinity_symbol_name(const void *address, char *name, long capacity);
 
+/// Calls `body(context)`: a named, never inlined region for a profiler to count between
+/// (callgrind's `--zero-before` and `--dump-after`), so start-up and tear-down stay out of
+/// the count.
+void core_affinity_measured_region(void (*body)(void *), void *context);
+
 #endif
