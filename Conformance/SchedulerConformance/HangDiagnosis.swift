@@ -49,57 +49,43 @@ package enum HangDiagnosis {
         return frames(of: block, in: dump).first(where: \.isSubjects)?.described
     }
 
-    /// The innermost frame of thread `id`'s stack that is the subject's, as
-    /// `Type.method(_:)`, read by sampling the thread inside this process (no debugger, no
-    /// stacks kept): how a hang found by `assertConformance` names the call it is stuck in.
-    /// Nil where the stack cannot be sampled (a sanitizer, another platform) or no frame
-    /// qualifies.
-    static func sampledStuckFrame(of id: Int32) -> String? {
-        sampledCall(of: id)?.frame
+    /// What sampling a thread's stack found (see ``sampledStack(of:)``).
+    enum SampledStack: Equatable {
+        /// The thread did not answer: a sanitizer, another platform, or a thread gone.
+        case unreadable
+        /// No frame of the stack is the subject's: the thread waits in the suite's code.
+        case outsideTheSubject
+        /// The subject's innermost frame, as `Type.method(_:)`.
+        case inside(String)
     }
 
-    /// Every other thread of this process that may be sampled and is inside a call the
-    /// suite made into the subject (a frame of the subject's above one of the suite's), as
-    /// ``stuckCalls(in:)`` finds them in a dump; `ids` are left out.
-    /// A thread counts only when a second sample, a tenth of a second later, finds it in the
-    /// same frame: a test running beside the rule passes through its own subject's calls.
-    static func sampledStuckCalls(excluding ids: Set<Int32>) -> [StuckCall] {
-        func inside(_ id: Int32) -> String? {
-            guard let call = sampledCall(of: id), call.calledBySuite else { return nil }
-            return call.frame
-        }
-        let first = StackSample.sampleableThreads().filter { !ids.contains($0.id) }.compactMap { thread in
-            inside(thread.id).map { StuckCall(threadID: thread.id, threadName: thread.name, frame: $0) }
-        }
-        guard !first.isEmpty else { return [] }
-        Thread.sleep(forTimeInterval: 0.1)
-        return first.filter { call in call.threadID.flatMap(inside) == call.frame }
-    }
-
-    /// Thread `id`'s sampled stack: the subject's innermost frame (nil when none is), and
-    /// whether a frame of the suite's lies below it. Nil where it could not be sampled.
-    static func sampledCall(of id: Int32) -> (frame: String?, calledBySuite: Bool)? {
+    /// Thread `id`'s stack, sampled inside this process (no debugger, no stacks kept): how a
+    /// hang found by `assertConformance` names the call a thread is stuck in.
+    static func sampledStack(of id: Int32) -> SampledStack {
         #if canImport(Runtime)
-            guard #available(macOS 26, *), let symbols = StackSample.symbols(ofThread: id) else { return nil }
-            for (index, raw) in symbols.enumerated() where module(ofMangled: raw).map(isSubjects) == true {
+            guard #available(macOS 26, *), let symbols = StackSample.symbols(ofThread: id) else { return .unreadable }
+            for raw in symbols where module(ofMangled: raw).map(isSubjects) == true {
                 let name = SymbolicatedBacktrace.Symbol(
                     imageIndex: 0, imageName: "", rawName: raw, offset: 0, sourceLocation: nil
                 ).name
                 if ["thunk", "partial apply", "protocol witness", "merged "].contains(where: name.contains) {
                     continue
                 }
-                let below = symbols[(index + 1)...].contains {
-                    module(ofMangled: $0).map(suiteModules.contains) == true
-                }
-                return (name, below)
+                return .inside(name)
             }
-            return (nil, false)
+            return .outsideTheSubject
         #else
-            return nil
+            return .unreadable
         #endif
     }
 
-    /// The suite's own modules: a frame of theirs below the subject's is the suite's call.
+    /// The subject's innermost frame on thread `id`'s sampled stack, if it has one.
+    static func sampledStuckFrame(of id: Int32) -> String? {
+        if case .inside(let frame) = sampledStack(of: id) { return frame }
+        return nil
+    }
+
+    /// The suite's own modules.
     private static let suiteModules: Set<String> = [
         "SchedulerConformance", "SchedulerConformanceTesting", "SchedulerProbes", "SchedulerReporting",
         "SchedulerStress", "SchedulerHarness", "CommandSupport", "ConformanceCommands", "StressCommands",

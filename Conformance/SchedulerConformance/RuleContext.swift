@@ -131,25 +131,26 @@ public final class RuleContext: Sendable {
             threadDump: HangDiagnosis.ordered(dump, first: stuck.compactMap(\.threadID)))
     }
 
-    /// Where the `stuck` threads, and any other thread the suite started, are, from their own
-    /// stacks sampled in this process (no stacks kept, no file and line): "stuck in
-    /// `Mine.schedule(_:)`, called from producer thread 3". A named thread whose stack could
-    /// not be read is said not to have returned from the subject; one outside the subject is
-    /// said to wait there (for the threads that are stuck).
+    /// Where the `stuck` threads are, from their own stacks sampled in this process (no
+    /// stacks kept, no file and line): "stuck in `Mine.schedule(_:)`, called from producer
+    /// thread 3". A thread gone by now is said to have returned late; one whose stack could not
+    /// be read, not to have returned from the subject; one outside the subject, to wait there
+    /// (for the threads that are stuck). Only the rule's own threads are sampled: other tests of the process run beside
+    /// it, and a signal is an interruption they did not ask for.
     private func sampledPlaces(
         of stuck: [(name: String, threadID: Int32?)], _ who: ((name: String, threadID: Int32?)) -> String
     ) -> [String] {
-        let named = stuck.map { thread in
-            guard let id = thread.threadID, let sampled = HangDiagnosis.sampledCall(of: id) else {
-                return "\(who(thread)) never returned from its calls into the subject"
+        stuck.map { thread in
+            switch thread.threadID.map(HangDiagnosis.sampledStack) ?? .unreadable {
+            case .inside(let frame): "stuck in `\(frame)`, called from \(who(thread))"
+            case .outsideTheSubject: "\(who(thread)) waits outside the subject"
+            case .unreadable:
+                // Gone by now: it came back after the bound, as a slow subject's threads do.
+                thread.threadID.map(CorePinning.isRunning) == .some(nil)
+                    ? "\(thread.name) returned only after the bound"
+                    : "\(who(thread)) never returned from its calls into the subject"
             }
-            return sampled.frame.map { "stuck in `\($0)`, called from \(who(thread))" }
-                ?? "\(who(thread)) waits outside the subject"
         }
-        let others = HangDiagnosis.sampledStuckCalls(excluding: Set(stuck.compactMap(\.threadID))).map {
-            "stuck in `\($0.frame)`, called from thread \"\($0.threadName)\""
-        }
-        return named + others
     }
 
     /// Whether `scheduler` still runs new work: what tells a lost action (a failure) from

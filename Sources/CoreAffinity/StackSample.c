@@ -37,8 +37,6 @@ static int sample_ready;
 
 static int sample_signal(void) { return SIGRTMIN + 6; }
 
-int core_affinity_sample_signal(void) { return sample_signal(); }
-
 static void sample_handler(int signal, siginfo_t *info, void *context) {
     (void)signal;
     (void)info;
@@ -216,7 +214,6 @@ int core_affinity_symbol_name(const void *address, char *name, long capacity) {
     return 1;
 }
 #else
-int core_affinity_sample_signal(void) { return -1; }
 int core_affinity_allow_stack_sampling(void) { return -1; }
 int core_affinity_sample_stack(long thread, void **frames, int capacity, int timeout_ms) { return -1; }
 int core_affinity_symbol_name(const void *address, char *name, long capacity) { return 0; }

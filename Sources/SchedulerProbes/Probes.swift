@@ -291,30 +291,6 @@ package enum StackSample {
         return CorePinning.currentThreadID
     }
 
-    /// This process's threads, other than the caller, whose stacks may be sampled (they made
-    /// themselves sampleable, or were started by a thread that had), with their names.
-    package static func sampleableThreads() -> [(id: Int32, name: String)] {
-        let signal = Int(core_affinity_sample_signal())
-        guard signal > 0, let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else {
-            return []
-        }
-        let me = CorePinning.currentThreadID
-        return tasks.compactMap { task -> (id: Int32, name: String)? in
-            guard let id = Int32(task), id != me,
-                let status = try? String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8)
-            else { return nil }
-            func field(_ name: String) -> Substring? {
-                status.split(separator: "\n").first { $0.hasPrefix(name + ":") }.map {
-                    $0.dropFirst(name.count + 1).drop { $0 == "\t" || $0 == " " }
-                }
-            }
-            guard let blocked = field("SigBlk").flatMap({ UInt64($0, radix: 16) }),
-                blocked & (1 << UInt64(signal - 1)) == 0
-            else { return nil }
-            return (id, field("Name").map(String.init) ?? "thread")
-        }
-    }
-
     /// The mangled names of the functions on kernel thread `id`'s stack, innermost first
     /// (an empty string where an address has no symbol); nil where the thread did not answer
     /// within `timeout` (gone, not made sampleable by ``sampleableCurrentThreadID``, or a

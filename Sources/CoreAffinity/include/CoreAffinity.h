@@ -44,10 +44,6 @@ void core_affinity_busy_steps(long steps);
 /// or -1 where sampling is not supported.
 int core_affinity_allow_stack_sampling(void);
 
-/// The signal `core_affinity_sample_stack` sends, or -1 where sampling is not supported: a
-/// thread that blocks it cannot be sampled.
-int core_affinity_sample_signal(void);
-
 /// Records the return addresses on kernel thread `thread`'s stack (of this process) into
 /// `frames`, innermost first, by having the thread take a signal whose handler walks its own
 /// stack: what a hang's diagnosis uses where it may not stop the process to attach a

@@ -27,10 +27,10 @@ import XCTest
     #expect(results.contains { $0.ruleID == .lin4 && $0.status == .passed })
 }
 
-/// A deadlock inside the scheduler, found in the test process: each result names the call
-/// that never returned, read from the stuck thread's own stack (the tool's report adds every
-/// thread's stack; see `ToolTests`). The deadlocked threads stay parked until the process
-/// ends.
+/// A deadlock inside the scheduler, found in the test process: the result names the call
+/// that never returned, read from the stuck threads' own stacks (the tool's report adds every
+/// thread's stack; see `ToolTests`). ORD-3's producers schedule while an action runs, so
+/// they deadlock for good; they stay parked until the process ends.
 @Test func aDeadlockNamesTheCallThatNeverReturned() {
     var timing = Timing.calibrate(scale: 1)
     timing.mustHappen = .seconds(2)
@@ -38,13 +38,13 @@ import XCTest
     var results: [RuleResult] = []
     withKnownIssue("the variant deadlocks when a producer schedules while an action runs") {
         results = assertConformance(
-            WorkerThreadSubjects.lockedWhileRunning, rules: [RuleID.ord3, .ord6].map(RuleCatalogue.rule), timing: timing
-        )
+            WorkerThreadSubjects.lockedWhileRunning, rules: [RuleCatalogue.rule(.ord3)], timing: timing)
     }
-    #expect(results.map(\.status) == [.timeout, .timeout], "\(results)")
-    #expect(
-        results.allSatisfy { $0.message?.contains("stuck in `LockedWhileRunning.schedule(_:)`") == true },
-        "\(results.map { $0.message ?? "" })")
+    #expect(results.map(\.status) == [.timeout], "\(results)")
+    // The innermost frame of the scheduler's own code each producer was caught in: the
+    // variant's `schedule`, or the worker queue's enqueue under it.
+    let message = results.first?.message ?? ""
+    #expect(message.contains("stuck in `LockedWhileRunning.schedule(_:)`, called from producer thread"), "\(message)")
 }
 
 /// The same from XCTest, which runs on the main thread.
