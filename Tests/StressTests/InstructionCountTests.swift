@@ -84,7 +84,7 @@ import Testing
     }
 
     /// Counted twice, a path costs the same: what lets the gate be 3 % on a shared machine.
-    /// The trampoline's step runs on one thread, so its count is exact, and it allocates
+    /// The trampoline's step runs on one thread, so its count barely moves, and it allocates
     /// nothing. (A debug build: only the counting is checked, not the committed counts, which
     /// are a release build's; paths with threads vary by a fraction of a percent, which the
     /// median of five runs absorbs.)
@@ -106,7 +106,9 @@ import Testing
             costs.append(try #require(report.paths.first).cost)
         }
         #expect(costs[0].instructions > 100)
-        #expect(costs[0] == costs[1])
-        #expect(costs[0].allocations == 0, "a trampoline step allocates nothing")
+        // To the instruction on a quiet machine; a few instructions a step apart when the
+        // machine is loaded and something of the runtime's runs inside the window.
+        #expect(abs(costs[0].instructions / costs[1].instructions - 1) < 0.005, "\(costs)")
+        #expect(costs[0].allocations == 0 && costs[1].allocations == 0, "a trampoline step allocates nothing")
     }
 }
