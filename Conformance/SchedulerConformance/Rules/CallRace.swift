@@ -119,7 +119,9 @@ final class CallRace: Sendable {
 
 extension CallRace {
     /// Races trials in batches of `batch` until `wanted` of them met, up to 20,000 trials or
-    /// 10 s; fewer met is inconclusive: "only 12 of 20,000 `pairs`". For each batch,
+    /// 10 s, and on up to 30 s while the rate so far gets there by then (a subject whose calls
+    /// are slow, not a machine that keeps the threads apart); fewer met is inconclusive:
+    /// "only 12 of 20,000 `pairs`". For each batch,
     /// `prepare(trial)` sets each trial up on the rule's thread, `race(setup, thread, lag)`
     /// makes its two calls (one per thread, pausing its lag just before its risky point, and
     /// returning its span), and `judge(first, batch)` judges what they did, throwing at the
@@ -133,8 +135,14 @@ extension CallRace {
     ) throws(RuleFailure) {
         var met = 0
         var trials = 0
-        let budget = ContinuousClock.now + .seconds(10)
-        while met < wanted && trials < 20_000 && ContinuousClock.now < budget {
+        let start = ContinuousClock.now
+        /// Whether to race on: within 10 s, or within 30 s where the rate so far will get there.
+        func inBudget() -> Bool {
+            let elapsed = ContinuousClock.now - start
+            guard elapsed >= .seconds(10) else { return true }
+            return elapsed < .seconds(30) && met > 0 && elapsed * (Double(wanted) / Double(met)) < .seconds(30)
+        }
+        while met < wanted && trials < 20_000 && inBudget() {
             let range = trials..<trials + batch
             var setups: [Setup] = []
             for trial in range { setups.append(try prepare(trial)) }
