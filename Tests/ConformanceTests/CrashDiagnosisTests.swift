@@ -110,18 +110,23 @@ import Testing
         let program = folder.appendingPathComponent("trap").path
         let compiled = try Self.run("/usr/bin/env", ["swiftc", "-O", "-g", source.path, "-o", program])
         try #require(compiled.status == 0, "swiftc failed: \(compiled.error)")
-        let crashed = try Self.run(program, [])
+        // The backtracer on, whatever this process runs with (`make tsan` turns it off).
+        let crashed = try Self.run(program, [], environment: ["SWIFT_BACKTRACE": "enable=yes"])
         #expect(crashed.status != 0)
         #expect(
             CrashDiagnosis(standardError: crashed.error).summary
                 == "crashed in MockClock.advance(to:) at Clock.swift:4: precondition failure", "\(crashed.error)")
     }
 
-    /// Runs `executable` to its end; its exit status and standard error.
-    private static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, error: String) {
+    /// Runs `executable` to its end, with `environment` over this process's; its exit status
+    /// and standard error.
+    private static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws
+        -> (status: Int32, error: String)
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let error = Pipe()
         process.standardError = error
         process.standardOutput = FileHandle.nullDevice
