@@ -59,7 +59,9 @@ import Testing
         ("timer-storm", "mutant-early-timers", "early"),
         ("repeating-cancel-race", "mutant-repeating-ignores-disposal", "ticks after dispose returned"),
         ("current-churn", "mutant-current-not-set", "wrong scheduler"),
-        ("trampoline-virtual-load", "mutant-shared-trampoline", "wrong thread"),
+        // One queue for all threads: another thread's action runs on the draining thread, or,
+        // when the drain ends before it was queued (the sanitizer's timing), never.
+        ("trampoline-virtual-load", "mutant-shared-trampoline", "wrong thread|lost"),
     ])
     func brokenSubjectsShowTheForbiddenOutcome(_ scenario: String, _ subject: String, _ outcome: String) throws {
         let run = try Self.run(scenario, on: subject)
