@@ -108,12 +108,8 @@ public final class RuleContext: Sendable {
     /// stacks, each named thread's own stack is sampled for the call (no file and line), and
     /// where even that cannot be read the message says what they did not return from.
     func hang(_ message: String, stuck: [(name: String, threadID: Int32?)] = []) -> RuleFailure {
-        /// A thread's name, and what the kernel says it is doing.
-        func who(_ thread: (name: String, threadID: Int32?)) -> String {
-            thread.name + (thread.threadID.flatMap(HangDiagnosis.activity).map { " (\($0))" } ?? "")
-        }
         guard ownsProcess, let dump = ThreadDump.ofThisProcess(within: .seconds(20)) else {
-            return RuleFailure(([message] + sampledPlaces(of: stuck, who)).joined(separator: "; "), kind: .hung)
+            return RuleFailure(([message] + sampledPlaces(of: stuck)).joined(separator: "; "), kind: .hung)
         }
         // Threads the rule did not name may be stuck in the subject too (the rule's own).
         let found = HangDiagnosis.stuckCalls(in: dump).filter { call in !stuck.contains { $0.threadID == call.threadID }
@@ -135,11 +131,9 @@ public final class RuleContext: Sendable {
     /// stacks kept, no file and line): "stuck in `Mine.schedule(_:)`, called from producer
     /// thread 3". A thread gone by now is said to have returned late; one whose stack could not
     /// be read, not to have returned from the subject; one outside the subject, to wait there
-    /// (for the threads that are stuck). Only the rule's own threads are sampled: other tests of the process run beside
-    /// it, and a signal is an interruption they did not ask for.
-    private func sampledPlaces(
-        of stuck: [(name: String, threadID: Int32?)], _ who: ((name: String, threadID: Int32?)) -> String
-    ) -> [String] {
+    /// (for the threads that are stuck). Only the rule's own threads are sampled: other tests
+    /// of the process run beside it, and a signal is an interruption they did not ask for.
+    private func sampledPlaces(of stuck: [(name: String, threadID: Int32?)]) -> [String] {
         stuck.map { thread in
             switch thread.threadID.map(HangDiagnosis.sampledStack) ?? .unreadable {
             case .inside(let frame): "stuck in `\(frame)`, called from \(who(thread))"
@@ -151,6 +145,11 @@ public final class RuleContext: Sendable {
                     : "\(who(thread)) never returned from its calls into the subject"
             }
         }
+    }
+
+    /// A thread's name, and what the kernel says it is doing.
+    private func who(_ thread: (name: String, threadID: Int32?)) -> String {
+        thread.name + (thread.threadID.flatMap(HangDiagnosis.activity).map { " (\($0))" } ?? "")
     }
 
     /// Whether `scheduler` still runs new work: what tells a lost action (a failure) from

@@ -294,8 +294,7 @@ package enum StackSample {
     /// The mangled names of the functions on kernel thread `id`'s stack, innermost first
     /// (an empty string where an address has no symbol); nil where the thread did not answer
     /// within `timeout` (gone, not made sampleable by ``sampleableCurrentThreadID``, or a
-    /// sanitizer holding the signal back) or sampling is not
-    /// supported here.
+    /// sanitizer holding the signal back) or sampling is not supported here.
     package static func symbols(ofThread id: Int32, within timeout: Duration = .seconds(1)) -> [String]? {
         #if SCHEDULERS_TSAN
             // The sanitizer defers a signal to a thread blocked in a lock until it wakes:

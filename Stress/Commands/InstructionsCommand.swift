@@ -147,15 +147,10 @@ extension StressCommand {
         /// table stays, and nothing else changes.
         private static func withoutDebugInformation() throws -> String {
             let copy = FileManager.default.temporaryDirectory.appendingPathComponent("stress-\(UUID().uuidString)").path
-            guard let strip = executable(named: "strip") else {
+            guard let status = try tool("strip", ["--strip-debug", "-o", copy, CommandLine.arguments[0]])?.status else {
                 throw InstructionFailure.failed("`strip` (binutils) is needed to run this executable under valgrind")
             }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: strip)
-            process.arguments = ["--strip-debug", "-o", copy, CommandLine.arguments[0]]
-            try process.run()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else {
+            guard status == 0 else {
                 throw InstructionFailure.failed("`strip --strip-debug` failed on \(CommandLine.arguments[0])")
             }
             return copy
@@ -205,25 +200,32 @@ extension StressCommand {
 
         /// `swift --version`'s first line and the machine, e.g. `Swift version 6.3.1 (…) x86_64`.
         private static func currentToolchain() throws -> String {
-            guard let swift = executable(named: "swift") else {
+            guard let output = try tool("swift", ["--version"])?.output else {
                 throw ValidationError("no `swift` on PATH to name the toolchain: pass --toolchain")
             }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: swift)
-            process.arguments = ["--version"]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            let first = String(decoding: data, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? "swift"
+            let first = output.split(separator: "\n").first.map(String.init) ?? "swift"
             var machine = utsname()
             uname(&machine)
             let architecture = withUnsafeBytes(of: &machine.machine) {
                 String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
             }
             return "\(first) \(architecture)"
+        }
+
+        /// Runs the program called `name` on PATH with `arguments` to its end: its exit status
+        /// and standard output; nil when there is no such program.
+        private static func tool(_ name: String, _ arguments: [String]) throws -> (status: Int32, output: String)? {
+            guard let path = executable(named: name) else { return nil }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: path)
+            process.arguments = arguments
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
         }
 
         /// The first executable called `name` on PATH.
