@@ -97,7 +97,7 @@ import Testing
         for _ in 0..<2 {
             let folder = StressCommandTests.folder()
             let outcome = try await StressCommandTests.stress([
-                "instructions", "--paths", "trampoline-step", "--operations", "2000", "--repeats", "1", "--toolchain",
+                "instructions", "--paths", "trampoline-step", "--operations", "5000", "--repeats", "3", "--toolchain",
                 "test", "--baselines", folder.appendingPathComponent("none.json").path, "--report-dir", folder.path,
             ])
             #expect(outcome.status == .exited(0), "\(outcome.output)\(outcome.error)")
@@ -106,9 +106,10 @@ import Testing
             costs.append(try #require(report.paths.first).cost)
         }
         #expect(costs[0].instructions > 100)
-        // To the instruction on a quiet machine; a few instructions a step apart when the
-        // machine is loaded and something of the runtime's runs inside the window.
-        #expect(abs(costs[0].instructions / costs[1].instructions - 1) < 0.005, "\(costs)")
+        // To the instruction on a quiet machine; when the machine is loaded, something of the
+        // runtime's now and then runs inside the window (the median of three absorbs most of
+        // it), and the gate's 3 % stays well clear.
+        #expect(abs(costs[0].instructions / costs[1].instructions - 1) < 0.015, "\(costs)")
         #expect(costs[0].allocations == 0 && costs[1].allocations == 0, "a trampoline step allocates nothing")
     }
 }
