@@ -77,6 +77,12 @@ extension Mutants {
             TimersInInsertionOrderMutant("timers-in-insertion-order")
         },
         mutant("repeating-early", "ticks every 0.8 intervals", .tim5) { RepeatingEarlyMutant("repeating-early") },
+        mutant("repeating-fires-at-once", "runs the first tick when scheduled, then keeps the grid", .tim5) {
+            RepeatingFiresAtOnceMutant("repeating-fires-at-once")
+        },
+        mutant("repeating-compensates", "arms every tick after the third 2 ms before its grid point", .tim5) {
+            RepeatingCompensatesMutant("repeating-compensates")
+        },
         mutant("refuses-short-intervals", "refuses a positive interval under a microsecond", .tim7) {
             RefusesShortIntervalsMutant("refuses-short-intervals")
         },

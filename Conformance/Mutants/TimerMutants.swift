@@ -193,6 +193,41 @@ final class RepeatingEarlyMutant: MutantBase, @unchecked Sendable {
     }
 }
 
+/// Runs the first tick as soon as it is scheduled ("fire immediately, then every interval"),
+/// then keeps the grid: only tick 0 is early.
+final class RepeatingFiresAtOnceMutant: MutantBase, @unchecked Sendable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
+        -> any Disposable
+    {
+        let rest = super.makeTimer(
+            deadline: deadline.advancedSaturating(by: UInt64(spec.intervalNanoseconds)), spec: spec, tick)
+        queue.async { if !rest.isDisposed { tick() } }
+        return rest
+    }
+}
+
+/// Keeps the grid for three ticks, then arms every later one 2 ms before its grid point, as a
+/// timer that subtracts its measured wake-up delay would: one tick in ten of the rule's
+/// interval early, and each by the same small amount.
+final class RepeatingCompensatesMutant: MutantBase, @unchecked Sendable {
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
+        -> any Disposable
+    {
+        let handle = BooleanDisposable()
+        let step = UInt64(spec.intervalNanoseconds)
+        @Sendable func arm(_ k: UInt64) {
+            let at = deadline.nanoseconds &+ k &* step &- (k >= 3 ? min(2_000_000, step / 10) : 0)
+            queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(at, 1))) {
+                guard !handle.isDisposed else { return }
+                tick()
+                arm(k + 1)
+            }
+        }
+        arm(0)
+        return handle
+    }
+}
+
 /// Converts intervals with wrapping arithmetic instead of refusing what overflows.
 final class OverflowingIntervalsMutant: MutantBase, @unchecked Sendable {
     override func schedule(

@@ -121,27 +121,7 @@ extension RuleCatalogue {
                 rationale: "Polling and heartbeats assume tick k comes no earlier than start + k × interval.",
                 hint:
                     "the first fire is the start date (not start + interval); ticks are not re-armed from the handler's own start time minus drift."
-            ) { ctx throws(RuleFailure) in
-                let scheduler = ctx.makeScheduler()
-                let start = try ctx.deadline(.milliseconds(10), on: scheduler)
-                let interval = Duration.milliseconds(10)
-                let times = Recorder<SchedulerTime>()
-                let fifth = Signal()
-                let handle = try ctx.attempt("repeating") { () throws(SchedulerError) in
-                    try scheduler.schedule(at: start, repeatingEvery: interval, leeway: .zero) {
-                        times.record(scheduler.now)
-                        if times.count == 5 { fifth.fire() }
-                    }
-                }
-                try ctx.waitFor(fifth, on: scheduler, "five ticks")
-                handle.dispose()
-                for (k, time) in times.all.prefix(5).enumerated() {
-                    let due = try ctx.attempt("due time") { () throws(SchedulerError) in
-                        try start.advanced(by: interval * k)
-                    }
-                    try ctx.expect(time >= due, "tick \(k) ran \(time.duration(to: due)) early")
-                }
-            },
+            ) { ctx throws(RuleFailure) in try RepeatingEarliness().judge(ctx) },
             Rule(
                 .tim6, "every point of a repeating timer's grid gets a tick within its leeway",
                 requires: .repeating, excludes: .virtualTime,
