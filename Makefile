@@ -28,7 +28,7 @@ RUN_TESTS = set -o pipefail; mkdir -p $(dir $(2)); $(1) 2>&1 | tee $(2); status=
 	if [ $$status -ne 0 ]; then echo "── failing tests ($(2)) ──"; grep -E -A3 '✘ .*(recorded an issue|failed)' $(2) | grep -v 'known issue' | tail -60; fi; exit $$status
 BUSY_CORES := pids=""; for i in $$(seq $$(nproc)); do (while :; do :; done) & pids="$$pids $$!"; done; trap 'kill $$pids' EXIT;
 
-.PHONY: lint format tsan help build test bench-instructions test-package test-third-party test-example test-mutator python-deps release conformance conformance-mutants conformance-mutants-loaded conformance-kill-matrix conformance-loaded matrix stress stress-nightly stress-trend dashboard mutate mutate-full rules clean
+.PHONY: lint format tsan help build test bench-instructions test-package test-third-party test-example test-mutator python-deps release conformance conformance-mutants conformance-mutants-loaded conformance-kill-matrix conformance-loaded matrix stress stress-nightly stress-soak stress-trend dashboard mutate mutate-full rules clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-20s %s\n", $$1, $$2}'
@@ -114,6 +114,9 @@ stress: release ## Short stress run (under 3 minutes) over every scenario and re
 
 stress-nightly: release ## The nightly job: BUDGET (e.g. 30m, 2h) spread over every scenario × subject
 	$(STRESS) run --budget $(BUDGET) --report-dir $(REPORTS)/stress $(if $(SUBJECTS),--subject $(SUBJECTS)) $(ARGS)
+
+stress-soak: release ## The soak: BUDGET (default 1h) of mixed work through every reference scheduler, the heap sampled when quiet; fails on a leak
+	$(STRESS) run --scenario soak --budget $(or $(BUDGET),1h) --report-dir $(REPORTS)/soak $(if $(SUBJECTS),--subject $(SUBJECTS)) $(ARGS)
 
 dashboard: release ## Write Reports/dashboard/index.html from the reports present (conformance, stress and the nightly history)
 	$(CONFORMANCE) dashboard --output $(REPORTS)/dashboard/index.html $(ARGS)

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Schedulers
+import Synchronization
 
 /// Blocks forever when asked for a repeating timer: the watchdog must report a timeout.
 final class HangingMutant: MutantBase, @unchecked Sendable {
@@ -38,5 +39,69 @@ final class GrowingMutant: MutantBase, @unchecked Sendable {
             }
         }
         return BooleanDisposable()
+    }
+}
+
+/// A correct virtual-time scheduler that sorts its whole queue again on every insert, as
+/// combine-schedulers' test scheduler does: n actions cost n² log n. Every rule passes it;
+/// the `growth` stress scenario must call it superlinear.
+final class ResortingVirtualMutant: VirtualTimeScheduler {
+    private let base: TestScheduler
+    /// The pending deadlines, kept sorted the slow way beside the real queue.
+    private let deadlines = Lock<[SchedulerTime]>([])
+
+    init(_ name: String) { base = TestScheduler(name: name) }
+
+    var name: String { base.name }
+    var capabilities: SchedulerCapabilities { base.capabilities }
+    var now: SchedulerTime { base.now }
+
+    private func resort(adding deadline: SchedulerTime) {
+        deadlines.withLock {
+            $0.append(deadline)
+            $0.sort()
+        }
+    }
+
+    func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        resort(adding: base.now)
+        return base.schedule(action)
+    }
+
+    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
+        resort(adding: deadline)
+        return try base.schedule(at: deadline, action)
+    }
+
+    func schedule(
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
+        _ action: @escaping SchedulerAction
+    ) throws(SchedulerError) -> any Disposable {
+        try base.schedule(at: deadline, repeatingEvery: interval, leeway: leeway, action)
+    }
+
+    func step() -> Bool {
+        let stepped = base.step()
+        if stepped { deadlines.withLock { if !$0.isEmpty { $0.removeFirst() } } }
+        return stepped
+    }
+
+    func advance(to target: SchedulerTime) {
+        base.advance(to: target)
+        deadlines.withLock { $0.removeAll { $0 <= target } }
+    }
+}
+
+/// A Dispatch scheduler that keeps one closure in ten thousand forever, as a cache that is
+/// never trimmed would: every rule run is too short to see it, the `soak` must.
+final class KeepsOneClosureInTenThousandMutant: MutantBase, @unchecked Sendable {
+    private let kept = Lock<[SchedulerAction]>([])
+    private let scheduled = Atomic<Int>(0)
+
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        if scheduled.wrappingAdd(1, ordering: .relaxed).newValue % 10_000 == 0 { kept.withLock { $0.append(action) } }
+        return super.schedule(action)
     }
 }

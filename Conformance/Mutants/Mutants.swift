@@ -178,13 +178,25 @@ public enum Mutants {
         CrashingMutant("mutant-crashing")
     }
 
-    /// Every mutant subject, the harness ones included.
     /// Grows without bound once a repeating timer is asked for: the worker's memory cap stops it.
     public static let growing = ConformanceSubject(name: "mutant-growing", origin: .mutant) {
         GrowingMutant("mutant-growing")
     }
 
-    public static var subjects: [ConformanceSubject] { all.map(\.subject) + [hanging, crashing, growing] }
+    /// Correct, but every insert sorts its whole queue again: the `growth` scenario's mutant.
+    public static let resorting = ConformanceSubject(name: "mutant-resorting-virtual", origin: .mutant) {
+        ResortingVirtualMutant("mutant-resorting-virtual")
+    }
+
+    /// Correct but for one closure in ten thousand it keeps forever: the `soak`'s mutant.
+    public static let leaking = ConformanceSubject(name: "mutant-keeps-one-closure-in-10000", origin: .mutant) {
+        KeepsOneClosureInTenThousandMutant("mutant-keeps-one-closure-in-10000")
+    }
+
+    /// Every mutant subject, the harness ones included.
+    public static var subjects: [ConformanceSubject] {
+        all.map(\.subject) + [hanging, crashing, growing, resorting, leaking]
+    }
 
     /// The mutant named `name` (with or without its `mutant-` prefix).
     public static func named(_ name: String) -> Mutant? {

@@ -3,6 +3,10 @@ import Foundation
 import Schedulers
 import Subprocess
 
+#if canImport(Runtime)
+    import Runtime
+#endif
+
 /// Every thread's stack of a live process, taken with gdb: how a hang is diagnosed, in a
 /// worker process by its supervisor and in a test's own process by the rule that saw it.
 public enum ThreadDump {
@@ -76,8 +80,22 @@ public enum ThreadDump {
     }
 
     /// `stacks` with Swift's mangled names (gdb prints `$s10Schedulers…`) spelled as in the
-    /// source, by the toolchain's `swift-demangle`; unchanged when that is not installed.
+    /// source: in this process by the runtime's demangler where the `Runtime` module is
+    /// there (a child `swift-demangle` under a loaded sanitizer run outlasted its bound), else
+    /// by the toolchain's `swift-demangle`; unchanged when neither is.
     static func demangled(_ stacks: String) async -> String {
+        #if canImport(Runtime)
+            if #available(macOS 26, *) {
+                return stacks.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+                    line.split(separator: " ", omittingEmptySubsequences: false).map { word in
+                        guard word.hasPrefix("$s") || word.hasPrefix("_$s") else { return String(word) }
+                        return SymbolicatedBacktrace.Symbol(
+                            imageIndex: 0, imageName: "", rawName: String(word), offset: 0, sourceLocation: nil
+                        ).name
+                    }.joined(separator: " ")
+                }.joined(separator: "\n")
+            }
+        #endif
         let result = try? await Subprocess.run(
             .name("timeout"), arguments: ["10", "swift-demangle", "--simplified"], input: .string(stacks),
             output: .string(limit: 1 << 24), error: .discarded)

@@ -205,6 +205,14 @@ public enum Dashboard {
         html += "<h3>Latency histograms</h3>\n<div class=\"charts\" id=\"histograms\"></div>\n"
         html +=
             "<h3>Benchmarks: cost relative to the bare baseline, and allocations</h3>\n<div class=\"charts\" id=\"benchmarks\"></div>\n"
+        if report.runs.contains(where: { $0.memory != nil }) {
+            html +=
+                "<h3>Soak: the heap and resident memory as the actions add up (a leak raises the floor)</h3>\n<div class=\"charts\" id=\"soak\"></div>\n"
+        }
+        if report.runs.contains(where: { $0.growth != nil }) {
+            html +=
+                "<h3>Growth: cost per action as the work queued grows (k in time ∝ nᵏ)</h3>\n<div class=\"charts\" id=\"growth\"></div>\n"
+        }
         if !history.isEmpty {
             html +=
                 "<h3>Trends over the last \(min(history.count + 1, trendRuns)) runs</h3>\n<div class=\"charts\" id=\"trends\"></div>\n"

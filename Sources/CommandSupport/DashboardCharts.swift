@@ -85,6 +85,39 @@ extension Dashboard {
                             logarithmic: false, unit: "allocations"))
                 }
             }
+            for run in measured {
+                guard let memory = run.memory, !memory.samples.isEmpty else { continue }
+                let mebibytes = { (bytes: UInt64?) in bytes.map { Double($0) / 1_048_576 } }
+                let growth =
+                    memory.liveGrowthPerMillion.map { String(format: ", heap %+.0f B per 10⁶ actions", $0) } ?? ""
+                charts.append(
+                    Chart(
+                        section: "soak", title: "\(run.scenario) × \(run.subject)\(growth)", kind: "line",
+                        labels: memory.samples.map { String(format: "%.1fM", Double($0.actions) / 1e6) },
+                        series: [
+                            Series(name: "live heap (MiB)", values: memory.samples.map { mebibytes($0.liveBytes) }),
+                            Series(name: "resident (MiB)", values: memory.samples.map { mebibytes($0.residentBytes) }),
+                        ],
+                        logarithmic: false, unit: "MiB"))
+            }
+            let curves = measured.compactMap { run in run.growth.map { (run.subject, $0) } }
+            for workload in ordered(curves.map(\.1.workload.rawValue)) {
+                let mine = curves.filter { $0.1.workload.rawValue == workload }
+                let sizes = Array(Set(mine.flatMap(\.1.sizes))).sorted()
+                charts.append(
+                    Chart(
+                        section: "growth", title: "\(workload): nanoseconds per action", kind: "line",
+                        labels: sizes.map { "n = \($0)" },
+                        series: mine.map { subject, curve in
+                            let cost = Dictionary(
+                                zip(curve.sizes, curve.nanosecondsPerAction).map { ($0, $1) },
+                                uniquingKeysWith: { a, _ in a })
+                            return Series(
+                                name: subject + (curve.exponent.map { String(format: " (k = %.2f)", $0) } ?? ""),
+                                values: sizes.map { cost[$0] })
+                        },
+                        logarithmic: true, unit: "ns per action"))
+            }
             if !history.isEmpty { charts += trends(Array((history + [stress]).suffix(trendRuns))) }
         }
         let encoder = JSONEncoder()

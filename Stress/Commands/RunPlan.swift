@@ -7,7 +7,8 @@ import SchedulerStress
 
 /// `--scenario` values, checked against the catalogue.
 enum ScenarioSelection {
-    /// The named scenarios, each once, in the order first named; all of them when none is.
+    /// The named scenarios, each once, in the order first named; all but the opt-in ones
+    /// (the soak) when none is.
     static func select(_ names: [String]) throws -> [StressScenario] {
         let names = splitList(names)
         if names.isEmpty { return StressCatalogue.all }
@@ -15,7 +16,8 @@ enum ScenarioSelection {
         return try names.compactMap { name in
             guard let scenario = StressCatalogue.scenario(name) else {
                 throw ValidationError(
-                    "unknown scenario '\(name)'; known: \(StressCatalogue.all.map(\.id).joined(separator: ", "))")
+                    "unknown scenario '\(name)'; known: \((StressCatalogue.all + StressCatalogue.optIn).map(\.id).joined(separator: ", "))"
+                )
             }
             return seen.insert(scenario.id).inserted ? scenario : nil
         }

@@ -37,24 +37,35 @@ extension StressCommand {
             let scenarios = report.runs.map(\.scenario).reduce(into: [String]()) {
                 if !$0.contains($1) { $0.append($1) }
             }
-            let others = scenarios.filter { $0 != "throughput" }
+            let benchmarks = [
+                "throughput": BenchmarkUnit.action, "executor-throughput": .job, "sleep-throughput": .sleep,
+            ]
+            let others = scenarios.filter { benchmarks[$0] == nil }
             var lines = [
                 "Generated from one `stress` run (`make matrix`) on \(report.environment.os), \(report.environment.cpuCount) cores, "
                     + "allocator \(report.environment.allocator ?? "unknown"), \(report.generatedAt); do not edit by hand.",
-                "Throughput: nanoseconds per scheduled action, and its ratio to a bare serial `DispatchQueue.async` measured "
-                    + "in the same process in alternation; allocations per action beyond that baseline (jemalloc only). "
+                "Cost: nanoseconds per scheduled action, and its ratio to a bare serial `DispatchQueue.async` measured "
+                    + "in the same process in alternation (for an executor, per job against a bare serial `DispatchQueue` "
+                    + "executor; for a manual clock, per sleep against tasks parked on bare continuations); allocations per action or job beyond that baseline (jemalloc only). Growth: k in time ∝ nᵏ "
+                    + "as the work queued grows from 10³ to 10⁶ actions (≤ 1.1 does not grow). "
                     + "Then each scenario's status: " + RuleResult.Status.legend,
                 "",
-                row(["subject", "origin", "ns/action", "× bare async", "extra allocs/action"] + others),
-                row(["---", "---", "--:", "--:", "--:"] + others.map { _ in ":-:" }),
+                row(["subject", "origin", "ns/op", "× bare", "extra allocs/op", "growth k"] + others),
+                row(["---", "---", "--:", "--:", "--:", "--:"] + others.map { _ in ":-:" }),
             ]
             for subject in subjects {
                 let runs = report.runs.filter { $0.subject == subject.name }
-                let throughput = runs.first { $0.scenario == "throughput" && $0.status == .passed }
+                let benchmark = runs.lazy.compactMap { run in
+                    benchmarks[run.scenario].flatMap { run.status == .passed ? (run, $0) : nil }
+                }.first
+                let growth = runs.first { $0.scenario == "growth" }?.growth?.exponent
                 let cells = [
-                    throughput?.metrics[BenchmarkUnit.action.nanoseconds].map { String(format: "%.0f", $0) },
-                    throughput?.metrics[.ratioToBaseline].map { String(format: "%.2f×", $0) },
-                    throughput?.metrics[BenchmarkUnit.action.extraAllocations].map { String(format: "%+.1f", $0) },
+                    benchmark.flatMap { run, unit in run.metrics[unit.nanoseconds] }.map { String(format: "%.0f", $0) },
+                    benchmark.flatMap { run, _ in run.metrics[.ratioToBaseline] }.map { String(format: "%.2f×", $0) },
+                    benchmark.flatMap { run, unit in run.metrics[unit.extraAllocations] }.map {
+                        String(format: "%+.1f", $0)
+                    },
+                    growth.map { String(format: "%.2f", $0) },
                 ].map { $0 ?? "—" }
                 let statuses = others.map { scenario in
                     (runs.first { $0.scenario == scenario }?.status ?? .skipped).symbol

@@ -45,6 +45,16 @@ public enum Allocator {
     /// Bytes the calling thread has allocated since it started (exact, per thread), or nil.
     public static func threadAllocatedBytes() -> UInt64? { read("thread.allocated") }
 
+    /// Bytes in live allocations of the whole process (`stats.allocated`), or nil without
+    /// jemalloc. Exact across threads only with caches off; the calling thread's cache is
+    /// flushed first.
+    public static func liveBytes() -> UInt64? {
+        if let mallctl { _ = mallctl("thread.tcache.flush", nil, nil, nil, 0) }
+        guard refresh() else { return nil }
+        let value: Int? = read("stats.allocated")
+        return value.map { UInt64($0) }
+    }
+
     /// Resident memory of the process in bytes, or nil without jemalloc.
     public static func residentBytes() -> UInt64? {
         guard refresh() else { return nil }

@@ -45,6 +45,20 @@ extension StressContext {
         if !bytes.isEmpty { setMetric(unit.bytes, median(bytes)) }
     }
 
+    /// Runs `body`, which completes `count` operations (on any threads) before it returns,
+    /// and gives nanoseconds and the whole process's allocation requests per operation
+    /// (jemalloc only).
+    func perOperation(_ count: Int, _ body: () throws(StressFailure) -> Void) throws(StressFailure) -> (
+        Double, Double?
+    ) {
+        let before = Allocator.totalRequests()
+        let started = ContinuousClock.now
+        try body()
+        let elapsed = (ContinuousClock.now - started).timeInterval * 1e9 / Double(count)
+        let after = Allocator.totalRequests()
+        return (elapsed, before.flatMap { before in after.map { Double($0 &- before) / Double(count) } })
+    }
+
     private func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         return sorted.isEmpty ? 0 : sorted[sorted.count / 2]

@@ -43,8 +43,9 @@ public enum HotPath: String, CaseIterable, Sendable, Codable {
         case .trampolineStep: "one step of scheduleRecursive on the trampoline"
         case .virtualAdvance: "TestScheduler.schedule(at:) of an action, and its run in an advance"
         case .queueTimer: "QueueScheduler.schedule(at:) 1 µs ahead: a timer armed, fired, and the action run"
-        case .dispatchExecutor: "a job enqueued on a bare serial DispatchQueue executor, and its run (baseline)"
-        case .queueExecutor: "a job enqueued on QueueScheduler.executor, and its run"
+        case .dispatchExecutor:
+            "a task created in a job on a bare serial DispatchQueue executor, its job enqueued there and run (baseline)"
+        case .queueExecutor: "a task created in a job on QueueScheduler.executor, its job enqueued there and run"
         }
     }
 
@@ -110,37 +111,14 @@ public enum HotPath: String, CaseIterable, Sendable, Codable {
         case .queueTimer:
             let scheduler = QueueScheduler(name: rawValue)
             for _ in 0..<operations { _ = try? scheduler.schedule(after: .microseconds(1), count) }
-        case .dispatchExecutor:
-            JobLoop(DispatchQueueExecutor(label: rawValue)).start(operations, then: done)
-        case .queueExecutor:
-            JobLoop(QueueScheduler(name: rawValue).executor).start(operations, then: done)
+        case .dispatchExecutor, .queueExecutor:
+            let executor: any SerialExecutor =
+                self == .dispatchExecutor
+                ? DispatchQueueExecutor(label: rawValue) : QueueScheduler(name: rawValue).executor
+            let jobs = Countdown(operations)
+            JobBatch(serial: executor).start(operations, then: jobs)
+            return jobs.wait(.seconds(60))
         }
         return done.wait(.seconds(60))
-    }
-}
-
-/// An actor on one executor whose task yields in a loop: each yield is one job enqueued on
-/// the executor while the job before it finishes, so its queue never runs dry.
-private struct JobLoop: Sendable {
-    private let actor: LoopingActor
-
-    init(_ executor: any SerialExecutor) { actor = LoopingActor(executor) }
-
-    /// Starts the loop from a thread of its own (nothing waits for the cooperative pool).
-    func start(_ jobs: Int, then done: Countdown) {
-        let actor = actor
-        Thread { Task.immediate { await actor.loop(jobs, then: done) } }.start()
-    }
-}
-
-private actor LoopingActor {
-    private let executor: any SerialExecutor
-    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
-
-    init(_ executor: any SerialExecutor) { self.executor = executor }
-
-    func loop(_ jobs: Int, then done: Countdown) async {
-        for _ in 0..<jobs { await Task.yield() }
-        done.tick()
     }
 }

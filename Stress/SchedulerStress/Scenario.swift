@@ -100,10 +100,13 @@ public protocol StressOutcome: RawRepresentable<String>, CaseIterable, Sendable 
 public enum StressCatalogue {
     public static let all: [StressScenario] = [
         .fanIn, .disposeRace, .recursiveStorm, .timerStorm, .repeatingCancelRace, .currentChurn,
-        .trampolineAndVirtualLoad, .throughput,
-        .executorThroughput, .sleepStorm,
+        .trampolineAndVirtualLoad, .throughput, .growth,
+        .executorThroughput, .sleepStorm, .sleepThroughput,
     ]
 
-    /// The scenario named `id`, if any.
-    public static func scenario(_ id: String) -> StressScenario? { all.first { $0.id == id } }
+    /// Scenarios that run only when named: a soak is meant to take hours.
+    public static let optIn: [StressScenario] = [.soak]
+
+    /// The scenario named `id`, if any, opt-in ones included.
+    public static func scenario(_ id: String) -> StressScenario? { (all + optIn).first { $0.id == id } }
 }

@@ -26,6 +26,8 @@ public final class StressContext: Sendable {
     private let operationCount = Atomic<Int>(0)
     private let extraMetrics = Lock<[StressMetric: Double]>([:])
     private let extraSamples = Lock<[StressMetric: [Double]]>([:])
+    private let growthCurve = Lock<GrowthCurve?>(nil)
+    private let memoryCurve = Lock<MemoryCurve?>(nil)
     let latency = LatencyCollector()
     let allocations = AllocationCollector()
 
@@ -71,10 +73,18 @@ public final class StressContext: Sendable {
     /// against earlier runs (`stress compare --history`) needs the spread, not one number.
     public func setSamples(_ metric: StressMetric, _ values: [Double]) { extraSamples.withLock { $0[metric] = values } }
 
+    /// Keeps the `growth` scenario's curve for the report.
+    func setGrowth(_ curve: GrowthCurve) { growthCurve.withLock { $0 = curve } }
+
+    /// Keeps the `soak` scenario's memory samples for the report.
+    func setMemory(_ curve: MemoryCurve) { memoryCurve.withLock { $0 = curve } }
+
     var outcomeCounts: [String: Int] { counts.withLock { $0 } }
     var operations: Int { operationCount.load(ordering: .relaxed) }
     var metrics: [StressMetric: Double] { extraMetrics.withLock { $0 } }
     var samples: [StressMetric: [Double]] { extraSamples.withLock { $0 } }
+    var growth: GrowthCurve? { growthCurve.withLock { $0 } }
+    var memory: MemoryCurve? { memoryCurve.withLock { $0 } }
 
     /// A random generator for one worker, derived from the run's seed.
     public func generator(_ worker: Int) -> SplitMix64 { SplitMix64(seed: seed &+ UInt64(worker) &* 0x9E37_79B9) }

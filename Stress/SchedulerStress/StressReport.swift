@@ -33,6 +33,12 @@ public struct StressRun: Codable, Sendable {
     /// The per-round values of the metrics a benchmark measures in rounds (its medians are
     /// in ``metrics``), for rank tests against earlier runs; absent elsewhere.
     public var samples: [StressMetric: [Double]]?
+    /// The `growth` scenario's cost per action at each size and the fitted exponent; absent
+    /// elsewhere.
+    public var growth: GrowthCurve?
+    /// The `soak` scenario's memory after each quiet round and its fitted growth; absent
+    /// elsewhere.
+    public var memory: MemoryCurve?
     /// Why it did not pass, or why it was skipped.
     public var message: String?
     /// A command that repeats this run with its seed.
@@ -42,7 +48,8 @@ public struct StressRun: Codable, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case scenario, subject, origin, threads, seed, operations, durationSeconds, throughputPerSecond
-        case latencyNanoseconds, outcomes, status, allocations, ratioToBaseline, metrics, samples, message, reproduce,
+        case latencyNanoseconds, outcomes, status, allocations, ratioToBaseline, metrics, samples, growth, memory,
+            message, reproduce,
             diagnostics
     }
 
@@ -65,6 +72,8 @@ public struct StressRun: Codable, Sendable {
         try container.encode(ratioToBaseline, forKey: .ratioToBaseline)
         try container.encode(metrics, forKey: .metrics)
         try container.encodeIfPresent(samples, forKey: .samples)
+        try container.encodeIfPresent(growth, forKey: .growth)
+        try container.encodeIfPresent(memory, forKey: .memory)
         try container.encodeIfPresent(message, forKey: .message)
         try container.encodeIfPresent(reproduce, forKey: .reproduce)
         try container.encodeIfPresent(diagnostics, forKey: .diagnostics)
@@ -104,6 +113,8 @@ public struct StressRun: Codable, Sendable {
         self.metrics = metrics
         let samples = context.samples
         self.samples = samples.isEmpty ? nil : samples
+        self.growth = context.growth
+        self.memory = context.memory
         let undeclared = Set(counts.keys).subtracting(scenario.outcomes.map(\.name))
         if !undeclared.isEmpty {
             // Counts the report has no place for must not vanish: the run is not judged.

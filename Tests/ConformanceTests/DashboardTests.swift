@@ -26,7 +26,8 @@ import Testing
             let night = try await Subprocess.run(
                 .path(.init(stressExecutable)),
                 arguments: [
-                    "run", "--scenario", "throughput,fan-in", "--subject", "queue,immediate", "--duration", "0.2",
+                    "run", "--scenario", "throughput,fan-in,growth,soak", "--subject", "queue,immediate", "--duration",
+                    "0.5",
                     "--report-dir", folder.appendingPathComponent("stress").path,
                 ],
                 output: .discarded, error: .discarded
@@ -57,6 +58,10 @@ import Testing
             page.contains("Trends over the last 2 runs") && page.contains("Chart.js v3.9.1"),
             "trends and the inlined plotting library")
         #expect(!page.contains("src=\"http"), "the page needs no network")
+        #expect(
+            page.contains("<h3>Growth: cost per action") && page.contains(#""section":"growth""#)
+                && page.contains("<h3>Soak: the heap") && page.contains(#""section":"soak""#),
+            "the growth curves and the soak's memory are plotted")
     }
 
     @Test func aMutationReportGetsItsScoreKillersAndSurvivors() async throws {

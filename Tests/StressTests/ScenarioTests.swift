@@ -26,7 +26,8 @@ import Testing
         #expect(
             StressCatalogue.all.map(\.id) == [
                 "fan-in", "dispose-race", "recursive-storm", "timer-storm", "repeating-cancel-race",
-                "current-churn", "trampoline-virtual-load", "throughput", "executor-throughput", "sleep-storm",
+                "current-churn", "trampoline-virtual-load", "throughput", "growth", "executor-throughput",
+                "sleep-storm", "sleep-throughput",
             ])
         for scenario in StressCatalogue.all {
             #expect(scenario.outcomes.contains { $0.expect == .forbidden }, "\(scenario.id) declares nothing forbidden")
@@ -68,6 +69,37 @@ import Testing
         #expect(run.status == .failed, "\(scenario) × \(subject) was \(run.status)")
         let expected = outcome.split(separator: "|").map(String.init)
         #expect(expected.contains { (run.outcomes[$0]?.count ?? 0) > 0 }, "no '\(outcome)' in \(run.outcomes)")
+    }
+
+    @Test func theGrowthExponentIsTheSlopeOfTheLogarithms() throws {
+        let linear = try #require(GrowthCurve.exponent([(1_000, 0.001), (10_000, 0.01), (100_000, 0.1)]))
+        #expect(abs(linear - 1) < 1e-9)
+        let quadratic = try #require(GrowthCurve.exponent([(1_000, 0.001), (10_000, 0.1)]))
+        #expect(abs(quadratic - 2) < 1e-9)
+        #expect(GrowthCurve.exponent([(1_000, 0.001)]) == nil, "one size has no slope")
+    }
+
+    /// Each kind of reference subject gets its workload and a curve over several sizes. The
+    /// exponent's value is the report's to show, not a test's to time.
+    @Test(arguments: [("test", "virtual-time drain"), ("trampoline", "trampoline queue"), ("queue", "fan-in")])
+    func growthMeasuresEachKindsWorkload(_ subject: String, _ workload: String) throws {
+        let run = try Self.run("growth", on: subject, seconds: 0.1)
+        #expect(run.status != .error, "\(subject): \(run.message ?? "")")
+        let curve = try #require(run.growth)
+        #expect(curve.workload.rawValue == workload)
+        #expect(curve.sizes.count >= 2 && curve.sizes.first == 1_000)
+        #expect(
+            curve.nanosecondsPerAction.count == curve.sizes.count && curve.nanosecondsPerAction.allSatisfy { $0 > 0 })
+        #expect(run.metrics[.growthExponent] == curve.exponent)
+    }
+
+    /// A scheduler as correct as the reference whose every insert sorts its queue again (as
+    /// combine-schedulers' test scheduler does) is called superlinear: its drain of 10⁴
+    /// actions costs about a hundred times its drain of 10³.
+    @Test func growthCallsAQueueSortedOnEveryInsertSuperlinear() throws {
+        let run = try Self.run("growth", on: "mutant-resorting-virtual", seconds: 0.1)
+        #expect(run.status == .failed, "\(run.status): \(run.message ?? "")")
+        #expect(run.outcomes["superlinear"]?.count == 1, "exponent \(run.growth?.exponent ?? -1)")
     }
 
     @Test func throughputReportsTheRatioToTheBareBaseline() throws {

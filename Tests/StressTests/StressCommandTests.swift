@@ -138,7 +138,9 @@ import Testing
             "mutant-executor-drops-jobs", "mutant-clock-rounds-to-milliseconds", "mutant-manual-clock-early-by-one",
         ]
         let outcome = try await Self.stress([
-            "--scenario", "executor-throughput,sleep-storm", "--subject", subjects.joined(separator: ","), "--duration",
+            "--scenario", "executor-throughput,sleep-storm,sleep-throughput", "--subject",
+            subjects.joined(separator: ","),
+            "--duration",
             "0.3", "--report-dir", folder.path,
         ])
         // Mutants and controls never gate the exit status.
@@ -158,6 +160,13 @@ import Testing
             #expect(storm.status == .passed, "\(subject): \(storm.message ?? "")")
             #expect((storm.outcomes["woke"]?.count ?? 0) > 0 && (storm.outcomes["cancelled"]?.count ?? 0) > 0)
         }
+        for subject in ["virtual-clock", "control-manual-clock"] {
+            let benchmark = try #require(run("sleep-throughput", subject))
+            #expect(benchmark.status == .passed, "\(subject): \(benchmark.message ?? "")")
+            #expect((benchmark.ratioToBaseline ?? 0) > 0)
+            #expect((benchmark.metrics[BenchmarkUnit.sleep.nanoseconds] ?? 0) > 0)
+        }
+        #expect(run("sleep-throughput", "control-real-clock")?.status == .skipped, "a real clock is not driven")
         for (scenario, subject, forbidden) in [
             ("executor-throughput", "mutant-executor-drops-jobs", "lost"),
             ("sleep-storm", "mutant-clock-rounds-to-milliseconds", "early"),
@@ -169,6 +178,34 @@ import Testing
                 "\(scenario) × \(subject): \(broken.status) \(broken.outcomes)")
         }
         #expect(run("fan-in", "queue-executor") == nil, "only the scenarios asked for run")
+        #expect(try await Self.validate(folder.appendingPathComponent("latest.json")) == .exited(0))
+    }
+
+    /// The soak on the reference queue and on one that keeps a closure in ten thousand: only
+    /// the second's heap grows with the work. Without jemalloc (a ThreadSanitizer build) the
+    /// heap cannot be read, and the run says so.
+    @Test func theSoakFindsAClosureKeptInTenThousand() async throws {
+        let folder = Self.folder()
+        let outcome = try await Self.stress([
+            "--scenario", "soak", "--subject", "queue,mutant-keeps-one-closure-in-10000", "--duration", "6",
+            "--report-dir", folder.path,
+        ])
+        let report = try Self.report(in: folder)
+        let queue = try #require(report.runs.first { $0.subject == "queue" })
+        let leaking = try #require(report.runs.first { $0.subject == "mutant-keeps-one-closure-in-10000" })
+        guard report.environment.allocator == "jemalloc" else {
+            #expect(
+                queue.status == .error && queue.message?.contains("libjemalloc-dev") == true, "\(queue.message ?? "")")
+            return
+        }
+        #expect(outcome.status == .exited(0), "\(outcome.output)\n\(outcome.error)")
+        #expect(queue.status == .passed, "\(queue.message ?? "") \(queue.memory?.liveGrowthPerMillion ?? -1)")
+        #expect(queue.outcomes["steady"]?.count == 1 && (queue.outcomes["ran"]?.count ?? 0) > 1_000_000)
+        let memory = try #require(queue.memory)
+        #expect(memory.samples.count >= MemoryCurve.minimumRounds && memory.samples.allSatisfy { $0.liveBytes != nil })
+        #expect(
+            leaking.status == .failed && leaking.outcomes["leak"]?.count == 1,
+            "\(leaking.status) \(leaking.memory?.liveGrowthPerMillion ?? -1) B per 10⁶ actions")
         #expect(try await Self.validate(folder.appendingPathComponent("latest.json")) == .exited(0))
     }
 

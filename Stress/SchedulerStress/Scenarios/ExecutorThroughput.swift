@@ -10,13 +10,13 @@ extension StressScenario {
     /// `DispatchQueue` executor measured in alternation in the same process.
     public static let executorThroughput = StressScenario(
         "executor-throughput",
-        "A task isolated to an actor on the executor (or, for a task executor only, preferring it) yields in a loop, so every iteration is one job enqueued and run; the same loop runs on an actor on a bare serial DispatchQueue executor in alternation. Reports the cost per job, its ratio to the bare baseline, and allocations per job for both.",
+        "A job on the executor starts a batch of tasks isolated to an actor on it (or, for a task executor only, preferring it): each task's job is enqueued by the job running there, and the executor drains the batch back to back. The same batch runs on a bare serial DispatchQueue executor in alternation. Reports the cost per job (a task's creation, enqueue and run), its ratio to the bare baseline, and allocations per job for both.",
         kind: .executor,
         outcomes: ExecutorThroughputOutcome.self
     ) { ctx throws(StressFailure) in
         let executor = ctx.subject.makeExecutor()
-        let baseline = YieldLoop(serial: DispatchQueueExecutor(label: "executor throughput baseline"))
-        let subject = executor.serial.map(YieldLoop.init(serial:)) ?? YieldLoop(task: executor.task!)
+        let baseline = JobBatch(serial: DispatchQueueExecutor(label: "executor throughput baseline"))
+        let subject = executor.serial.map(JobBatch.init(serial:)) ?? JobBatch(task: executor.task!)
         let jobs = 20_000
         try ctx.benchmark(unit: .job, operations: jobs, completed: ExecutorThroughputOutcome.completed) {
             () throws(StressFailure) in
@@ -29,61 +29,73 @@ extension StressScenario {
     }
 }
 
-/// A task that yields `count` times on one executor: each yield is one job enqueued there.
-private struct YieldLoop: Sendable {
-    private let start: @Sendable (_ count: Int, _ done: Countdown) -> Void
+/// A batch of jobs that one job enqueues on its own executor, which then runs them back to
+/// back: nothing crosses threads between two jobs, so the cost per job is the executor's and
+/// the runtime's, not a worker thread's wake-up.
+///
+/// A task that yields or a continuation resumed on the executor does not do this on Linux:
+/// the runtime resumes it on the global pool, which hops back and wakes the executor's
+/// thread for every job (11 µs a job on a bare `DispatchQueue` executor, nearly all of it
+/// waiting). A task created inside an actor's job and isolated to the same actor has its
+/// first job enqueued by that job, on the thread running it.
+struct JobBatch: Sendable {
+    private let launch: @Sendable (_ count: Int, _ done: Countdown) -> Void
 
+    /// Tasks isolated to an actor on `executor`.
     init(serial executor: any SerialExecutor) {
-        let actor = YieldingActor(executor)
-        // Started from a thread of its own, and the countdown ticks on the actor: nothing
-        // waits for the cooperative pool, which other work in the process (blocking tests,
-        // say) may be holding. (`Task.immediate` from a task on the pool gets its yields
-        // back through the pool, and stalls when the pool is busy.)
-        start = { count, done in Thread { Task.immediate { await actor.yield(count, then: done) } }.start() }
+        let actor = BatchActor(executor)
+        // Started from a thread of its own: nothing waits for the cooperative pool, which
+        // other work in the process (blocking tests, say) may be holding.
+        launch = { count, done in Thread { Task.immediate { await actor.start(count, then: done) } }.start() }
     }
 
+    /// Tasks that prefer `executor`, started by a task that prefers it too.
     init(task executor: any TaskExecutor) {
-        start = { count, done in
+        launch = { count, done in
             Task(executorPreference: executor) {
-                for _ in 0..<count { await Task.yield() }
-                done.tick()
+                for _ in 0..<count { Task(executorPreference: executor) { done.tick() } }
             }
         }
     }
 
+    /// Starts `count` jobs, each ticking `done` once. A driven executor (a test scheduler's)
+    /// runs nothing until driven.
+    func start(_ count: Int, then done: Countdown) { launch(count, done) }
+
     /// Nanoseconds per job, and allocation requests per job in the whole process
-    /// (jemalloc only; the loop runs on the executor's threads, not this one).
+    /// (jemalloc only; the jobs run on the executor's threads, not this one).
     func measure(_ count: Int, _ ctx: StressContext, drive: (@Sendable () -> Void)?) throws(StressFailure) -> (
         Double, Double?
     ) {
-        let done = Countdown(1)
-        let before = Allocator.totalRequests()
-        let started = ContinuousClock.now
-        start(count, done)
-        if let drive {
-            let giveUp = ContinuousClock.now + ctx.mustHappen
-            while done.count > 0, ContinuousClock.now < giveUp { drive() }
+        try ctx.perOperation(count) { () throws(StressFailure) in
+            let done = Countdown(count)
+            start(count, then: done)
+            if let drive {
+                let giveUp = ContinuousClock.now + ctx.mustHappen
+                while done.count > 0, ContinuousClock.now < giveUp { drive() }
+            }
+            guard done.wait(ctx.mustHappen) else {
+                ctx.record(ExecutorThroughputOutcome.lost)
+                throw StressFailure("a batch of \(count) jobs did not finish within \(ctx.mustHappen)")
+            }
         }
-        guard done.wait(ctx.mustHappen) else {
-            ctx.record(ExecutorThroughputOutcome.lost)
-            throw StressFailure("a loop of \(count) yields did not finish within \(ctx.mustHappen)")
-        }
-        let elapsed = (ContinuousClock.now - started).timeInterval * 1e9 / Double(count)
-        let after = Allocator.totalRequests()
-        return (elapsed, before.flatMap { before in after.map { Double($0 &- before) / Double(count) } })
     }
 }
 
-/// An actor on the executor under test, whose isolated loop re-enqueues on it at each yield.
-private actor YieldingActor {
+/// An actor on the executor under test, whose job starts the batch: tasks isolated to it.
+private actor BatchActor {
     private let executor: any SerialExecutor
+
     init(_ executor: any SerialExecutor) { self.executor = executor }
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    func yield(_ count: Int, then done: Countdown) async {
-        for _ in 0..<count { await Task.yield() }
-        done.tick()
+    func start(_ count: Int, then done: Countdown) {
+        // Each task inherits this actor's isolation: its first job goes straight to the
+        // executor, enqueued from this job.
+        for _ in 0..<count { Task { self.finish(done) } }
     }
+
+    private func finish(_ done: Countdown) { done.tick() }
 }
 
 /// What a run of `executorThroughput` observes; the raw values are the names reports use.

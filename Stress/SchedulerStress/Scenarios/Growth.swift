@@ -1,0 +1,182 @@
+import Dispatch
+import Foundation
+import SchedulerConformance
+import SchedulerProbes
+import Schedulers
+import Synchronization
+
+extension StressScenario {
+    /// How the cost of an action grows with the work queued at once, n = 10³ … 10⁶, and the
+    /// exponent of a power law fitted to it.
+    public static let growth = StressScenario(
+        "growth",
+        "How an action's cost grows with the work queued at once, n = 10³ … 10⁶. Virtual-time subjects: n actions at distinct future times (scheduled out of time order), then one advance past them all. Trampoline subjects: one action schedules n nested ones, which queue until it returns. Any other scheduler: producer threads fan n actions in between them, timed from the first schedule to the last run. The exponent k of time ∝ nᵏ is fitted over the sizes measured (a size predicted to outlast both the budget left and 3 s, or ten budgets when that is less, is not started): over 1.1 grows like n log n or a cache's worth, over 1.3 is superlinear (an array re-sorted on every insert, say).",
+        outcomes: GrowthOutcome.self
+    ) { ctx throws(StressFailure) in
+        let capabilities = ctx.subject.capabilities
+        let workload: GrowthCurve.Workload =
+            capabilities.contains(.virtualTime) ? .drain : capabilities.contains(.trampoline) ? .nested : .fanIn
+        var measured: [(size: Int, seconds: Double)] = []
+        for size in GrowthCurve.sizes {
+            if let last = measured.last {
+                let exponent = GrowthCurve.exponent(measured) ?? 1
+                let predicted = last.seconds * pow(Double(size) / Double(last.size), max(exponent, 1))
+                let left = (ctx.duration - (ContinuousClock.now - ctx.started)).timeInterval
+                if predicted > max(left, min(GrowthCurve.sizeBound, ctx.duration.timeInterval * 10)) { break }
+            }
+            var rounds: [Double] = []
+            // A slow subject's small sizes already take long: half a second of rounds is enough.
+            while rounds.count < GrowthCurve.rounds(size), rounds.reduce(0, +) < 0.5 {
+                rounds.append(try workload.measure(size, ctx))
+                ctx.addOperations(size)
+            }
+            measured.append((size, rounds.sorted()[rounds.count / 2]))
+        }
+        let curve = GrowthCurve(
+            workload: workload, sizes: measured.map(\.size),
+            nanosecondsPerAction: measured.map { $0.seconds * 1e9 / Double($0.size) },
+            exponent: GrowthCurve.exponent(measured))
+        ctx.setGrowth(curve)
+        guard let exponent = curve.exponent else {
+            throw StressFailure(
+                "only \(measured.count) size(s) could be measured within the budget: no exponent to fit")
+        }
+        ctx.setMetric(.growthExponent, exponent)
+        ctx.record(
+            exponent > GrowthCurve.superlinear
+                ? GrowthOutcome.superlinear
+                : exponent > GrowthCurve.linear ? GrowthOutcome.logFactor : GrowthOutcome.linear)
+    }
+}
+
+/// The cost per action of one workload at growing sizes, and the fitted exponent: what a
+/// run of the `growth` scenario reports.
+public struct GrowthCurve: Codable, Sendable, Equatable {
+    /// What grows.
+    public enum Workload: String, Codable, Sendable {
+        /// n actions queued on a virtual-time scheduler at distinct times, then one advance.
+        case drain = "virtual-time drain"
+        /// One trampolined action that schedules n nested ones.
+        case nested = "trampoline queue"
+        /// Producer threads scheduling n actions between them.
+        case fanIn = "fan-in"
+    }
+
+    public var workload: Workload
+    /// The sizes measured, ascending.
+    public var sizes: [Int]
+    /// The median cost per action at each size.
+    public var nanosecondsPerAction: [Double]
+    /// k in time ∝ nᵏ, by least squares on the logarithms; nil with fewer than two sizes.
+    public var exponent: Double?
+
+    /// The sizes tried, in order, while the next is predicted to fit in the budget.
+    static let sizes = [1_000, 10_000, 100_000, 1_000_000]
+    /// A size predicted to take longer than this (and than the budget left, and ten budgets)
+    /// is not started: a quadratic subject's 10⁶ would take hours.
+    static let sizeBound = 3.0
+    /// Up to this exponent, the cost per action does not grow.
+    public static let linear = 1.1
+    /// Over this exponent, the work grows faster than n log n does over three decades.
+    public static let superlinear = 1.3
+
+    /// Rounds per size: a thousand actions take well under a millisecond, so small sizes are
+    /// measured more often and their median taken.
+    static func rounds(_ size: Int) -> Int {
+        switch size {
+        case ...1_000: 15
+        case ...10_000: 5
+        case ...100_000: 3
+        default: 1
+        }
+    }
+
+    /// The slope of log(seconds) over log(size): k in seconds ∝ sizeᵏ.
+    public static func exponent(_ points: [(size: Int, seconds: Double)]) -> Double? {
+        let usable = points.filter { $0.size > 0 && $0.seconds > 0 }
+        guard usable.count >= 2 else { return nil }
+        let xs = usable.map { log(Double($0.size)) }
+        let ys = usable.map { log($0.seconds) }
+        let meanX = xs.reduce(0, +) / Double(xs.count)
+        let meanY = ys.reduce(0, +) / Double(ys.count)
+        let covariance = zip(xs, ys).map { ($0 - meanX) * ($1 - meanY) }.reduce(0, +)
+        let variance = xs.map { ($0 - meanX) * ($0 - meanX) }.reduce(0, +)
+        return covariance / variance
+    }
+}
+
+extension GrowthCurve.Workload {
+    /// Seconds for one round of `size` actions; throws, after recording them, when actions
+    /// were lost.
+    func measure(_ size: Int, _ ctx: StressContext) throws(StressFailure) -> Double {
+        let remaining = Atomic<Int>(size)
+        let finishedAt = Atomic<UInt64>(0)
+        let done = Countdown(1)
+        let action: SchedulerAction = {
+            if remaining.wrappingSubtract(1, ordering: .relaxed).newValue == 0 {
+                finishedAt.store(StressContext.nanoseconds(), ordering: .relaxed)
+                done.tick()
+            }
+        }
+        let startedAt: UInt64
+        switch self {
+        case .drain:
+            guard let scheduler = ctx.subject.makeScheduler() as? any VirtualTimeScheduler else {
+                throw StressFailure("a subject claiming virtualTime made a scheduler that cannot advance")
+            }
+            let base = scheduler.now
+            startedAt = StressContext.nanoseconds()
+            // Out of time order, as a test's timers are: 7919 is prime, so i × 7919 mod n
+            // visits every offset once.
+            for index in 0..<size {
+                let offset = index &* 7_919 % size + 1
+                _ = try? scheduler.schedule(at: (try? base.advanced(by: .nanoseconds(offset))) ?? base, action)
+            }
+            scheduler.advance(to: (try? base.advanced(by: .nanoseconds(size))) ?? .distantFuture)
+        case .nested:
+            let scheduler = ctx.subject.makeScheduler()
+            startedAt = StressContext.nanoseconds()
+            scheduler.schedule {
+                for _ in 0..<size { scheduler.schedule(action) }
+            }
+        case .fanIn:
+            let scheduler = ctx.subject.makeScheduler()
+            let producers = ctx.subject.capabilities.contains(.threadConfined) ? 1 : ctx.threads
+            // The first producer to start sets it; the others find it set.
+            let firstSchedule = Atomic<UInt64>(0)
+            let produce: @Sendable (Int) -> Void = { index in
+                _ = firstSchedule.compareExchange(
+                    expected: 0, desired: StressContext.nanoseconds(), ordering: .relaxed)
+                for _ in 0..<(size / producers + (index < size % producers ? 1 : 0)) { scheduler.schedule(action) }
+            }
+            if producers == 1 { produce(0) } else { try ctx.onThreads(producers, produce) }
+            (scheduler as? any VirtualTimeScheduler)?.stepAll()
+            startedAt = firstSchedule.load(ordering: .relaxed)
+        }
+        guard done.wait(ctx.mustHappen) else {
+            let lost = remaining.load(ordering: .relaxed)
+            ctx.record(GrowthOutcome.lost, count: lost)
+            throw StressFailure("\(lost) of \(size) actions (\(rawValue)) did not run within \(ctx.mustHappen)")
+        }
+        return Double(finishedAt.load(ordering: .relaxed) &- startedAt) / 1e9
+    }
+}
+
+/// What a run of `growth` observes; the raw values are the names reports use.
+enum GrowthOutcome: String, StressOutcome {
+    case linear
+    case logFactor = "log-factor"
+    case superlinear, lost
+
+    var judgement: StressScenario.Judgement {
+        switch self {
+        case .linear: .acceptable("the cost per action does not grow with the work queued (exponent ≤ 1.1)")
+        case .logFactor:
+            .interesting("the cost per action grows like log n or with the cache's reach (exponent 1.1–1.3)")
+        case .superlinear:
+            .forbidden(
+                "the work grows faster than n log n (exponent over 1.3): an action costs more the more are queued")
+        case .lost: .forbidden("an action never ran")
+        }
+    }
+}
