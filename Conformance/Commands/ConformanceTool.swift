@@ -35,7 +35,7 @@ public enum ConformanceTool {
 
 struct ConformanceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "conformance",
+        commandName: executableName(or: "conformance"),
         abstract: "Check schedulers against the numbered rules of the conformance catalogue.",
         subcommands: [
             Run.self, Merge.self, DashboardCommand.self, ListRules.self, ListSubjects.self, MutantsCommand.self,

@@ -13,10 +13,10 @@ struct RuleSelection: ParsableArguments {
     var categories: [String] = []
 
     func validate() throws {
-        for id in splitList(rules) where RuleID(rawValue: id) == nil {
+        for id in try nonEmptyList(rules, option: "--rule") where RuleID(rawValue: id) == nil {
             throw ValidationError("unknown rule '\(id)'; `list-rules` lists them")
         }
-        for name in splitList(categories) where Self.category(named: name) == nil {
+        for name in try nonEmptyList(categories, option: "--category") where Self.category(named: name) == nil {
             throw ValidationError(
                 "unknown category '\(name)'; use one of \(Rule.Category.allCases.map(\.rawValue).joined(separator: ", "))"
             )

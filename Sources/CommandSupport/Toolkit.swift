@@ -76,7 +76,7 @@ public struct Toolkit: Sendable {
     /// in order, each once; the default subjects when `names` is empty.
     /// - Throws: `ValidationError` naming the first unknown name.
     package func select(_ names: [String]) throws -> [ConformanceSubject] {
-        let names = splitList(names)
+        let names = try nonEmptyList(names, option: "--subject")
         if names.isEmpty { return defaultSubjects }
         var selected: [ConformanceSubject] = []
         for name in names {
@@ -116,6 +116,25 @@ private let installed = Lock<Toolkit?>(nil)
 /// Values from repeatable, comma-separated options, trimmed, without empty ones.
 package func splitList(_ values: [String]) -> [String] {
     values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+}
+
+/// The file name this process was started as, for usage and help: a tool built on the
+/// harness is called by its own name (`worker-thread-conformance run …`), not the name of
+/// the harness's own executable. `fallback` when there is none.
+package func executableName(or fallback: String) -> String {
+    let name = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent } ?? ""
+    return name.isEmpty ? fallback : name
+}
+
+/// ``splitList(_:)`` of an option's values, refusing an option given with nothing in it:
+/// `--subject ''` is a mistake (a variable that expanded to nothing), not a request for the
+/// default set, which leaving the option out asks for.
+package func nonEmptyList(_ values: [String], option: String) throws -> [String] {
+    let names = splitList(values)
+    if !values.isEmpty, names.isEmpty {
+        throw ValidationError("\(option) is empty: name at least one, or leave the option out for the default")
+    }
+    return names
 }
 
 /// Writes to standard error, for progress that must not mix with tables on standard output.

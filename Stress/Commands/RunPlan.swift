@@ -10,7 +10,7 @@ enum ScenarioSelection {
     /// The named scenarios, each once, in the order first named; all but the opt-in ones
     /// (the soak) when none is.
     static func select(_ names: [String]) throws -> [StressScenario] {
-        let names = splitList(names)
+        let names = try nonEmptyList(names, option: "--scenario")
         if names.isEmpty { return StressCatalogue.all }
         var seen = Set<String>()
         return try names.compactMap { name in

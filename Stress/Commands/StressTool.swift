@@ -34,7 +34,7 @@ public enum StressTool {
 
 struct StressCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "stress",
+        commandName: executableName(or: "stress"),
         abstract: "Stress schedulers: classified outcomes, latency histograms, allocation statistics.",
         subcommands: [
             Run.self, Merge.self, Compare.self, Export.self, Table.self, ListScenarios.self, CalibrateAllocations.self,

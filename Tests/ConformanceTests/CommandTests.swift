@@ -30,6 +30,8 @@ import Testing
 
     @Test(arguments: [
         ["--subject", "no-such-scheduler"], ["--rule", "XYZ-9"], ["--category", "nonsense"],
+        // An option given with nothing in it (a variable that expanded to nothing).
+        ["--subject", ""], ["--rule", " , "], ["--category", ""],
         ["--no-such-flag"], ["--timing-scale", "0"], ["--report-dir", "/proc/not-writable"], ["--budget", "0"],
         ["--budget", "soon"], ["--seed", "-1"], ["mutants", "--mutant", "no-such-mutant"], ["mutate"],
         ["mutate", "--target", "Schedulers", "--package", "/no/such/package"],
@@ -44,6 +46,23 @@ import Testing
         #expect(outcome.status == .exited(64))
         let errorLines = outcome.error.split(separator: "\n").filter { $0.hasPrefix("Error:") }
         #expect(errorLines.count == 1, "stderr was: \(outcome.error)")
+    }
+
+    /// A tool built on the harness is called by its own name in its usage and help, and in
+    /// the usage that follows an error.
+    @Test func usageNamesTheExecutableThatRuns() async throws {
+        let folder = Self.temporaryFolder()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let tool = folder.appendingPathComponent("my-scheduler-conformance")
+        try FileManager.default.copyItem(atPath: Self.executable, toPath: tool.path)
+        let help = try await Subprocess.run(
+            .path(.init(tool.path)), arguments: ["--help"], output: .string(limit: 1 << 20), error: .discarded)
+        #expect(help.standardOutput.contains("USAGE: my-scheduler-conformance <subcommand>"), "\(help.standardOutput)")
+        let wrong = try await Subprocess.run(
+            .path(.init(tool.path)), arguments: ["run", "--subject", ""], output: .discarded,
+            error: .string(limit: 1 << 20))
+        #expect(wrong.terminationStatus == .exited(64))
+        #expect(wrong.standardError.contains("Usage: my-scheduler-conformance run"), "\(wrong.standardError)")
     }
 
     /// `--budget` reaches the model-checked rules in their worker processes: a rule explores

@@ -122,6 +122,7 @@ import Testing
     @Test(arguments: [
         ["--scenario", "no-such"], ["--subject", "no-such"], ["--budget", "10x"], ["--budget", "-5m"],
         ["--threads", "0"], ["--report-dir", "/proc/not-writable"], ["--allocator", "tcmalloc"], ["--bogus"],
+        ["--scenario", ""], ["--subject", " "],
     ])
     func badInputGetsOneClearLineAndTheUsageExitCode(_ arguments: [String]) async throws {
         let outcome = try await Self.stress(arguments)
