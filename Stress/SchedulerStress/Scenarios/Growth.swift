@@ -10,7 +10,7 @@ extension StressScenario {
     /// exponent of a power law fitted to it.
     public static let growth = StressScenario(
         "growth",
-        "How an action's cost grows with the work queued at once, n = 10³ … 10⁶. Virtual-time subjects: n actions at distinct future times (scheduled out of time order), then one advance past them all. Trampoline subjects: one action schedules n nested ones, which queue until it returns. Any other scheduler: producer threads fan n actions in between them, timed from the first schedule to the last run. The exponent k of time ∝ nᵏ is fitted over the sizes measured (a size predicted to outlast both the budget left and 3 s, or ten budgets when that is less, is not started): over 1.1 grows like n log n or a cache's worth, over 1.3 is superlinear (an array re-sorted on every insert, say).",
+        "How an action's cost grows with the work queued at once, n = 10³ … 10⁶. Virtual-time subjects: n actions at distinct future times (scheduled out of time order), then one advance past them all. Trampoline subjects: one action schedules n nested ones, which queue until it returns. Any other scheduler: producer threads fan n actions in between them, timed from the first schedule to the last run. The exponent k of time ∝ nᵏ is fitted over the sizes measured (sizes half a decade apart; from the third on, a size predicted to outlast both the budget left and 3 s, or ten budgets when that is less, is not started): over 1.1 grows like n log n or a cache's worth, over 1.3 is superlinear (an array re-sorted on every insert, say).",
         outcomes: GrowthOutcome.self
     ) { ctx throws(StressFailure) in
         let capabilities = ctx.subject.capabilities
@@ -18,7 +18,9 @@ extension StressScenario {
             capabilities.contains(.virtualTime) ? .drain : capabilities.contains(.trampoline) ? .nested : .fanIn
         var measured: [(size: Int, seconds: Double)] = []
         for size in GrowthCurve.sizes {
-            if let last = measured.last {
+            // The second size is always measured: a fit needs two, and it is only about
+            // three times the first (a quadratic subject's 10⁴ would be a hundred times 10³).
+            if measured.count >= 2, let last = measured.last {
                 let exponent = GrowthCurve.exponent(measured) ?? 1
                 let predicted = last.seconds * pow(Double(size) / Double(last.size), max(exponent, 1))
                 let left = (ctx.duration - (ContinuousClock.now - ctx.started)).timeInterval
@@ -70,8 +72,9 @@ public struct GrowthCurve: Codable, Sendable, Equatable {
     /// k in time ∝ nᵏ, by least squares on the logarithms; nil with fewer than two sizes.
     public var exponent: Double?
 
-    /// The sizes tried, in order, while the next is predicted to fit in the budget.
-    static let sizes = [1_000, 10_000, 100_000, 1_000_000]
+    /// The sizes tried, in order, while the next is predicted to fit in the budget: half a
+    /// decade apart, so that a slow subject still gets a few.
+    static let sizes = [1_000, 3_162, 10_000, 31_623, 100_000, 316_228, 1_000_000]
     /// A size predicted to take longer than this (and than the budget left, and ten budgets)
     /// is not started: a quadratic subject's 10⁶ would take hours.
     static let sizeBound = 3.0
