@@ -84,8 +84,14 @@ public struct StressScenario: Sendable, Identifiable {
 /// The scenario could not run to its end (the subject stalled, refused work, …).
 public struct StressFailure: Error, Sendable, CustomStringConvertible {
     public let description: String
-    /// A failure saying why the scenario could not finish.
-    public init(_ description: String) { self.description = description }
+    /// Whether the run could not judge (too short to see what it looks for) rather than
+    /// break: the run is then `inconclusive`, which never gates.
+    public let inconclusive: Bool
+    /// A failure saying why the scenario could not finish, or could not judge.
+    public init(_ description: String, inconclusive: Bool = false) {
+        self.description = description
+        self.inconclusive = inconclusive
+    }
 }
 
 /// The outcomes of one scenario as the compiler checks them: an enum per scenario, whose raw

@@ -124,7 +124,7 @@ public struct StressRun: Codable, Sendable {
         } else if let failure {
             // A run cut short after a forbidden outcome (work lost, so nothing left to wait
             // for) is the subject's failure; otherwise the run could not be judged.
-            self.status = Self.judge(outcomes) == .failed ? .failed : .error
+            self.status = Self.judge(outcomes) == .failed ? .failed : failure.inconclusive ? .inconclusive : .error
             self.message = failure.description
         } else {
             self.status = Self.judge(outcomes)

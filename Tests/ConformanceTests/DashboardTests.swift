@@ -34,9 +34,9 @@ import Testing
                     "--subject", "queue,immediate", "--duration", "0.5",
                     "--report-dir", folder.appendingPathComponent("stress").path,
                 ],
-                output: .discarded, error: .discarded
+                output: .string(limit: 1 << 20), error: .discarded
             )
-            #expect(night.terminationStatus == .exited(0))
+            #expect(night.terminationStatus == .exited(0), "\(night.standardOutput)")
         }
         let outcome = try await CommandTests.conformance([
             "dashboard", "--conformance", folder.appendingPathComponent("conformance.json").path,

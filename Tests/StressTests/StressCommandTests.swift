@@ -188,7 +188,7 @@ import Testing
     @Test func theSoakFindsAClosureKeptInTenThousand() async throws {
         let folder = Self.folder()
         let outcome = try await Self.stress([
-            "--scenario", "soak", "--subject", "queue,mutant-keeps-one-closure-in-10000", "--duration", "6",
+            "--scenario", "soak", "--subject", "queue,mutant-keeps-one-closure-in-10000", "--duration", "8",
             "--report-dir", folder.path,
         ])
         let report = try Self.report(in: folder)

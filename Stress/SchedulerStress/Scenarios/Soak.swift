@@ -38,12 +38,14 @@ extension StressScenario {
         }
         let curve = MemoryCurve(samples: samples.samples)
         ctx.setMemory(curve)
+        guard samples.samples.first?.liveBytes != nil else {
+            throw StressFailure(
+                "the soak needs jemalloc's statistics (install libjemalloc-dev): without them the heap cannot be read")
+        }
         guard let growth = curve.liveGrowthPerMillion else {
             throw StressFailure(
-                samples.samples.first?.liveBytes == nil
-                    ? "the soak needs jemalloc's statistics (install libjemalloc-dev): without them the heap cannot be read"
-                    : "the soak ran \(actions) actions in \(samples.samples.count) sampled rounds: too few to fit the heap's growth (it needs \(MemoryCurve.minimumRounds) rounds)"
-            )
+                "the soak ran \(actions) actions in \(samples.samples.count) sampled rounds: too few to fit the heap's growth (it needs \(MemoryCurve.minimumRounds) rounds)",
+                inconclusive: true)
         }
         ctx.setMetric(.heapGrowthBytesPerMillionActions, growth)
         if let resident = curve.residentGrowthPerMillion {
@@ -247,8 +249,8 @@ public struct MemoryCurve: Codable, Sendable, Equatable {
     public static let leakThreshold = 1_024.0
     /// A leak raises the floor in at least this share of the windows.
     public static let risingShare = 0.75
-    /// Fewer rounds than this give no fit.
-    public static let minimumRounds = 16
+    /// Fewer rounds than this give no verdict (inconclusive): eight windows of four.
+    public static let minimumRounds = 64
     static let maximumSamples = 400
     /// The second half is cut into this many windows, and each window's lowest sample is
     /// its floor: a round's stragglers (a closure a worker thread frees just after the
