@@ -94,9 +94,19 @@ private final class Worker: Sendable {
 
     func loop() {
         thread.withLock { $0 = ObjectIdentifier(Thread.current) }
+        var batch: [SchedulerAction] = []
         while true {
             wakeUp.wait()
-            while let job = jobs.withLock({ $0.queue.isEmpty ? nil : $0.queue.removeFirst() }) { job() }
+            // The backlog is taken whole and run in order, and what comes meanwhile waits
+            // for the next turn. Taking one job at a time with `removeFirst()` moved every
+            // job left behind: the `growth` stress scenario measured a drain of n queued
+            // jobs as n² (exponent 2.0).
+            while true {
+                jobs.withLock { swap(&batch, &$0.queue) }
+                if batch.isEmpty { break }
+                for job in batch { job() }
+                batch.removeAll(keepingCapacity: true)
+            }
             if jobs.withLock({ $0.stopped && $0.queue.isEmpty }) { return }
         }
     }
