@@ -98,14 +98,19 @@ public struct GrowthCurve: Codable, Sendable, Equatable {
     public static func exponent(_ points: [(size: Int, seconds: Double)]) -> Double? {
         let usable = points.filter { $0.size > 0 && $0.seconds > 0 }
         guard usable.count >= 2 else { return nil }
-        let xs = usable.map { log(Double($0.size)) }
-        let ys = usable.map { log($0.seconds) }
-        let meanX = xs.reduce(0, +) / Double(xs.count)
-        let meanY = ys.reduce(0, +) / Double(ys.count)
-        let covariance = zip(xs, ys).map { ($0 - meanX) * ($1 - meanY) }.reduce(0, +)
-        let variance = xs.map { ($0 - meanX) * ($0 - meanX) }.reduce(0, +)
-        return covariance / variance
+        return leastSquaresSlope(usable.map { (log(Double($0.size)), log($0.seconds)) })
     }
+}
+
+/// The least-squares slope of `points` (the growth exponent on logarithms, the soak's bytes
+/// per 10⁶ actions); nil when every x is the same.
+func leastSquaresSlope(_ points: [(x: Double, y: Double)]) -> Double? {
+    guard !points.isEmpty else { return nil }
+    let meanX = points.map(\.x).reduce(0, +) / Double(points.count)
+    let meanY = points.map(\.y).reduce(0, +) / Double(points.count)
+    let variance = points.map { ($0.x - meanX) * ($0.x - meanX) }.reduce(0, +)
+    guard variance > 0 else { return nil }
+    return points.map { ($0.x - meanX) * ($0.y - meanY) }.reduce(0, +) / variance
 }
 
 extension GrowthCurve.Workload {

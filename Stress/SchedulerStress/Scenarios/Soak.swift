@@ -259,11 +259,11 @@ public struct MemoryCurve: Codable, Sendable, Equatable {
 
     init(samples all: [Sample]) {
         let live = Self.floors(all) { $0.liveBytes }
-        liveGrowthPerMillion = live.flatMap(Self.slope)
+        liveGrowthPerMillion = live.flatMap(leastSquaresSlope)
         liveRisingShare = live.map { floors in
             Double(zip(floors, floors.dropFirst()).filter { $1.y > $0.y }.count) / Double(max(floors.count - 1, 1))
         }
-        residentGrowthPerMillion = Self.floors(all) { $0.residentBytes }.flatMap(Self.slope)
+        residentGrowthPerMillion = Self.floors(all) { $0.residentBytes }.flatMap(leastSquaresSlope)
         let stride = max(1, (all.count + Self.maximumSamples - 1) / Self.maximumSamples)
         samples = Swift.stride(from: 0, to: all.count, by: stride).map { all[$0] }
     }
@@ -282,15 +282,6 @@ public struct MemoryCurve: Codable, Sendable, Equatable {
             points.append((Double(middle) / 1e6, Double(floor)))
         }
         return points.count >= 2 ? points : nil
-    }
-
-    /// The least-squares slope of `points`: bytes per 10⁶ actions.
-    static func slope(_ points: [(x: Double, y: Double)]) -> Double? {
-        let meanX = points.map(\.x).reduce(0, +) / Double(points.count)
-        let meanY = points.map(\.y).reduce(0, +) / Double(points.count)
-        let variance = points.map { ($0.x - meanX) * ($0.x - meanX) }.reduce(0, +)
-        guard variance > 0 else { return nil }
-        return points.map { ($0.x - meanX) * ($0.y - meanY) }.reduce(0, +) / variance
     }
 }
 
