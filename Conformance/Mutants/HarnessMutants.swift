@@ -42,6 +42,27 @@ final class GrowingMutant: MutantBase, @unchecked Sendable {
     }
 }
 
+/// A correct scheduler, but asking it for a repeating timer also leaves a thread spinning
+/// forever (a poller that never stops): the rule passes, and the worker must say the subject
+/// was still running work and give the rules after it a fresh process.
+final class SpinningMutant: MutantBase, @unchecked Sendable {
+    private let started = Atomic<Bool>(false)
+
+    override func schedule(
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
+        _ action: @escaping SchedulerAction
+    ) throws(SchedulerError) -> any Disposable {
+        if !started.exchange(true, ordering: .relaxed) {
+            Thread.detachNewThread {
+                Thread.current.name = "runaway-poller"
+                var spins: UInt64 = 0
+                while true { spins = spins &+ 1 }
+            }
+        }
+        return try super.schedule(at: deadline, repeatingEvery: interval, leeway: leeway, action)
+    }
+}
+
 /// A correct virtual-time scheduler that sorts its whole queue again on every insert, as
 /// combine-schedulers' test scheduler does: n actions cost n² log n. Every rule passes it;
 /// the `growth` stress scenario must call it superlinear.

@@ -183,6 +183,12 @@ public enum Mutants {
         GrowingMutant("mutant-growing")
     }
 
+    /// Correct, but a repeating timer leaves a thread spinning for good: the worker must say
+    /// so and give the next rules a fresh process.
+    public static let spinning = ConformanceSubject(name: "mutant-spinning", origin: .mutant) {
+        SpinningMutant("mutant-spinning")
+    }
+
     /// Correct, but every insert sorts its whole queue again: the `growth` scenario's mutant.
     public static let resorting = ConformanceSubject(name: "mutant-resorting-virtual", origin: .mutant) {
         ResortingVirtualMutant("mutant-resorting-virtual")
@@ -195,7 +201,7 @@ public enum Mutants {
 
     /// Every mutant subject, the harness ones included.
     public static var subjects: [ConformanceSubject] {
-        all.map(\.subject) + [hanging, crashing, growing, resorting, leaking]
+        all.map(\.subject) + [hanging, crashing, growing, spinning, resorting, leaking]
     }
 
     /// The mutant named `name` (with or without its `mutant-` prefix).

@@ -61,3 +61,57 @@ final class LeewayMultipliedMutant: MutantBase, @unchecked Sendable {
             deadline: deadline.advancedSaturating(by: 4 * UInt64(spec.leewayNanoseconds)), spec: exact, tick)
     }
 }
+
+/// Keeps the grid while nothing holds it up, but catches up on the ticks a stall made it
+/// miss instead of merging them into one run, in one of three shapes, while claiming to
+/// merge. Each tick is a one-shot Dispatch timer armed at `start + k × interval`, so a point
+/// already past fires at once.
+final class CatchesUpMissedTicksMutant: MutantBase, @unchecked Sendable {
+    enum Catchup: String, Sendable {
+        /// Every missed point, back to back (tokio's default "burst").
+        case everyMissedTick = "repeating-bursts-missed-ticks"
+        /// One extra run, then the grid: twice for a stall of any length. A rule that only
+        /// counts runs against the points missed, or looks for a long burst, passes it.
+        case oneExtraRun = "repeating-runs-missed-ticks-twice"
+        /// Every missed point, spread a quarter interval apart to "smooth" the catch-up: no
+        /// two runs back to back.
+        case spreadOut = "repeating-spreads-missed-ticks"
+    }
+
+    let catchup: Catchup
+
+    init(_ catchup: Catchup) {
+        self.catchup = catchup
+        super.init(catchup.rawValue)
+    }
+
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
+        -> any Disposable
+    {
+        let handle = BooleanDisposable()
+        let interval = UInt64(spec.intervalNanoseconds)
+        let catchup = self.catchup
+        @Sendable func arm(_ k: UInt64, at due: SchedulerTime) {
+            queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(due.nanoseconds, 1))) {
+                guard !handle.isDisposed else { return }
+                tick()
+                let now = self.now.nanoseconds
+                let current = now >= deadline.nanoseconds ? (now - deadline.nanoseconds) / interval : 0
+                var next = k + 1
+                var at = deadline.advancedSaturating(by: next * interval)
+                switch catchup {
+                case .everyMissedTick: break
+                case .oneExtraRun:
+                    // At most one point behind: skip the older missed ones.
+                    if current > next { next = current - 1 }
+                    at = deadline.advancedSaturating(by: next * interval)
+                case .spreadOut:
+                    if next <= current { at = SchedulerTime.zero.advancedSaturating(by: now + interval / 4) }
+                }
+                arm(next, at: at)
+            }
+        }
+        arm(0, at: deadline)
+        return handle
+    }
+}

@@ -83,6 +83,17 @@ extension Mutants {
         mutant("repeating-compensates", "arms every tick after the third 2 ms before its grid point", .tim5) {
             RepeatingCompensatesMutant("repeating-compensates")
         },
+        faulty(
+            CatchesUpMissedTicksMutant.Catchup.everyMissedTick, "runs every tick a stall missed, back to back", .tim16
+        ) {
+            CatchesUpMissedTicksMutant($0)
+        },
+        faulty(CatchesUpMissedTicksMutant.Catchup.oneExtraRun, "runs twice after any stall, then the grid", .tim16) {
+            CatchesUpMissedTicksMutant($0)
+        },
+        faulty(
+            CatchesUpMissedTicksMutant.Catchup.spreadOut, "runs every missed tick, a quarter interval apart", .tim16
+        ) { CatchesUpMissedTicksMutant($0) },
         mutant("refuses-short-intervals", "refuses a positive interval under a microsecond", .tim7) {
             RefusesShortIntervalsMutant("refuses-short-intervals")
         },

@@ -17,6 +17,8 @@ public struct Declarations: Sendable, Equatable {
     public var dueSleep: DueSleep = .returnsAtOnce
     /// Where a real-time repeating timer puts its ticks when actions run long (TIM-6, TIM-12).
     public var repeatPolicy: RepeatPolicy = .grid
+    /// What a real-time repeating timer does with the ticks a stall made it miss (TIM-16).
+    public var missedTicks: MissedTicks = .coalesced
     /// Where a driven (virtual) executor runs its jobs (EXE-9).
     public var drivenJobs: DrivenJobs = .onTheDrivingThread
     /// What a repeating timer with a zero interval is (TIM-7).
@@ -39,6 +41,7 @@ public struct Declarations: Sendable, Equatable {
         if let policy = pendingWorkOnRelease { found.append(.pendingWorkOnRelease(policy)) }
         if dueSleep != .returnsAtOnce { found.append(.dueSleep(dueSleep)) }
         if repeatPolicy != .grid { found.append(.repeatPolicy(repeatPolicy)) }
+        if missedTicks != .coalesced { found.append(.missedTicks(missedTicks)) }
         if drivenJobs != .onTheDrivingThread { found.append(.drivenJobs(drivenJobs)) }
         if zeroInterval != .refused { found.append(.zeroInterval(zeroInterval)) }
         if executorOrder != .fifo { found.append(.executorOrder(executorOrder)) }
@@ -52,6 +55,7 @@ public struct Declarations: Sendable, Equatable {
         case .pendingWorkOnRelease(let policy): pendingWorkOnRelease = policy
         case .dueSleep(let choice): dueSleep = choice
         case .repeatPolicy(let policy): repeatPolicy = policy
+        case .missedTicks(let choice): missedTicks = choice
         case .drivenJobs(let place): drivenJobs = place
         case .zeroInterval(let meaning): zeroInterval = meaning
         case .executorOrder(let order): executorOrder = order
@@ -69,6 +73,8 @@ public enum Declaration: Sendable, Equatable, CustomStringConvertible {
     case dueSleep(DueSleep)
     /// Where a real-time repeating timer's ticks fall.
     case repeatPolicy(RepeatPolicy)
+    /// What a repeating timer does with the ticks a stall made it miss.
+    case missedTicks(MissedTicks)
     /// Where a driven executor runs its jobs.
     case drivenJobs(DrivenJobs)
     /// What a zero repeat interval means.
@@ -89,6 +95,7 @@ public enum Declaration: Sendable, Equatable, CustomStringConvertible {
         case .pendingWorkOnRelease(let policy): ".pendingWorkOnRelease(.\(policy.rawValue))"
         case .dueSleep(let choice): ".dueSleep(.\(choice.rawValue))"
         case .repeatPolicy(let policy): ".repeatPolicy(.\(policy.rawValue))"
+        case .missedTicks(let choice): ".missedTicks(.\(choice.rawValue))"
         case .drivenJobs(let place): ".drivenJobs(.\(place.rawValue))"
         case .zeroInterval(let meaning): ".zeroInterval(.\(meaning.rawValue))"
         case .executorOrder(let order): ".executorOrder(.\(order.rawValue))"
@@ -136,6 +143,16 @@ public enum RepeatPolicy: String, Sendable, Codable, CaseIterable {
     /// the period is the interval plus the action's length (SwiftNIO's
     /// `scheduleRepeatedTask`).
     case fixedDelay
+}
+
+/// What a real-time repeating timer on the grid does with the ticks it missed while a stall
+/// (a long action, a blocked queue) outlasted its period.
+public enum MissedTicks: String, Sendable, Codable, CaseIterable {
+    /// One run for all of them, then the grid again (GCD timer sources, Foundation's `Timer`;
+    /// the suite's choice).
+    case coalesced
+    /// One run for each, back to back, until the timer has caught up (tokio's default).
+    case burst
 }
 
 /// Where an executor that runs only when driven runs the jobs a drive releases.

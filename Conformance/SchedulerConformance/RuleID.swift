@@ -100,6 +100,7 @@ extension RuleID {
     public static let tim13 = RuleID(.timers, 13)
     public static let tim14 = RuleID(.timers, 14)
     public static let tim15 = RuleID(.timers, 15)
+    public static let tim16 = RuleID(.timers, 16)
     public static let vt1 = RuleID(.virtualTime, 1)
     public static let vt2 = RuleID(.virtualTime, 2)
     public static let vt3 = RuleID(.virtualTime, 3)
@@ -152,7 +153,7 @@ extension RuleID {
         cur8,
         sub1,
         sub2, sub3, sub4, rec1, rec2, rec3, rec4, rec5, rec6, rec7, tim1, tim2, tim3, tim4, tim5, tim6, tim7, tim8,
-        tim9, tim10, tim11, tim12, tim13, tim14, tim15, vt1, vt2, vt3, vt4, vt5, vt6, vt7, vt8, vt9, vt10, vt11,
+        tim9, tim10, tim11, tim12, tim13, tim14, tim15, tim16, vt1, vt2, vt3, vt4, vt5, vt6, vt7, vt8, vt9, vt10, vt11,
         vt12, vt13, thr1, thr2, thr3, thr4, thr5, thr6, clk1, clk2, clk3, clk4, clk5, clk6, clk7, clk8, clk9, clk10,
         clk11,
         exe1, exe2, exe3, exe4, exe5, exe6, exe7, exe8, exe9, lin1, lin2, lin3, lin4, lin5,

@@ -87,23 +87,34 @@ public final class ThreadCrew: Sendable {
     private let shift = Box(Shift())
     private let calls: [DispatchSemaphore]
     private let done = DispatchSemaphore(value: 0)
+    /// Each thread's kernel ID, and whether it finished the current part.
+    private let threads: Box<[(id: Int32?, finished: Bool)]>
 
     /// Starts `count` threads, thread `index` pinned to the `index`-th usable core when `pinned`.
     public init(_ count: Int, pinned: Bool) {
         self.count = count
         calls = (0..<count).map { _ in DispatchSemaphore(value: 0) }
+        threads = Box(Array(repeating: (id: nil, finished: true), count: count))
         for index in 0..<count {
-            let (call, shift, done) = (calls[index], shift, done)
+            let (call, shift, done, threads) = (calls[index], shift, done, threads)
             Thread {
                 if pinned { CorePinning.pinCurrentThread(toCore: index) }
+                threads.update { $0[index].id = CorePinning.currentThreadID }
                 while true {
                     call.wait()
                     guard let body = shift.value.body else { return }
                     body(index)
+                    threads.update { $0[index].finished = true }
                     done.signal()
                 }
             }.start()
         }
+    }
+
+    /// The threads that had not finished the last part when it was abandoned: each one's
+    /// index and kernel ID, so that a hang can say where each is stuck.
+    public var stragglers: [(index: Int, threadID: Int32?)] {
+        threads.value.enumerated().filter { !$0.element.finished }.map { ($0.offset, $0.element.id) }
     }
 
     /// Runs `body(index)` on `threads` of the crew's threads (all when nil) at once, and waits
@@ -113,6 +124,7 @@ public final class ThreadCrew: Sendable {
         let threads = min(threads ?? count, count)
         guard !shift.update({ $0.abandoned }) else { return false }
         shift.update { $0.body = body }
+        self.threads.update { for index in 0..<threads { $0[index].finished = false } }
         for call in calls.prefix(threads) { call.signal() }
         let deadline = DispatchTime.now() + bound.dispatchInterval
         for _ in 0..<threads where done.wait(timeout: deadline) == .timedOut {

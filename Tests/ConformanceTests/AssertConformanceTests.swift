@@ -100,6 +100,23 @@ import Testing
         #expect(results.first?.threadDump == nil)
     }
 
+    /// A generated scenario's thread that never comes back from the subject is named with the
+    /// call it is stuck in, as a producer thread is.
+    @Test(.disabled(if: ThreadSanitizerBuild.isEnabled, "the sanitizer holds a blocked thread's signals back"))
+    func aScenarioThreadStuckInTheSubjectIsNamed() {
+        var timing = Timing.calibrate(scale: 1)
+        timing.mustHappen = .seconds(1)
+        let blocking = BlocksProducers(passing: .firstCaller)
+        defer { blocking.release() }
+        let subject = ConformanceSubject(name: "blocks-producers", origin: .thirdParty) { blocking }
+        let results = failing(subject, .lin1, timing: timing, "the scheduler never returns to the scenario's threads")
+        #expect(results.map(\.status) == [.timeout], "\(results)")
+        let message = results.first?.message ?? ""
+        #expect(message.contains("a call of the parallel part did not return within 1.0 seconds"), "\(message)")
+        #expect(
+            message.contains("stuck in `BlocksProducers.schedule(_:)`, called from scenario thread "), "\(message)")
+    }
+
     /// A rule whose own thread never comes back from the subject is abandoned at the rule
     /// timeout, and the result names where that thread is stuck (the thread stays parked in
     /// the mutant until the test process ends).
@@ -114,6 +131,26 @@ import Testing
             message.contains(
                 "its thread was abandoned (blocked), stuck in `HangingMutant.schedule(at:repeatingEvery:leeway:_:)`"),
             "\(message)")
+    }
+
+    /// A clock whose due sleep spins instead of returning: the rule's own wait names the call
+    /// its task is stuck in, and that it is spinning, not blocked (issue 27's third case: the
+    /// message once said only "did not finish within 10 s").
+    @Test(.disabled(if: ThreadSanitizerBuild.isEnabled, "the sanitizer holds a running thread's signals back"))
+    func aSleepSpinningOnACoreIsNamedAsSuch() {
+        var timing = Timing.calibrate(scale: 1)
+        timing.mustHappen = .seconds(1)
+        let clock = SpinsOnDueSleep()
+        defer { clock.stop() }
+        let subject = ConformanceSubject(
+            name: "spins-on-due-sleep", origin: .thirdParty, clock: { ClockUnderTest(clock) })
+        let results = failing(subject, .clk4, timing: timing, "the clock's due sleep spins")
+        #expect(results.map(\.status) == [.timeout], "\(results)")
+        let message = results.first?.message ?? ""
+        #expect(
+            message.contains("sleep(until: now) did not finish within 1.0 seconds; stuck in `SpinsOnDueSleep.sleep("),
+            "\(message)")
+        #expect(message.contains("called from its task (running: spinning on a core)"), "\(message)")
     }
 
     @Test func aLostActionOnALiveSchedulerIsStillAFailure() {
@@ -150,15 +187,37 @@ private final class StuckScheduler: Scheduler {
 /// Runs what the rule's own thread schedules; a call from any other thread waits until the
 /// test releases it.
 private final class BlocksProducers: Scheduler, Sendable {
+    /// Which thread's calls go through.
+    enum Passing {
+        /// A thread named as the runner names a rule's thread.
+        case ruleThread
+        /// The thread that called first (threads a rule's thread starts inherit its name).
+        case firstCaller
+    }
+
     let name = "blocks-producers"
     var capabilities: SchedulerCapabilities { [.asynchronous, .serial] }
     var now: SchedulerTime { queue.now }
     private let queue = QueueScheduler(name: "blocks-producers")
     private let gate = DispatchSemaphore(value: 0)
     private let released = Atomic<Bool>(false)
+    private let passing: Passing
+    private let firstCaller = Atomic<UInt>(0)
+
+    init(passing: Passing = .ruleThread) { self.passing = passing }
+
+    private var callerPasses: Bool {
+        switch passing {
+        case .ruleThread: return Thread.current.name?.hasPrefix("rule ") == true
+        case .firstCaller:
+            let current = UInt(bitPattern: Int(bitPattern: pthread_self()))
+            let (claimed, first) = firstCaller.compareExchange(expected: 0, desired: current, ordering: .relaxed)
+            return claimed || first == current
+        }
+    }
 
     @inline(never) func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
-        if Thread.current.name?.hasPrefix("rule ") != true, !released.load(ordering: .acquiring) {
+        if !callerPasses, !released.load(ordering: .acquiring) {
             gate.wait()
             gate.signal()
         }
@@ -170,4 +229,21 @@ private final class BlocksProducers: Scheduler, Sendable {
         released.store(true, ordering: .releasing)
         gate.signal()
     }
+}
+
+/// A continuous clock whose sleep spins on its core until the deadline is an hour past,
+/// instead of returning for a deadline already reached; `stop()` lets it go.
+private final class SpinsOnDueSleep: Clock, Sendable {
+    typealias Instant = ContinuousClock.Instant
+    private let base = ContinuousClock()
+    private let stopped = Atomic<Bool>(false)
+
+    var now: Instant { base.now }
+    var minimumResolution: Duration { base.minimumResolution }
+
+    @inline(never) func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        while base.now < deadline + .seconds(3_600), !stopped.load(ordering: .relaxed) {}
+    }
+
+    func stop() { stopped.store(true, ordering: .relaxed) }
 }

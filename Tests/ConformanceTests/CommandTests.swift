@@ -235,6 +235,30 @@ import Testing
         #expect(refused.status == .exited(64))
     }
 
+    /// A rule that leaves the subject spinning says so, and the rules after it run in a fresh
+    /// worker (in the old one they would find the spinning thread too), in every run.
+    @Test func workLeftRunningIsReportedAndTheNextRulesGetAFreshWorker() async throws {
+        for _ in 0..<3 {
+            let folder = Self.temporaryFolder()
+            let outcome = try await Self.conformance([
+                "--subject", "mutant-spinning", "--rule", "ORD-1,CAN-6,TIM-3", "--report-dir", folder.path,
+            ])
+            #expect(outcome.status == .exited(0), "a mutant does not gate the run")
+            let report = try JSONDecoder().decode(
+                ConformanceReport.self, from: Data(contentsOf: folder.appendingPathComponent("conformance.json")))
+            let results = Dictionary(uniqueKeysWithValues: report.subjects[0].results.map { ($0.rule, $0) })
+            #expect(results["ORD-1"]?.status == .passed)
+            #expect(results["ORD-1"]?.message?.contains("still running work") != true)
+            let left = results["CAN-6"]?.message ?? ""
+            #expect(results["CAN-6"]?.status == .passed, "\(left)")
+            #expect(left.contains("still running work (1 thread(s) busy: runaway-poller"), "\(left)")
+            #expect(results["TIM-3"]?.status == .passed)
+            #expect(
+                results["TIM-3"]?.message?.contains("still running work") != true,
+                "TIM-3 ran in the worker the runaway was left in")
+        }
+    }
+
     @Test func aCrashBecomesAnErrorAndTheRunGoesOn() async throws {
         let folder = Self.temporaryFolder()
         _ = try await Self.conformance([

@@ -144,6 +144,30 @@ private func passesOrLacksEvidence(_ result: RuleResult) -> Bool {
     }
 }
 
+/// A timer that runs every tick a stall made it miss (tokio's burst) passes TIM-16 once it
+/// says so; undeclared, the failure names the declaration; declared, a timer that merges
+/// them (a Dispatch timer source) fails it.
+@Suite struct MissedTicksDeclarationTests {
+    private static let burst = Mutants.named("repeating-bursts-missed-ticks")!.subject
+
+    @Test func aBurstingTimerPassesWhenItSaysSo() throws {
+        let undeclared = try #require(judge(Self.burst, .tim16)[.tim16])
+        #expect(undeclared.status == .failed)
+        #expect(undeclared.message?.contains(".missedTicks(.burst)") == true, "\(undeclared.message ?? "")")
+        let declared = try #require(judge(Self.burst.declaring(.missedTicks(.burst)), .tim16)[.tim16])
+        #expect(declared.status == .passed, "\(declared.message ?? "")")
+    }
+
+    @Test func aMergingTimerFailsTheBurstDeclaration() throws {
+        let queue = ConformanceSubject(name: "queue") { QueueScheduler(name: "queue") }
+        #expect(try #require(judge(queue, .tim16)[.tim16]).status == .passed)
+        let wrong = try #require(judge(queue.declaring(.missedTicks(.burst)), .tim16)[.tim16])
+        #expect(wrong.status == .failed, "\(wrong.message ?? "")")
+        #expect(
+            wrong.message?.contains("it merged the missed ticks though it declares") == true, "\(wrong.message ?? "")")
+    }
+}
+
 /// A manual clock with no `run()` gives its adapter nil for it, and CLK-9, CLK-10 and LIN-3
 /// judge its advances instead of a run the adapter would have had to make up.
 @Suite struct ClockWithoutRunTests {

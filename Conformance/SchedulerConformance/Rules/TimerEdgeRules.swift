@@ -223,6 +223,14 @@ extension RuleCatalogue {
             try ctx.expect(
                 start.duration(to: at) < interval / 2, "the first tick came \(start.duration(to: at)) after the start")
         },
+        Rule(
+            .tim16, "after a stall longer than its period, a repeating timer runs its missed ticks as one run",
+            requires: .repeating, excludes: .virtualTime,
+            rationale:
+                "A heartbeat whose handler was held up for three periods must not then fire three times back to back: GCD timer sources and Foundation's `Timer` merge what was missed into one run and go back to the grid. A timer that bursts by design (tokio's default) declares it, and is then held to bursting.",
+            hint:
+                "after a late run, arm the next deadline at the first grid point after now and let one run stand for every point passed (a Dispatch timer source does this itself); do not loop over the missed points. The second tick's action runs for 3.5 intervals; each interval after it may hold at most one run."
+        ) { ctx throws(RuleFailure) in try RepeatingMissedTicks().judge(ctx) },
     ]
 }
 

@@ -89,8 +89,15 @@ public enum ScenarioExplorer {
                     aim($0).makes
                 },
                 resumable: resumptionsMeet ? scenario.operations.compactMap { aim($0).makes } : [])
-            let execution = try ScenarioRunner.run(
-                scenario, on: try instance(jitter), jitter: jitter, crew: crew, within: context.timing.mustHappen)
+            let execution: ScenarioExecution<Model>
+            do {
+                execution = try ScenarioRunner.run(
+                    scenario, on: try instance(jitter), jitter: jitter, crew: crew, within: context.timing.mustHappen)
+            } catch  where error.kind == .hung {
+                // Where each thread of the parallel part is stuck, and (in a tool) every stack.
+                throw context.hang(
+                    error.message, stuck: crew.stragglers.map { ("scenario thread \($0.index + 1)", $0.threadID) })
+            }
             guard case .refused(let refusal) = Linearizability.check(execution.history, from: execution.initial) else {
                 return Trial(scenario: scenario, execution: execution, refusal: nil)
             }

@@ -1,0 +1,165 @@
+import Foundation
+import SchedulerProbes
+import Schedulers
+
+/// TIM-16: after a stall longer than its period, a repeating timer runs the ticks it missed
+/// as one run, then keeps its grid (GCD timer sources, Foundation's `Timer`; the suite's
+/// choice), unless it declared that it runs every missed tick (`.missedTicks(.burst)`).
+///
+/// The stall is the timer's own second tick, whose action runs ``stall`` (3.5 intervals):
+/// three grid points pass while it runs. The judgement is by pigeonhole, not by timing: cut
+/// the time after the stall into slots, one per grid interval. A timer that merges what it
+/// missed runs at most once per slot (one run for everything due since its last, and it is
+/// never early), however late the machine makes it; a timer that runs every missed tick owes
+/// more runs than slots passed, so some slot holds two of them, wherever the machine's delays
+/// put them. A coalescing timer shows it coalesced only when its merged run came before the
+/// next grid point (a run later than that merges that point too, and looks like a timer that
+/// drops what it missed): an attempt without that run is measured again, then inconclusive.
+struct RepeatingMissedTicks {
+    let interval = Duration.milliseconds(40)
+    /// The second tick's action: 3.5 intervals, so its end falls mid-slot.
+    var stall: Duration { interval * 3.5 }
+    /// Whole slots watched after the one the stall ends in.
+    let slotsAfter = 3
+    let attempts = 3
+    /// More runs than this in one attempt end it: a timer that runs ticks back to back must
+    /// not keep the rule busy.
+    let runLimit = 64
+    /// How far before its grid point a run still counts as that point's.
+    static let earlySlack = Duration.milliseconds(2)
+
+    private struct Attempt {
+        /// The timer's start, grid point 0.
+        var begin = SchedulerTime.zero
+        /// When each tick's action started, by the subject's clock.
+        var starts: [SchedulerTime] = []
+        /// When the stalling action returned.
+        var stallEnd: SchedulerTime?
+        var error: String?
+    }
+
+    func judge(_ ctx: RuleContext) throws(RuleFailure) {
+        let policy = ctx.subject.declared.missedTicks
+        var inconclusive = ""
+        for _ in 0..<attempts {
+            let attempt = try measure(ctx)
+            if let error = attempt.error { throw RuleFailure(error, kind: .error) }
+            switch verdict(attempt, policy: policy, fixedDelay: ctx.subject.declared.repeatPolicy == .fixedDelay) {
+            case .passed: return
+            case .failed(let message): throw RuleFailure(message)
+            case .inconclusive(let why): inconclusive = why
+            }
+        }
+        try ctx.requireExercised(false, "in \(attempts) attempts: \(inconclusive)")
+    }
+
+    private enum Verdict {
+        case passed
+        case failed(String)
+        case inconclusive(String)
+    }
+
+    /// What one attempt shows.
+    private func verdict(_ attempt: Attempt, policy: MissedTicks, fixedDelay: Bool) -> Verdict {
+        guard let end = attempt.stallEnd, attempt.starts.count >= 2 else {
+            return .inconclusive("the stalling tick never returned")
+        }
+        let step = UInt64((try? interval.checkedNanoseconds()) ?? 1)
+        // Grid point k is start + k × interval. A run a hair before its point still counts for
+        // it (early ticks are TIM-5's to judge), so a punctual timer is never split across slots.
+        let start = attempt.begin.nanoseconds - UInt64((try? Self.earlySlack.checkedNanoseconds()) ?? 0)
+        let slotOfEnd = (end.nanoseconds - start) / step
+        let missed = Int(slotOfEnd) - 1
+        guard missed >= 2 else {
+            return .inconclusive("the stall covered only \(missed) grid point(s): nothing to merge")
+        }
+        let during = attempt.starts.dropFirst(2).filter { $0 < end }
+        guard during.isEmpty else {
+            return .inconclusive(
+                "\(during.count) tick(s) started while the stalling tick still ran: the timer runs its ticks side by side, so none was missed"
+            )
+        }
+        // Runs after the stall, per slot: slot 0 is the rest of the one the stall ended in.
+        var perSlot = [Int](repeating: 0, count: slotsAfter + 1)
+        for run in attempt.starts.dropFirst(2) {
+            let slot = Int((run.nanoseconds - start) / step - slotOfEnd)
+            if slot < perSlot.count { perSlot[slot] += 1 }
+        }
+        // When each run came, in milliseconds after the stall ended, with the grid points: what
+        // an author needs to see which ticks ran together.
+        let after = attempt.starts.dropFirst(2).map { run in
+            String(format: "%.1f", Double(run.nanoseconds - end.nanoseconds) / 1e6)
+        }
+        let grid = (1...slotsAfter + 1).map { k in
+            String(
+                format: "%.1f",
+                (Double((slotOfEnd + UInt64(k)) * step + attempt.begin.nanoseconds) - Double(end.nanoseconds)) / 1e6)
+        }
+        let timeline =
+            "runs at +[\(after.joined(separator: ", "))] ms after the stall, grid points at +[\(grid.joined(separator: ", "))] ms"
+        let stalled = "after a stall of \(stall) (\(missed) grid points passed while tick 1's action ran; \(timeline))"
+        let crowded = perSlot.firstIndex { $0 >= 2 }
+        switch policy {
+        case .coalesced:
+            if let slot = crowded {
+                return .failed(
+                    "\(stalled), \(perSlot[slot]) ticks ran within one interval (\(slot == 0 ? "before the next grid point" : "\(slot) intervals on")): missed ticks were run one by one, not merged into one run (a timer that does so by design declares \(Declaration.missedTicks(.burst)))"
+                )
+            }
+            if fixedDelay {
+                // A fixed delay has no missed ticks: the next one is due an interval after the stall.
+                return perSlot.contains(1)
+                    ? .passed : .inconclusive("no tick ran in the \(slotsAfter + 1) intervals after the stall")
+            }
+            return perSlot[0] == 1
+                ? .passed
+                : .inconclusive(
+                    "no tick ran between the stall's end and the next grid point: a merged run that late merges that point too, so merging could not be told from dropping"
+                )
+        case .burst:
+            let runs = perSlot.reduce(0, +)
+            if crowded != nil || runs >= missed + slotsAfter { return .passed }
+            if perSlot.allSatisfy({ $0 == 1 }) {
+                return .failed(
+                    "\(stalled), the timer ran once per interval, \(runs) runs in \(slotsAfter + 1) intervals: it merged the missed ticks though it declares \(Declaration.missedTicks(.burst))"
+                )
+            }
+            return .inconclusive(
+                "\(runs) runs in the \(slotsAfter + 1) intervals after the stall, some intervals empty")
+        }
+    }
+
+    /// One timer: tick 1 stalls, then the runs are watched for ``slotsAfter`` more slots.
+    private func measure(_ ctx: RuleContext) throws(RuleFailure) -> Attempt {
+        let scheduler = ctx.makeScheduler()
+        let begin = try ctx.deadline(.milliseconds(10), on: scheduler)
+        let (interval, stall, slotsAfter, runLimit) = (self.interval, self.stall, self.slotsAfter, self.runLimit)
+        let state = Lock(Attempt(begin: begin))
+        let finished = Signal()
+        let handle = try ctx.attempt("repeating every \(interval)") { () throws(SchedulerError) in
+            try scheduler.schedule(at: begin, repeatingEvery: interval, leeway: .zero) {
+                let now = scheduler.now
+                let tick = state.withLock { state -> Int in
+                    state.starts.append(now)
+                    return state.starts.count - 1
+                }
+                if tick == 1 {
+                    Thread.sleep(forTimeInterval: Double((try? stall.checkedNanoseconds()) ?? 0) / 1e9)
+                    let end = scheduler.now
+                    state.withLock { $0.stallEnd = end }
+                    return
+                }
+                let done = state.withLock { state -> Bool in
+                    guard let end = state.stallEnd else { return false }
+                    let step = UInt64((try? interval.checkedNanoseconds()) ?? 1)
+                    let watchedUntil = ((end.nanoseconds - begin.nanoseconds) / step + UInt64(slotsAfter) + 1) * step
+                    return now.nanoseconds - begin.nanoseconds >= watchedUntil || state.starts.count >= runLimit
+                }
+                if done, !finished.hasFired { finished.fire() }
+            }
+        }
+        defer { handle.dispose() }
+        try ctx.waitFor(finished, on: scheduler, "the ticks of \(slotsAfter + 1) intervals after a stall")
+        return state.withLock { $0 }
+    }
+}
