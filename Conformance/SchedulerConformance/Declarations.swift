@@ -153,6 +153,9 @@ public enum MissedTicks: String, Sendable, Codable, CaseIterable {
     case coalesced
     /// One run for each, back to back, until the timer has caught up (tokio's default).
     case burst
+    /// None of them runs: the next tick is the next grid point after the stall (Foundation's
+    /// `Timer` on Linux when its own action stalled; tokio's `Skip`).
+    case skipped
 }
 
 /// Where an executor that runs only when driven runs the jobs a drive releases.

@@ -11,23 +11,13 @@ public enum TrapProbeProcess {
     /// command every tool built on ``ConformanceTool`` has) and reads how it ended.
     public static func runner(executable: String = CommandLine.arguments[0]) -> TrapProbeRunner {
         { subject, probe in
-            let outcome = Lock<TrapOutcome?>(nil)
-            let done = DispatchSemaphore(value: 0)
-            let deadline = ContinuousClock.now + .seconds(30)
-            Task.detached {
-                // No crash report: the trap is the expected outcome, and the report takes seconds.
-                let exit = await WorkerProcess.run(
+            // No crash report: the trap is the expected outcome, and the report takes seconds.
+            // On this thread: a test process's synchronous tests may hold the whole
+            // cooperative pool, and an async child would wait for them (16 s a probe, seen).
+            judge(
+                WorkerProcess.runOnThisThread(
                     executable: executable, arguments: ["trap-probe", "--subject", subject.name, "--probe", probe],
-                    environment: ["SWIFT_BACKTRACE": "enable=no"], onLine: { _ in }, deadline: { deadline }
-                )
-                outcome.withLock { $0 = judge(exit) }
-                done.signal()
-            }
-            // The watchdog above runs on the cooperative pool; if the pool is held, give up.
-            guard done.wait(timeout: .now() + .seconds(45)) == .success else {
-                return .unavailable("the probe did not report within 45 s")
-            }
-            return outcome.withLock { $0 } ?? .unavailable("the probe did not report")
+                    environment: ["SWIFT_BACKTRACE": "enable=no"], within: .seconds(30)))
         }
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import SchedulerConformance
 import Schedulers
 import Subprocess
+import Synchronization
 
 /// A child process run under a watchdog: the isolation both the `conformance` and the
 /// `stress` commands use, so a hang or a crash in a scheduler becomes a result.
@@ -42,6 +43,44 @@ public enum WorkerProcess {
     public static let defaultMemoryCap: UInt64 = {
         ProcessInfo.processInfo.physicalMemory / 2
     }()
+
+    /// Runs `executable` with `arguments` to its end on the calling thread, with Foundation's
+    /// `Process` (nothing on the cooperative pool, which the caller may hold), killing it
+    /// after `bound`; its standard output is discarded. No stacks, no memory cap: for short
+    /// probes whose exit status is the answer.
+    public static func runOnThisThread(
+        executable: String, arguments: [String], environment: [String: String] = [:], within bound: Duration
+    ) -> Exit {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        process.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
+        do { try process.run() } catch {
+            return Exit(
+                status: nil, standardError: "", timedOut: false, threadDump: nil, outgrew: nil,
+                launchError: "\(executable) could not be started: \(error)")
+        }
+        let killed = Atomic<Bool>(false)
+        let pid = process.processIdentifier
+        let watchdog = DispatchWorkItem {
+            killed.store(true, ordering: .relaxed)
+            kill(pid, SIGKILL)
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + bound.dispatchInterval, execute: watchdog)
+        // Read to the end first: a child blocked on a full pipe would never exit.
+        let standardError = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        watchdog.cancel()
+        let status: TerminationStatus =
+            process.terminationReason == .uncaughtSignal
+            ? .signaled(process.terminationStatus) : .exited(process.terminationStatus)
+        return Exit(
+            status: status, standardError: standardError, timedOut: killed.load(ordering: .relaxed), threadDump: nil,
+            outgrew: nil, launchError: nil)
+    }
 
     /// Runs `executable` with `arguments`, handing each line of its standard output to
     /// `onLine`. Every 100 ms the watchdog asks `deadline` for the current deadline and

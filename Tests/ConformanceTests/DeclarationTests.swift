@@ -158,6 +158,18 @@ private func passesOrLacksEvidence(_ result: RuleResult) -> Bool {
         #expect(declared.status == .passed, "\(declared.message ?? "")")
     }
 
+    @Test func aTimerThatDropsMissedTicksPassesWhenItSaysSo() throws {
+        let skips = ConformanceSubject(name: "skips-missed-ticks") { SkipsMissedTicks() }
+        let undeclared = try #require(judge(skips, .tim16)[.tim16])
+        #expect(undeclared.status == .inconclusive, "dropping cannot be told from a late merged run")
+        #expect(undeclared.message?.contains(".missedTicks(.skipped)") == true, "\(undeclared.message ?? "")")
+        let declared = try #require(judge(skips.declaring(.missedTicks(.skipped)), .tim16)[.tim16])
+        #expect(declared.status == .passed, "\(declared.message ?? "")")
+        let queue = ConformanceSubject(name: "queue") { QueueScheduler(name: "queue") }
+        let wrong = try #require(judge(queue.declaring(.missedTicks(.skipped)), .tim16)[.tim16])
+        #expect(wrong.status == .failed, "\(wrong.message ?? "")")
+    }
+
     @Test func aMergingTimerFailsTheBurstDeclaration() throws {
         let queue = ConformanceSubject(name: "queue") { QueueScheduler(name: "queue") }
         #expect(try #require(judge(queue, .tim16)[.tim16]).status == .passed)
@@ -395,5 +407,44 @@ final class MainThreadScheduleDeclarationXCTests: XCTestCase {
         XCTAssertEqual(wrong.status, .failed)
         XCTAssertTrue(
             wrong.message?.contains("did not run inline, though the subject declares") == true, wrong.message ?? "")
+    }
+}
+
+/// A serial queue whose repeating timer arms each tick at the first grid point after the
+/// last action returned: the points a long action covered never run (Foundation's `Timer`).
+private final class SkipsMissedTicks: Scheduler {
+    let name = "skips-missed-ticks"
+    var capabilities: SchedulerCapabilities { [.asynchronous, .serial, .timers, .repeating, .cancellation] }
+    private let base = QueueScheduler(name: "skips-missed-ticks")
+
+    var now: SchedulerTime { base.now }
+
+    @discardableResult
+    func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? { base.schedule(action) }
+
+    @discardableResult
+    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? { try base.schedule(at: deadline, action) }
+
+    func schedule(
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
+        _ action: @escaping SchedulerAction
+    ) throws(SchedulerError) -> any Disposable {
+        let step = UInt64(try interval.checkedNanoseconds())
+        let handle = SerialDisposable()
+        let base = self.base
+        @Sendable func arm(_ at: SchedulerTime) {
+            let next = try? base.schedule(at: at) {
+                guard !handle.isDisposed else { return }
+                action()
+                let now = base.now.nanoseconds
+                let passed = now >= deadline.nanoseconds ? (now - deadline.nanoseconds) / step + 1 : 0
+                arm((try? deadline.advanced(by: .nanoseconds(Int64(passed * step)))) ?? .distantFuture)
+            }
+            if let next { handle.inner = next }
+        }
+        arm(deadline)
+        return handle
     }
 }

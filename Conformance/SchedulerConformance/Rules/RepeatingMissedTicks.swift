@@ -27,6 +27,8 @@ struct RepeatingMissedTicks {
     let runLimit = 64
     /// How far before its grid point a run still counts as that point's.
     static let earlySlack = Duration.milliseconds(2)
+    /// A tick this close after its grid point came unhindered (as in TIM-5).
+    static let promptBand = Duration.milliseconds(5)
 
     private struct Attempt {
         /// The timer's start, grid point 0.
@@ -97,6 +99,7 @@ struct RepeatingMissedTicks {
         }
         let timeline =
             "runs at +[\(after.joined(separator: ", "))] ms after the stall, grid points at +[\(grid.joined(separator: ", "))] ms"
+        let firstGridAfter = Int64((slotOfEnd + 1) * step + attempt.begin.nanoseconds)
         let stalled = "after a stall of \(stall) (\(missed) grid points passed while tick 1's action ran; \(timeline))"
         let crowded = perSlot.firstIndex { $0 >= 2 }
         switch policy {
@@ -114,7 +117,28 @@ struct RepeatingMissedTicks {
             return perSlot[0] == 1
                 ? .passed
                 : .inconclusive(
-                    "no tick ran between the stall's end and the next grid point: a merged run that late merges that point too, so merging could not be told from dropping"
+                    "no tick ran between the stall's end and the next grid point: a merged run that late merges that point too, so merging could not be told from dropping (a timer that drops missed ticks by design declares \(Declaration.missedTicks(.skipped)))"
+                )
+        case .skipped:
+            if let slot = crowded {
+                return .failed(
+                    "\(stalled), \(perSlot[slot]) ticks ran within one interval, though the subject declares \(Declaration.missedTicks(.skipped))"
+                )
+            }
+            if perSlot[0] == 1 {
+                return .failed(
+                    "\(stalled), a tick ran before the next grid point: the missed ticks were merged into one run, though the subject declares \(Declaration.missedTicks(.skipped)) (a timer that merges them declares nothing)"
+                )
+            }
+            // Dropping shows only when the timer was prompt: its next tick near its grid point.
+            let next = attempt.starts.dropFirst(2).first.map {
+                Duration.nanoseconds(Int64($0.nanoseconds) - firstGridAfter)
+            }
+            return next.map { $0 <= Self.promptBand }
+                == true
+                ? .passed
+                : .inconclusive(
+                    "the first tick after the stall came \(next.map { "\($0)" } ?? "never") after the next grid point: a timer that late cannot show it dropped what it missed"
                 )
         case .burst:
             let runs = perSlot.reduce(0, +)

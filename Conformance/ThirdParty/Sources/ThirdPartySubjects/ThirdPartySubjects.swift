@@ -35,12 +35,14 @@ public enum ThirdPartySubjects {
             subject("opencombine-immediate") { name in
                 CombineSubject(name: name, capabilities: [.synchronous], base: ImmediateScheduler.shared)
             },
+            // A `Foundation.Timer` whose own action outlasts its period is rescheduled for the
+            // next grid point after the action returned: the points it missed never run.
             subject("opencombine-runloop") { name in
                 CombineSubject(
                     name: name, capabilities: combineSerial,
                     base: RunLoopThread.shared.runLoop.ocombine)
-            },
-            subject("foundation-runloop") { name in RunLoopSubject(name: name) },
+            }.declaring(.missedTicks(.skipped)),
+            subject("foundation-runloop") { name in RunLoopSubject(name: name) }.declaring(.missedTicks(.skipped)),
             // `scheduleRepeatedTask` is documented as a fixed delay between one run's end and
             // the next one's start.
             subject("nio-eventloop") { name in EventLoopSubject(name: name) }.declaring(.repeatPolicy(.fixedDelay)),
