@@ -24,13 +24,6 @@ import Testing
         .appendingPathComponent("conformance").path
     static let trapProbe = TrapProbeProcess.runner(executable: conformance)
 
-    /// At most this many mutants are judged at once, each on a thread of its own: most kills
-    /// wait (for an event the mutant never delivers, up to the "must happen" bound), so more
-    /// of them than cores overlap well, while rules that race for the cores keep enough of
-    /// them to gather their evidence. Synchronous tests would hold the test process's
-    /// cooperative pool, one per core, and run them two at a time.
-    static let judgedAtOnce = DispatchSemaphore(value: 4)
-
     @Test(arguments: Mutants.all.map(\.subject.name))
     func killedByItsRuleInEveryRun(_ name: String) async throws {
         let mutant = try #require(Mutants.named(name))
@@ -38,13 +31,7 @@ import Testing
         try #require(
             rule.skipReason(for: mutant.subject) == nil,
             "\(name) does not claim what \(rule.id) needs: \(rule.skipReason(for: mutant.subject) ?? "")")
-        let misses = await withCheckedContinuation { (done: CheckedContinuation<[String], Never>) in
-            Thread {
-                Self.judgedAtOnce.wait()
-                defer { Self.judgedAtOnce.signal() }
-                done.resume(returning: Self.misses(of: mutant, by: rule))
-            }.start()
-        }
+        let misses = await OwnThread.run { Self.misses(of: mutant, by: rule) }
         #expect(
             misses.isEmpty,
             "\(name) (\(mutant.fault)) escaped \(rule.id) in \(misses.count) of \(Self.runs) runs: \(misses.prefix(3).joined(separator: "; "))"
