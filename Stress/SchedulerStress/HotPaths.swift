@@ -8,9 +8,9 @@ import Synchronization
 /// instructions` counts under callgrind: instructions and allocations per operation, which
 /// stay the same from run to run whatever else the machine does (a timed benchmark's do not).
 ///
-/// Every path keeps its queue busy (the work is submitted in one burst, then waited for), so
-/// what is counted is the operation, not a worker thread parking and waking between two of
-/// them. Two bare Dispatch paths are the baselines the queue's paths are compared with.
+/// Every path keeps its queue busy (the work is submitted in one burst behind a first action
+/// that holds the queue, then drained), so what is counted is the operation, not a worker
+/// thread parking and waking between two of them. Two bare Dispatch paths are the baselines the queue's paths are compared with.
 public enum HotPath: String, CaseIterable, Sendable, Codable {
     /// A bare serial `DispatchQueue.async` and the block's run: the baseline of
     /// `queue-schedule-run`.
@@ -62,6 +62,13 @@ public enum HotPath: String, CaseIterable, Sendable, Codable {
     /// - Throws: ``StressFailure`` when they did not complete within a minute (a broken
     ///   scheduler; under callgrind a path runs some 50 times slower than natively).
     public func run(_ operations: Int) throws(StressFailure) {
+        // A first round outside the region pays what is paid once (the runtime's conformance
+        // caches, the queue's worker thread, Dispatch's caches). Lazy, and on threads of their
+        // own, those costs fell inside the region in some runs and outside it in others, and
+        // moved a path's count by up to 9 % between runs.
+        guard operate(min(operations, 1_000)) else {
+            throw StressFailure("\(rawValue): its warm-up round did not complete within a minute")
+        }
         var completed = false
         // Everything a profiler should count, and nothing else: no start-up, no tear-down.
         MeasuredRegion.run { completed = operate(operations) }
@@ -80,17 +87,24 @@ public enum HotPath: String, CaseIterable, Sendable, Codable {
         let count: @Sendable () -> Void = {
             if remaining.wrappingSubtract(1, ordering: .relaxed).newValue == 0 { done.tick() }
         }
+        // A queue is held up by a first action until every operation was submitted, then
+        // drains them in one go: had its worker run beside the producer, how often it caught
+        // up, went idle and had to be woken again would depend on how the two threads were
+        // scheduled, and so would the count (by up to 9 % between two runs, seen).
+        let gate = DispatchSemaphore(value: 0)
         switch self {
         case .dispatchAsync:
             let queue = DispatchQueue(label: rawValue)
+            queue.async { gate.wait() }
             for _ in 0..<operations { queue.async(execute: count) }
+            gate.signal()
         case .queueScheduleRun:
             let scheduler = QueueScheduler(name: rawValue)
+            scheduler.schedule { gate.wait() }
             for _ in 0..<operations { scheduler.schedule(count) }
+            gate.signal()
         case .queueDisposeBeforeRun:
             let scheduler = QueueScheduler(name: rawValue)
-            // Held up by a first action until every other was scheduled and disposed.
-            let gate = DispatchSemaphore(value: 0)
             scheduler.schedule { gate.wait() }
             for _ in 0..<operations { scheduler.schedule(count)?.dispose() }
             gate.signal()
@@ -109,8 +123,11 @@ public enum HotPath: String, CaseIterable, Sendable, Codable {
             }
             scheduler.advance(to: (try? SchedulerTime(nanoseconds: UInt64(operations))) ?? .distantFuture)
         case .queueTimer:
+            // Held up too, so the timers fire into a queue that is busy until all are armed.
             let scheduler = QueueScheduler(name: rawValue)
+            scheduler.schedule { gate.wait() }
             for _ in 0..<operations { _ = try? scheduler.schedule(after: .microseconds(1), count) }
+            gate.signal()
         case .dispatchExecutor, .queueExecutor:
             let executor: any SerialExecutor =
                 self == .dispatchExecutor
