@@ -28,7 +28,7 @@ RUN_TESTS = set -o pipefail; mkdir -p $(dir $(2)); $(1) 2>&1 | tee $(2); status=
 	if [ $$status -ne 0 ]; then echo "── failing tests ($(2)) ──"; grep -E -A3 '✘ .*(recorded an issue|failed)' $(2) | grep -v 'known issue' | tail -60; fi; exit $$status
 BUSY_CORES := pids=""; for i in $$(seq $$(nproc)); do (while :; do :; done) & pids="$$pids $$!"; done; trap 'kill $$pids' EXIT;
 
-.PHONY: lint format tsan help build test bench-instructions test-package test-third-party test-example test-mutator python-deps release conformance conformance-mutants conformance-mutants-loaded conformance-kill-matrix conformance-loaded matrix stress stress-nightly stress-soak stress-trend dashboard mutate mutate-full rules clean
+.PHONY: lint format tsan tsan-build help build test bench-instructions test-package test-third-party test-example test-mutator python-deps release conformance conformance-mutants conformance-mutants-loaded conformance-kill-matrix conformance-loaded matrix stress stress-nightly stress-soak stress-trend dashboard mutate mutate-full rules clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-20s %s\n", $$1, $$2}'
@@ -71,9 +71,7 @@ TSAN_RUNTIME := suppressions=$(CURDIR)/Tests/ThreadSanitizer.supp log_path=$(abs
 # runtime dies in its own fork handling when the backtracer is spawned from a crashing
 # process ("CHECK failed … ForkChildAfter"), which would leave a log that is not a report.
 
-tsan: ## Build and run this package's and the third-party adapters' tests under ThreadSanitizer; fails on any report outside Tests/ThreadSanitizer.supp
-	$(SWIFT) build --build-tests $(TSAN_BUILD)
-	cd $(THIRD_PARTY) && $(SWIFT) build --build-tests $(TSAN_BUILD)
+tsan: tsan-build ## Build and run this package's and the third-party adapters' tests under ThreadSanitizer; fails on any report outside Tests/ThreadSanitizer.supp
 	@rm -rf $(TSAN_REPORTS) && mkdir -p $(TSAN_REPORTS)
 	@status=0; export TSAN_OPTIONS="$(TSAN_RUNTIME)" SWIFT_BACKTRACE=enable=no $(if $(TSAN_CANARY),SCHEDULERS_TSAN_CANARY=1); \
 	$(SWIFT) test --skip-build $(TSAN_BUILD) || status=$$?; \
@@ -82,6 +80,10 @@ tsan: ## Build and run this package's and the third-party adapters' tests under 
 	if [ $$reports -gt 0 ]; then cat $(TSAN_REPORTS)/*; echo "make tsan: ThreadSanitizer reports from $$reports process(es), kept in $(TSAN_REPORTS)"; exit 1; fi; \
 	if [ $$status -ne 0 ]; then echo "make tsan: the tests failed (exit $$status)"; exit $$status; fi; \
 	echo "make tsan: every test passed with no ThreadSanitizer report"
+
+tsan-build: # the sanitizer's builds alone: CI runs the soak beside them (the soak judges memory, not time)
+	$(SWIFT) build --build-tests $(TSAN_BUILD)
+	cd $(THIRD_PARTY) && $(SWIFT) build --build-tests $(TSAN_BUILD)
 
 release: # the commands, optimised (SwiftPM rebuilds only what changed)
 	$(SWIFT) build -c release --product conformance
