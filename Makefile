@@ -28,7 +28,7 @@ RUN_TESTS = set -o pipefail; mkdir -p $(dir $(2)); $(1) 2>&1 | tee $(2); status=
 	if [ $$status -ne 0 ]; then echo "── failing tests ($(2)) ──"; grep -E -A3 '✘ .*(recorded an issue|failed)' $(2) | grep -v 'known issue' | tail -60; fi; exit $$status
 BUSY_CORES := pids=""; for i in $$(seq $$(nproc)); do (while :; do :; done) & pids="$$pids $$!"; done; trap 'kill $$pids' EXIT;
 
-.PHONY: lint format tsan tsan-build help build test bench-instructions test-package test-third-party test-example test-mutator python-deps release conformance conformance-mutants conformance-mutants-loaded conformance-kill-matrix conformance-loaded matrix stress stress-nightly stress-soak stress-trend dashboard mutate mutate-full rules clean
+.PHONY: lint format tsan tsan-build docs help build test bench-instructions test-package test-third-party test-example test-mutator python-deps release conformance conformance-mutants conformance-mutants-loaded conformance-kill-matrix conformance-loaded matrix stress stress-nightly stress-soak stress-trend dashboard mutate mutate-full rules clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-20s %s\n", $$1, $$2}'
@@ -36,7 +36,7 @@ help: ## List the targets
 build: ## Build everything, tests included (debug)
 	$(SWIFT) build --build-tests
 
-test: python-deps test-package test-mutator test-third-party test-example ## Build and run every test: this package's, the mutator's, the third-party matrix's and the example's
+test: python-deps docs test-package test-mutator test-third-party test-example ## Build and run every test: this package's, the mutator's, the third-party matrix's and the example's (and the documentation, whose links a test follows)
 
 test-package:
 	$(SWIFT) build --build-tests
@@ -57,6 +57,13 @@ test-example: ## Run the example package's tests, then its own conformance and s
 	Examples/ThirdPartyScheduler/.build/debug/worker-thread-stress run --duration 0.2 --report-dir $(REPORTS)/example/stress
 	python3 Reports/schema/validate.py Reports/schema/conformance.schema.json $(REPORTS)/example/conformance.json
 	python3 Reports/schema/validate.py Reports/schema/stress.schema.json $(REPORTS)/example/stress/latest.json
+	# The command plugins, as an adopter runs them (debug: the tools were just built so).
+	cd Examples/ThirdPartyScheduler && $(SWIFT) package --allow-writing-to-package-directory conformance \
+		--configuration debug --rule ORD-1,CAN-1 --quiet
+	cd Examples/ThirdPartyScheduler && $(SWIFT) package --allow-writing-to-package-directory stress \
+		--configuration debug --scenario fan-in --duration 0.2
+	python3 Reports/schema/validate.py Reports/schema/conformance.schema.json Examples/ThirdPartyScheduler/Reports/conformance/conformance.json
+	python3 Reports/schema/validate.py Reports/schema/stress.schema.json Examples/ThirdPartyScheduler/Reports/stress/latest.json
 
 python-deps: # the report schema is checked with Python's jsonschema
 	@python3 -c 'import jsonschema' 2>/dev/null || python3 -m pip install --quiet jsonschema
@@ -71,7 +78,7 @@ TSAN_RUNTIME := suppressions=$(CURDIR)/Tests/ThreadSanitizer.supp log_path=$(abs
 # runtime dies in its own fork handling when the backtracer is spawned from a crashing
 # process ("CHECK failed … ForkChildAfter"), which would leave a log that is not a report.
 
-tsan: tsan-build ## Build and run this package's and the third-party adapters' tests under ThreadSanitizer; fails on any report outside Tests/ThreadSanitizer.supp
+tsan: tsan-build docs ## Build and run this package's and the third-party adapters' tests under ThreadSanitizer; fails on any report outside Tests/ThreadSanitizer.supp
 	@rm -rf $(TSAN_REPORTS) && mkdir -p $(TSAN_REPORTS)
 	@status=0; export TSAN_OPTIONS="$(TSAN_RUNTIME)" SWIFT_BACKTRACE=enable=no $(if $(TSAN_CANARY),SCHEDULERS_TSAN_CANARY=1); \
 	$(SWIFT) test --skip-build $(TSAN_BUILD) || status=$$?; \
@@ -84,6 +91,15 @@ tsan: tsan-build ## Build and run this package's and the third-party adapters' t
 tsan-build: # the sanitizer's builds alone: CI runs the soak beside them (the soak judges memory, not time)
 	$(SWIFT) build --build-tests $(TSAN_BUILD)
 	cd $(THIRD_PARTY) && $(SWIFT) build --build-tests $(TSAN_BUILD)
+
+# The documentation: DocC for the three modules an adopter uses, combined, as static HTML.
+# Its own scratch folder, so that a test run's build never waits for it.
+DOCS := .build/docs
+docs: ## Build the documentation (Schedulers, SchedulerConformance, SchedulerHarness) as static HTML in .build/docs; fails on any DocC warning
+	$(SWIFT) package --scratch-path .build-docs --allow-writing-to-directory $(DOCS) generate-documentation \
+		--target Schedulers --target SchedulerConformance --target SchedulerHarness \
+		--enable-experimental-combined-documentation --transform-for-static-hosting \
+		--output-path $(DOCS) --warnings-as-errors
 
 release: # the commands, optimised (SwiftPM rebuilds only what changed)
 	$(SWIFT) build -c release --product conformance
@@ -126,12 +142,17 @@ dashboard: release ## Write Reports/dashboard/index.html from the reports presen
 stress-trend: release ## Judge Reports/stress/latest.json against the last 30 nightly reports there (rank test); exit 10 on a regression
 	$(STRESS) compare --history $(REPORTS)/stress $(ARGS)
 
+# The whole matrix, every deviation explained, is a documentation article; the README has its headline.
+MATRIX_ARTICLE := Conformance/SchedulerConformance/SchedulerConformance.docc/ThirdPartyMatrix.md
+
 matrix: ## Check and stress the third-party schedulers beside the reference ones; refresh the README's tables
 	cd $(THIRD_PARTY) && $(SWIFT) build -c release
 	$(MATRIX_CONFORMANCE) run --subject all --quiet --report-dir $(REPORTS)/matrix $(ARGS)
-	$(MATRIX_CONFORMANCE) matrix-markdown $(REPORTS)/matrix/conformance.json --into README.md
+	$(MATRIX_CONFORMANCE) matrix-markdown $(REPORTS)/matrix/conformance.json --into $(MATRIX_ARTICLE)
+	$(MATRIX_CONFORMANCE) matrix-markdown $(REPORTS)/matrix/conformance.json --headline --into README.md
 	$(MATRIX_STRESS) run --duration 1 --subject all --report-dir $(REPORTS)/matrix/stress
 	$(MATRIX_STRESS) table $(REPORTS)/matrix/stress/latest.json --into README.md
+	$(MATRIX_STRESS) table $(REPORTS)/matrix/stress/latest.json --into $(MATRIX_ARTICLE)
 
 MUTATE := .build/debug/conformance mutate --target Schedulers --equivalents Conformance/mutation-equivalents.json --minimum-score 95 --report-dir $(REPORTS)/mutation
 # The command only orchestrates (the mutants run in a release build of a mutated copy), so a
@@ -144,14 +165,15 @@ mutate-full: ## As mutate, and the mutants declared equivalent run too, so a dec
 	$(SWIFT) build --product conformance
 	$(MUTATE) $(ARGS)
 
-rules: release ## Regenerate Conformance/RULES.md from the catalogue
+rules: release ## Regenerate Conformance/RULES.md and the documentation's rule reference from the catalogue
 	$(CONFORMANCE) list-rules --markdown > Conformance/RULES.md
+	cp Conformance/RULES.md Conformance/SchedulerConformance/SchedulerConformance.docc/RuleReference.md
 
 clean: ## Remove build products and generated reports
 	rm -rf .build $(THIRD_PARTY)/.build Examples/ThirdPartyScheduler/.build $(REPORTS)/*.json $(REPORTS)/*.xml $(REPORTS)/mutants $(REPORTS)/kill-matrix $(REPORTS)/loaded $(REPORTS)/stress $(REPORTS)/matrix $(REPORTS)/example $(REPORTS)/mutation .build-mutate $(MUTATOR)/.build Examples/ThirdPartyScheduler/.build-mutate
 
 # Every Swift source of the three packages, without their build folders.
-LINT_PATHS := Package.swift Sources Conformance/SchedulerConformance Conformance/SchedulerConformanceTesting Conformance/Mutants \
+LINT_PATHS := Package.swift Sources Plugins/Shared Plugins/ConformancePlugin/ConformancePlugin.swift Plugins/StressPlugin/StressPlugin.swift Conformance/SchedulerConformance Conformance/SchedulerConformanceTesting Conformance/Mutants \
 	Conformance/Commands Conformance/ConformanceCLI Conformance/ThirdParty/Package.swift Conformance/ThirdParty/Sources \
 	Conformance/Mutator/Package.swift Conformance/Mutator/Sources Conformance/Mutator/Tests \
 	Conformance/ThirdParty/Tests Stress Tests Examples/ThirdPartyScheduler/Package.swift Examples/ThirdPartyScheduler/Sources \

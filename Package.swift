@@ -19,12 +19,17 @@ let package = Package(
         .library(name: "SchedulerHarness", targets: ["SchedulerHarness"]),
         .executable(name: "conformance", targets: ["conformance"]),
         .executable(name: "stress", targets: ["stress"]),
+        // `swift package conformance` and `swift package stress` in a package that depends on
+        // this one: they build and run its tools made on SchedulerHarness.
+        .plugin(name: "SchedulerConformancePlugin", targets: ["ConformancePlugin", "StressPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        // `swift package generate-documentation` (make docs).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Layer 1: the reference schedulers.
@@ -142,6 +147,28 @@ let package = Package(
             dependencies: ["SchedulerHarness", "SchedulerConformance", "SchedulerMutants"],
             path: "Stress/StressCLI",
             swiftSettings: strict
+        ),
+        // The command plugins. Both find the adopter's executable targets by the end of their
+        // name (`-conformance`, `-stress`) or `--target`, build them in release and run them
+        // with the arguments given; they share their code (Plugins/Shared, linked into each).
+        .plugin(
+            name: "ConformancePlugin",
+            capability: .command(
+                intent: .custom(
+                    verb: "conformance",
+                    description: "Build this package's *-conformance tools in release and run them"),
+                permissions: [
+                    .writeToPackageDirectory(reason: "The conformance reports are written under Reports/conformance")
+                ]),
+            path: "Plugins/ConformancePlugin"
+        ),
+        .plugin(
+            name: "StressPlugin",
+            capability: .command(
+                intent: .custom(
+                    verb: "stress", description: "Build this package's *-stress tools in release and run them"),
+                permissions: [.writeToPackageDirectory(reason: "The stress reports are written under Reports/stress")]),
+            path: "Plugins/StressPlugin"
         ),
         .testTarget(
             name: "ConformanceTests",

@@ -21,10 +21,22 @@ extension ConformanceCommand {
         )
         var into: String?
 
+        @Flag(
+            help:
+                "Print the headline instead (a row per subject: rules passed, failures explained or not), between <!-- headline:begin --> and <!-- headline:end --> with --into."
+        )
+        var headline = false
+
         func run() throws {
             let decoded = try ReportFiles.read(ConformanceReport.self, at: report, what: "a conformance report")
-            try GeneratedSection(name: "matrix").publish(
-                MatrixDocument.render(decoded, explanations: Toolkit.current.explanations), into: into)
+            let explanations = Toolkit.current.explanations
+            if headline {
+                try GeneratedSection(name: "headline").publish(
+                    MatrixDocument.headline(decoded, explanations: explanations), into: into)
+            } else {
+                try GeneratedSection(name: "matrix").publish(
+                    MatrixDocument.render(decoded, explanations: explanations), into: into)
+            }
         }
     }
 }

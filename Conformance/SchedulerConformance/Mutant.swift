@@ -5,7 +5,7 @@
 /// The `conformance mutants` command runs each one's rule repeatedly and fails unless every
 /// run catches it. Authors of a scheduler can keep mutants of their own the same way.
 public struct Mutant: Sendable {
-    /// The broken scheduler as a subject (origin ``ConformanceSubject/Origin/mutant``).
+    /// The broken scheduler as a subject (origin `ConformanceSubject/Origin/mutant`).
     public let subject: ConformanceSubject
     /// What is wrong with it, in a few words.
     public let fault: String

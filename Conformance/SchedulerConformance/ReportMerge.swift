@@ -4,7 +4,7 @@ extension ConformanceReport {
     /// The shards of one run as the report of the whole run: every subject with every
     /// result, in the catalogue's order, the summary counted again under `gate`, and the
     /// loosest of the shards' calibrated bounds.
-    /// - Throws: ``MergeError`` unless `reports` are every shard of one run exactly once,
+    /// - Throws: `MergeError` unless `reports` are every shard of one run exactly once,
     ///   with one rule selection, and no subject × rule appears twice.
     public static func merged(_ reports: [ConformanceReport], gate: Gate = Gate()) throws(MergeError)
         -> ConformanceReport

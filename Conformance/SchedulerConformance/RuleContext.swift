@@ -252,13 +252,15 @@ public final class RuleContext: Sendable {
     }
 
     /// Blocks a real-time `scheduler` with an action that waits on the returned
-    /// gate, so work scheduled next stays pending until ``Signal/fire()``. On a virtual
+    /// gate, so work scheduled next stays pending until `Signal/fire()`. On a virtual
     /// scheduler nothing runs until driven, so the gate is only a formality.
     /// Synchronous and trampoline subjects cannot be held (the holding action would block
     /// the caller): for them, too, the gate is a formality.
     ///
-    /// - Parameter inside: set while the holding action runs, so work that starts beside it
-    ///   (an overlap) can tell.
+    /// - Parameters:
+    ///   - scheduler: the scheduler to hold.
+    ///   - inside: set while the holding action runs, so work that starts beside it (an
+    ///     overlap) can tell.
     public func hold(_ scheduler: any Scheduler, inside: Box<Bool>? = nil) throws(RuleFailure) -> Signal {
         let gate = Signal()
         guard !(scheduler is any VirtualTimeScheduler),
@@ -332,7 +334,7 @@ public final class RuleContext: Sendable {
         return try result.withLock { $0 }!.get()
     }
 
-    /// Runs `body` on another thread, or on this one for a ``SchedulerCapabilities/threadConfined``
+    /// Runs `body` on another thread, or on this one for a `SchedulerCapabilities/threadConfined`
     /// subject, which must only be called from the thread that made it.
     public func fromAnotherThreadIfAllowed(_ body: @escaping @Sendable () throws(RuleFailure) -> Void)
         throws(RuleFailure)
@@ -343,9 +345,12 @@ public final class RuleContext: Sendable {
 
     /// Runs `body(index)` on `count` new threads released together, and waits for all.
     ///
-    /// - Parameter spread: pin thread `index` to the `index`-th core this process may use
-    ///   (round robin; Linux only), so that on a loaded machine the kernel cannot keep all
-    ///   of them on one core, where calls never overlap.
+    /// - Parameters:
+    ///   - count: how many threads.
+    ///   - spread: pin thread `index` to the `index`-th core this process may use (round
+    ///     robin; Linux only), so that on a loaded machine the kernel cannot keep all of them
+    ///     on one core, where calls never overlap.
+    ///   - body: what each thread runs, given its index.
     public func onThreads(_ count: Int, spread: Bool = false, _ body: @escaping @Sendable (Int) -> Void)
         throws(RuleFailure)
     {
@@ -360,7 +365,7 @@ public final class RuleContext: Sendable {
     /// The suite's own monotonic clock, independent of every subject's `now`.
     public static func referenceNow() -> ContinuousClock.Instant { ContinuousClock.now }
 
-    /// Whether the subject's actions can be held up by ``hold(_:)`` (serial, asynchronous,
+    /// Whether the subject's actions can be held up by `hold(_:)` (serial, asynchronous,
     /// real time), so that work scheduled meanwhile is provably queued together.
     public var canHold: Bool {
         let capabilities = subject.capabilities

@@ -5,15 +5,15 @@ import Schedulers
 ///
 /// The suite runs every rule written for the subject's ``kind`` whose required capabilities
 /// the subject claims, and reports the others as skipped, with the reason. A scheduler
-/// subject that claims ``SchedulerCapabilities/virtualTime`` must make schedulers that
-/// conform to ``VirtualTimeScheduler``: that conformance is how the suite advances its time.
+/// subject that claims `SchedulerCapabilities/virtualTime` must make schedulers that
+/// conform to `VirtualTimeScheduler`: that conformance is how the suite advances its time.
 public struct ConformanceSubject: Sendable {
     /// Where a subject comes from; reports keep them apart.
     public typealias Origin = SubjectOrigin
 
     /// What a subject is; each rule judges one kind (its category says which).
     public enum Kind: String, Codable, Sendable, CaseIterable {
-        /// A ``Scheduler``: the ORD … THR rules.
+        /// A `Scheduler`: the ORD … THR rules.
         case scheduler
         /// A Swift `Clock`, behind a ``ClockUnderTest``: the CLK rules.
         case clock

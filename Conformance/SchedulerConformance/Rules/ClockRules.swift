@@ -207,7 +207,9 @@ extension RuleCatalogue {
                 rationale:
                     "Structured concurrency cancels by waking sleepers: a sleep that ignores cancellation keeps a cancelled task, and everything waiting for it, alive until its deadline.",
                 hint:
-                    "the sleep checks cancellation first (before comparing the deadline with `now`) and installs a cancellation handler that resumes the suspended sleeper with `CancellationError` (withTaskCancellationHandler), and a manual clock deregisters it there; a cancel that arrives while the sleep is still registering must find what it withdraws (the wake-up recorded where the cancel looks, in the same critical section that checks for it)."
+                    "the sleep checks cancellation first (before comparing the deadline with `now`) and installs a cancellation handler that resumes the suspended sleeper with `CancellationError` (withTaskCancellationHandler), and a manual clock deregisters it there; a cancel that arrives while the sleep is still registering must find what it withdraws (the wake-up recorded where the cancel looks, in the same critical section that checks for it).",
+                // Its racing part pins two threads on the cores (``CallRace``).
+                needsIdleCores: true
             ) { ctx throws(RuleFailure) in
                 let session = ClockSession(ctx)
                 // Already cancelled: the sleep must not even start.

@@ -105,7 +105,9 @@ extension RuleCatalogue {
             rationale:
                 "Asynchronous continuations (a network callback, say) call `reschedule` after the block returned; two such calls ask for two runs.",
             hint:
-                "after the block returned, `reschedule` schedules at once instead of bumping a counter nobody reads, and two calls are not merged into one pending flag."
+                "after the block returned, `reschedule` schedules at once instead of bumping a counter nobody reads, and two calls are not merged into one pending flag.",
+            // Its racing parts pin two threads on the cores (``CallRace``).
+            needsIdleCores: true
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let stored = Box<(@Sendable () -> Void)?>(nil)
@@ -149,7 +151,9 @@ extension RuleCatalogue {
             rationale:
                 "Disposal is how an endless recursion (polling, a retry loop) ends; a run already queued when `dispose()` returns must not start.",
             hint:
-                "each run checks the recursion's disposable before calling the block (not only when rescheduling), and pending runs are disposed with it (on a virtual-time scheduler that cancels, none is left for a step to run)."
+                "each run checks the recursion's disposable before calling the block (not only when rescheduling), and pending runs are disposed with it (on a virtual-time scheduler that cancels, none is left for a step to run).",
+            // Its racing parts pin two threads on the cores (``CallRace``).
+            needsIdleCores: true
         ) { ctx throws(RuleFailure) in
             // Twice, with the next run provably queued when `dispose()` is called: once from
             // a plain action that run 10 queued ahead of run 11, once from another thread

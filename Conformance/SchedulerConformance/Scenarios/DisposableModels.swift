@@ -1,6 +1,6 @@
 import Schedulers
 
-/// A set of disposables disposed together, as ``CompositeDisposable`` is: what the
+/// A set of disposables disposed together, as `CompositeDisposable` is: what the
 /// disposables' model-checked scenarios call.
 public protocol DisposableSet: Disposable {
     /// What ``add(_:)`` returns, for ``remove(_:)``.
@@ -13,7 +13,7 @@ public protocol DisposableSet: Disposable {
     var count: Int { get }
 }
 
-/// A handle holding one replaceable disposable, as ``SerialDisposable`` is.
+/// A handle holding one replaceable disposable, as `SerialDisposable` is.
 public protocol ReplaceableDisposable: Disposable {
     /// The held disposable; setting disposes the one it replaces, or the newcomer when the
     /// handle was disposed already.
@@ -86,7 +86,7 @@ public enum DisposableOperation: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// The disposables' specification, from the semantics (§1: disposing is idempotent and
-/// thread-safe) and ``CompositeDisposable`` and ``SerialDisposable``'s own promises. One
+/// thread-safe) and `CompositeDisposable` and `SerialDisposable`'s own promises. One
 /// model serves both: a composite keeps any number of members, a serial handle one, which
 /// a newcomer replaces (and the one replaced is owed a dispose).
 public struct DisposableModel: SequentialModel, CustomStringConvertible {

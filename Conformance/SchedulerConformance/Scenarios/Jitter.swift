@@ -158,9 +158,9 @@ public struct Jitter: Sendable {
     /// A run's jitter. `aims` has, for each parallel thread, what each of its calls acts on.
     /// A meeting of two calls takes acting calls first (both, in half the runs that have two on
     /// different threads); a meeting of a call and a point of the suite's code inside the
-    /// subject takes a call aimed at one (``Aim/meets``) first, and otherwise one of `points`,
+    /// subject takes a call aimed at one (`Aim/meets`) first, and otherwise one of `points`,
     /// the points of the suite's code the scenario makes.
-    /// `resumable` has the points whose resumption the suite sees (``Party/resumption(_:)``):
+    /// `resumable` has the points whose resumption the suite sees (`Party/resumption(_:)`):
     /// in a sixth of the runs one of them meets another point as it is resumed, so that a
     /// sleeper goes to sleep in the middle of an advance's work.
     public init(seed: UInt64, aims: [[Aim]], points: [Int], resumable: [Int] = []) {
