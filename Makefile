@@ -96,10 +96,13 @@ tsan-build: # the sanitizer's builds alone: CI runs the soak beside them (the so
 # Its own scratch folder, so that a test run's build never waits for it.
 DOCS := .build/docs
 docs: ## Build the documentation (Schedulers, SchedulerConformance, SchedulerHarness) as static HTML in .build/docs; fails on any DocC warning
+	@mkdir -p $(dir $(DOCS)) && rm -rf $(DOCS)
 	$(SWIFT) package --scratch-path .build-docs --allow-writing-to-directory $(DOCS) generate-documentation \
 		--target Schedulers --target SchedulerConformance --target SchedulerHarness \
 		--enable-experimental-combined-documentation --transform-for-static-hosting \
 		--output-path $(DOCS) --warnings-as-errors
+	@# The plugin can report an error of DocC's and still exit 0: what counts is the site.
+	@test -f $(DOCS)/index.html -a -d $(DOCS)/data/documentation || { echo "make docs: no documentation was written to $(DOCS)"; exit 1; }
 
 release: # the commands, optimised (SwiftPM rebuilds only what changed)
 	$(SWIFT) build -c release --product conformance
