@@ -1,5 +1,4 @@
 import CommandSupport
-import Dispatch
 import Foundation
 import SchedulerConformance
 import SchedulerHarness

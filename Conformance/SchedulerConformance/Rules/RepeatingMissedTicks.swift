@@ -17,6 +17,8 @@ import Schedulers
 /// drops what it missed): an attempt without that run is measured again, then inconclusive.
 struct RepeatingMissedTicks {
     let interval = Duration.milliseconds(40)
+    /// The interval in nanoseconds: one slot.
+    private var step: UInt64 { UInt64((try? interval.checkedNanoseconds()) ?? 1) }
     /// The second tick's action: 3.5 intervals, so its end falls mid-slot.
     var stall: Duration { interval * 3.5 }
     /// Whole slots watched after the one the stall ends in.
@@ -66,7 +68,6 @@ struct RepeatingMissedTicks {
         guard let end = attempt.stallEnd, attempt.starts.count >= 2 else {
             return .inconclusive("the stalling tick never returned")
         }
-        let step = UInt64((try? interval.checkedNanoseconds()) ?? 1)
         // Grid point k is start + k × interval. A run a hair before its point still counts for
         // it (early ticks are TIM-5's to judge), so a punctual timer is never split across slots.
         let start = attempt.begin.nanoseconds - UInt64((try? Self.earlySlack.checkedNanoseconds()) ?? 0)
@@ -157,7 +158,9 @@ struct RepeatingMissedTicks {
     private func measure(_ ctx: RuleContext) throws(RuleFailure) -> Attempt {
         let scheduler = ctx.makeScheduler()
         let begin = try ctx.deadline(.milliseconds(10), on: scheduler)
-        let (interval, stall, slotsAfter, runLimit) = (self.interval, self.stall, self.slotsAfter, self.runLimit)
+        let (interval, stall, slotsAfter, runLimit, step) = (
+            self.interval, self.stall, self.slotsAfter, self.runLimit, self.step
+        )
         let state = Lock(Attempt(begin: begin))
         let finished = Signal()
         let handle = try ctx.attempt("repeating every \(interval)") { () throws(SchedulerError) in
@@ -175,7 +178,6 @@ struct RepeatingMissedTicks {
                 }
                 let done = state.withLock { state -> Bool in
                     guard let end = state.stallEnd else { return false }
-                    let step = UInt64((try? interval.checkedNanoseconds()) ?? 1)
                     let watchedUntil = ((end.nanoseconds - begin.nanoseconds) / step + UInt64(slotsAfter) + 1) * step
                     return now.nanoseconds - begin.nanoseconds >= watchedUntil || state.starts.count >= runLimit
                 }
