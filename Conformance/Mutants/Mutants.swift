@@ -129,6 +129,9 @@ public enum Mutants {
         mutant("silenced-timer", "a disposed repeating timer is silenced, never cancelled", .can11) {
             SilencedTimerMutant("silenced-timer")
         },
+        mutant("lazily-cancelled-timer", "a disposed repeating timer is cancelled by its next tick", .can11) {
+            LazilyCancelledTimerMutant("lazily-cancelled-timer")
+        },
         mutant("one-shot-handle-keeps-closure", "a plain action's handle keeps its closure after it ran", .can9) {
             OneShotHandleKeepsClosureMutant("one-shot-handle-keeps-closure")
         },

@@ -163,16 +163,44 @@ final class RepeatingDiesWhenDroppedMutant: MutantBase, @unchecked Sendable {
 }
 
 /// A repeating timer whose disposal silences it (each tick checks a flag first) but never
-/// cancels the source: it keeps firing into nothing, and its handler keeps the handle and
-/// the scheduler alive for good. No tick is ever seen after `dispose()`.
+/// cancels the source: it keeps firing into nothing, and its handler keeps the handle, the
+/// source and the scheduler alive for good. No tick is ever seen after `dispose()`.
 final class SilencedTimerMutant: MutantBase, @unchecked Sendable {
+    /// Holds the source, as a correct handle does (Dispatch frees a source nothing holds,
+    /// and it would never fire); disposing only raises the flag.
+    private final class Handle: Disposable, @unchecked Sendable {
+        let silenced = BooleanDisposable()
+        let timer: any DispatchSourceTimer
+        init(_ timer: any DispatchSourceTimer) { self.timer = timer }
+        func dispose() { silenced.dispose() }
+        var isDisposed: Bool { silenced.isDisposed }
+    }
+
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
+        -> any Disposable
+    {
+        let handle = Handle(timerSource(on: queue, deadline: deadline, spec: spec))
+        handle.timer.setEventHandler {
+            guard !handle.isDisposed else { return }
+            tick()
+        }
+        handle.timer.resume()
+        return handle
+    }
+}
+
+/// A repeating timer cancelled lazily: `dispose()` raises a flag and the next tick, seeing
+/// it, cancels the source. No tick is ever seen after `dispose()`, but until the next one
+/// falls due (an hour away, for a timer repeating hourly) the source keeps its handler, the
+/// handle and the scheduler.
+final class LazilyCancelledTimerMutant: MutantBase, @unchecked Sendable {
     override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
         -> any Disposable
     {
         nonisolated(unsafe) let timer = timerSource(on: queue, deadline: deadline, spec: spec)
         let handle = BooleanDisposable()
         timer.setEventHandler {
-            guard !handle.isDisposed else { return }
+            guard !handle.isDisposed else { return timer.cancel() }
             tick()
         }
         timer.resume()

@@ -126,9 +126,8 @@ public enum ConformanceRunner {
         return ran.wait(.seconds(1))
     }
 
-    /// Held while a rule that ``Rule/needsIdleCores`` runs, so rules run side by side in one
-    /// process (parallel tests, the kill counter's threads) never race for the cores.
-    private static let racingRule = Lock(())
+    /// Runs a rule that ``Rule/needsIdleCores`` alone in the process, and the others side by side.
+    private static let cores = CoreGate()
 
     /// Runs one rule under the watchdog.
     static func run(_ rule: Rule, in context: RuleContext) -> RuleResult {
@@ -136,8 +135,7 @@ public enum ConformanceRunner {
             return RuleResult(
                 rule: rule.id.rawValue, level: rule.level, status: .skipped, durationSeconds: 0, message: reason)
         }
-        if rule.needsIdleCores { return racingRule.withLock { _ in watch(rule, in: context) } }
-        return watch(rule, in: context)
+        return cores.run(exclusive: rule.needsIdleCores) { watch(rule, in: context) }
     }
 
     /// Runs one rule on a thread of its own, and gives up on it after the rule timeout.
