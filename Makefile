@@ -36,7 +36,11 @@ help: ## List the targets
 build: ## Build everything, tests included (debug)
 	$(SWIFT) build --build-tests
 
-test: python-deps docs test-package test-mutator test-third-party test-example ## Build and run every test: this package's, the mutator's, the third-party matrix's and the example's (and the documentation, whose links a test follows)
+TEST_PARTS := python-deps docs test-package test-mutator test-third-party test-example
+test: ## Build and run every test: this package's, the mutator's, the third-party matrix's and the example's (and the documentation, whose links a test follows)
+	@# Part by part, each with its wall time: where CI's time goes is read from its log.
+	@for part in $(TEST_PARTS); do start=$$SECONDS; $(MAKE) --no-print-directory $$part || exit $$?; \
+		echo "make test: '$$part' took $$((SECONDS - start)) s"; done
 
 test-package:
 	$(SWIFT) build --build-tests
@@ -81,8 +85,10 @@ TSAN_RUNTIME := suppressions=$(CURDIR)/Tests/ThreadSanitizer.supp log_path=$(abs
 tsan: tsan-build docs ## Build and run this package's and the third-party adapters' tests under ThreadSanitizer; fails on any report outside Tests/ThreadSanitizer.supp
 	@rm -rf $(TSAN_REPORTS) && mkdir -p $(TSAN_REPORTS)
 	@status=0; export TSAN_OPTIONS="$(TSAN_RUNTIME)" SWIFT_BACKTRACE=enable=no $(if $(TSAN_CANARY),SCHEDULERS_TSAN_CANARY=1); \
-	$(SWIFT) test --skip-build $(TSAN_BUILD) || status=$$?; \
+	start=$$SECONDS; $(SWIFT) test --skip-build $(TSAN_BUILD) || status=$$?; \
+	echo "make tsan: this package's tests took $$((SECONDS - start)) s"; start=$$SECONDS; \
 	(cd $(THIRD_PARTY) && $(SWIFT) test --skip-build $(TSAN_BUILD)) || status=$$?; \
+	echo "make tsan: the third-party adapters' tests took $$((SECONDS - start)) s"; \
 	reports=$$(ls $(TSAN_REPORTS) | wc -l); \
 	if [ $$reports -gt 0 ]; then cat $(TSAN_REPORTS)/*; echo "make tsan: ThreadSanitizer reports from $$reports process(es), kept in $(TSAN_REPORTS)"; exit 1; fi; \
 	if [ $$status -ne 0 ]; then echo "make tsan: the tests failed (exit $$status)"; exit $$status; fi; \
