@@ -17,21 +17,19 @@ import Testing
     @Test func rulesThatNeedNoIdleCoresRunSideBySide() {
         let first = Signal()
         let second = Signal()
-        let met = Box(0)
-        // Each waits inside the gate for the other: a gate that ran them one at a time would
-        // keep the second out until the first gave up.
+        let release = Signal()
+        // Neither leaves before both are in: a gate that ran them one at a time would keep
+        // the second out until the first gave up.
         enter(exclusive: false) {
             first.fire()
-            if second.wait(.seconds(10)) { met.update { $0 += 1 } }
+            _ = release.wait(.seconds(10))
         }
         enter(exclusive: false) {
             second.fire()
-            if first.wait(.seconds(10)) { met.update { $0 += 1 } }
+            _ = release.wait(.seconds(10))
         }
-        let done = Signal()
-        enter(exclusive: true) { done.fire() }
-        #expect(done.wait(.seconds(20)))
-        #expect(met.value == 2)
+        #expect(first.wait(.seconds(10)) && second.wait(.seconds(10)), "the two rules did not run at once")
+        release.fire(times: 2)
     }
 
     @Test func aRacingRuleWaitsForTheRunningOnesAndKeepsTheNextOnesOut() {

@@ -24,15 +24,17 @@ import Testing
     static let trapProbe = TrapProbeProcess.runner(executable: conformance)
 
     @Test(arguments: Mutants.all.map(\.subject.name))
-    func killedByItsRuleInEveryRun(_ name: String) async throws {
+    func killedByItsRuleInEveryRun(_ name: String) throws {
         let mutant = try #require(Mutants.named(name))
         let rule = RuleCatalogue.rule(mutant.killer)
         try #require(
             rule.skipReason(for: mutant.subject) == nil,
             "\(name) does not claim what \(rule.id) needs: \(rule.skipReason(for: mutant.subject) ?? "")")
-        // Four at once, off the cooperative pool: a rule that races threads on the cores runs
-        // alone all the same (the runner's ``CoreGate``).
-        let misses = await OwnThread.run { Self.misses(of: mutant, by: rule) }
+        // On the test's own thread, two at a time (one per core of the cooperative pool). Judged
+        // four at once, beside the rest of the suite (Chromium, the commands' workers), REC-5
+        // let a mutant through 9 runs in 10 though it raced alone (``CoreGate``), and a correct
+        // fixed-delay timer failed its declaration: those rules still lean on an idle machine.
+        let misses = Self.misses(of: mutant, by: rule)
         #expect(
             misses.isEmpty,
             "\(name) (\(mutant.fault)) escaped \(rule.id) in \(misses.count) of \(Self.runs) runs: \(misses.prefix(3).joined(separator: "; "))"

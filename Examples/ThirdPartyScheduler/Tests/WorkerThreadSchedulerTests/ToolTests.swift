@@ -92,7 +92,12 @@ import Testing
                     && result.message?.contains("a runaway recursion") == true, "\(result.message ?? "")")
         }
     }
+}
 
+/// The tool's mutation analysis, in a suite of its own: its build of the mutated copy takes
+/// most of a minute and a half, which the tool tests above (serialised among themselves, each
+/// a whole run of the tool) spend beside it instead of after it.
+@Suite struct MutationToolTests {
     /// Runs `mutate` on this package's own scheduler file, with one operator and two
     /// categories so that it fits in a test (its scratch build lives in `.build-mutate`).
     @Test func mutationAnalysisReportsTheInvisibleCounterAndKillsAHangByTimeout() throws {
@@ -101,7 +106,7 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("worker-thread-\(UUID().uuidString)")
         let categories = ["--subject", "worker-thread", "--category", "ORD,CAN"]
         let process = Process()
-        process.executableURL = Self.executable
+        process.executableURL = ToolTests.executable
         process.arguments =
             [
                 "mutate", "--package", package.path, "--target", "WorkerThreadScheduler", "--configuration", "debug",
@@ -127,7 +132,7 @@ import Testing
         let wakeUp = try #require(mutant(in: "Worker.enqueue(_:)", removing: "wakeUp.signal()"))
         #expect(wakeUp.verdict == .killed && wakeUp.kill == .timeout, "\(wakeUp.trials)")
         // With every mutant off the schemata build judges as the package's own build does.
-        let (_, plain) = try Self.conformance(categories)
+        let (_, plain) = try ToolTests.conformance(categories)
         let plainFailures = plain.subjects[0].results.filter { $0.status.isFailure }.map(\.rule)
         let plainSkips = plain.subjects[0].results.filter { $0.status == .skipped }.map(\.rule)
         #expect(report.baseline.filter { $0.status.isFailure }.map(\.rule).sorted() == plainFailures.sorted())
