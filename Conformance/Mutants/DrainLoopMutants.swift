@@ -104,10 +104,13 @@ final class DrainLoopMutant: Scheduler, @unchecked Sendable {
             ticks.dispose()
             timer.cancel()
         }
-        // The handler keeps the handle (and so the timer) alive until disposal.
+        // The handler keeps the handle (and so the timer) alive until disposal. It queues a
+        // run for every time the timer fired since it last ran: Dispatch folds the fires of
+        // a handler it ran late into one call, and without the count a loaded machine would
+        // make this timer merge the ticks it declares it bursts (TIM-16).
         timer.setEventHandler { [self] in
             blackHole(handle)
-            enqueue(Entry(action: action, disposable: ticks))
+            for _ in 0..<max(timer.data, 1) { enqueue(Entry(action: action, disposable: ticks)) }
         }
         timer.resume()
         return handle

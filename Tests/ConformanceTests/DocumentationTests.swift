@@ -50,7 +50,13 @@ import Testing
         defer { try? FileManager.default.removeItem(at: file) }
         let browser = Process()
         browser.executableURL = URL(fileURLWithPath: DashboardTests.chromium!)
-        browser.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", url]
+        // The page renders from JSON it fetches after it loaded: without a virtual-time budget
+        // a loaded machine's Chromium dumps the DOM before the fetch is back (the suite saw a
+        // run with every link missing). The budget lets the page's fetches and timers finish,
+        // skipping the idle time in between.
+        browser.arguments = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=30000", "--dump-dom", url,
+        ]
         browser.standardOutput = try FileHandle(forWritingTo: file)
         browser.standardError = FileHandle.nullDevice
         try browser.run()

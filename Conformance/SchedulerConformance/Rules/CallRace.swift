@@ -15,13 +15,23 @@ import Synchronization
 /// nanoseconds between two critical sections sits. Whether a trial's calls met is read, not
 /// assumed: each thread stamps its span from one shared counter, and marks its context
 /// switches around it; only spans that overlapped on threads that kept their cores count as
-/// evidence.
+/// evidence. Nor is the sweep's reach assumed: each thread reads the clock as its pause ends
+/// and as its call returns, so the offset between the two risky points is measured, and
+/// ``explore(_:until:pairs:batch:prepare:race:judge:)`` races on until the trials that met
+/// covered every offset at which one call can land on the other (``OffsetCoverage``): on a
+/// loaded machine the barrier's release can be skewed past what the pauses sweep, and a
+/// window no trial reached was never tested.
 final class CallRace: Sendable {
     /// One trial's two spans (stamps from ``stamp()``, in thread order) and whether both
     /// threads kept their cores throughout.
     struct Trial: Sendable {
         var spans: [(start: Int, end: Int)]
         var kept: Bool
+        /// Nanoseconds from thread 0's risky point to thread 1's (negative when thread 1's
+        /// came first), when both bodies paused with ``pause(_:on:)``.
+        var offset: Double?
+        /// Nanoseconds from each thread's risky point to its call's return.
+        var tails: [Double] = [0, 0]
 
         /// Whether the two spans overlapped while both threads ran: the calls ran against
         /// each other.
@@ -30,6 +40,22 @@ final class CallRace: Sendable {
 
     private let crew = ThreadCrew(2, pinned: true)
     private let stamps = Atomic<Int>(0)
+    /// The origin of the threads' clock reads.
+    private let epoch = ContinuousClock.now
+    /// When each thread's pause last ended, in nanoseconds from ``epoch`` (-1: not in this
+    /// trial); each is written and read by its own thread only.
+    private let riskyAt0 = Atomic<Int>(-1)
+    private let riskyAt1 = Atomic<Int>(-1)
+
+    /// Records `thread`'s risky point (or -1 for none yet).
+    private func setRisky(_ thread: Int, _ value: Int) {
+        if thread == 0 { riskyAt0.store(value, ordering: .relaxed) } else { riskyAt1.store(value, ordering: .relaxed) }
+    }
+
+    /// `thread`'s risky point in this trial, or -1.
+    private func risky(_ thread: Int) -> Int {
+        thread == 0 ? riskyAt0.load(ordering: .relaxed) : riskyAt1.load(ordering: .relaxed)
+    }
     /// How long the longer of a trial's two calls takes, pauses left out, in nanoseconds:
     /// an average that follows the latest trials whose threads kept their cores (one slow
     /// trial moves it only a little).
@@ -66,6 +92,16 @@ final class CallRace: Sendable {
     /// Waits `steps` steps of ``busySteps(_:)``: a pause finer than a clock read.
     static func pause(_ steps: Int) { busySteps(steps) }
 
+    /// Waits `steps` steps, then reads the clock as `thread`'s risky point: a body calls it
+    /// just before its risky point, so that the offset between the two is measured.
+    func pause(_ steps: Int, on thread: Int) {
+        Self.pause(steps)
+        setRisky(thread, elapsed())
+    }
+
+    /// Nanoseconds from ``epoch`` to now.
+    private func elapsed() -> Int { Int((ContinuousClock.now - epoch) / .nanoseconds(1)) }
+
     /// Runs `body(thread, lag)` on both threads at once; each body pauses its lag (with
     /// ``pause(_:)``) just before its risky point and returns its span. Nil when the threads
     /// had not returned in time.
@@ -88,25 +124,34 @@ final class CallRace: Sendable {
         let spans = Box([[(start: Int, end: Int)]](repeating: [(0, 0), (0, 0)], count: trials.count))
         let kept = Box([[Bool]](repeating: [false, false], count: trials.count))
         let took = Box([Int](repeating: 0, count: trials.count))
+        // Each thread's risky point, in nanoseconds from the epoch.
+        let riskyPoints = Box([[Int]](repeating: [-1, -1], count: trials.count))
         let lags = trials.map { [lag(trial: $0, thread: 0), lag(trial: $0, thread: 1)] }
         let finished = crew.run(within: bound) { thread in
             for trial in trials {
                 let slot = trial - first
                 barriers[slot].arrive(of: 2)
                 let mark = ThreadMark.now()
+                self.setRisky(thread, -1)
                 let begun = ContinuousClock.now
                 let span = body(thread, lags[slot][thread], trial)
+                let riskyPoint = self.risky(thread)
                 let elapsed =
                     (ContinuousClock.now - begun) / .nanoseconds(1) - Double(lags[slot][thread])
                     / Self.stepsPerNanosecond
                 let held = ThreadMark.now()?.evidence(since: mark) == .notPreempted
                 spans.update { $0[slot][thread] = span }
+                riskyPoints.update { $0[slot][thread] = riskyPoint }
                 kept.update { $0[slot][thread] = held }
                 took.update { $0[slot] = max($0[slot], Int(elapsed)) }
             }
         }
         guard finished else { return nil }
-        let outcomes = zip(spans.value, kept.value).map { Trial(spans: $0, kept: !$1.contains(false)) }
+        let outcomes = zip(zip(spans.value, kept.value), riskyPoints.value).map { pair, risky in
+            Trial(
+                spans: pair.0, kept: !pair.1.contains(false),
+                offset: risky.allSatisfy { $0 >= 0 } ? Double(risky[1] - risky[0]) : nil)
+        }
         // Only trials whose threads kept their cores say how long the calls take: on a loaded
         // machine one preempted trial would stretch the sweep a thousandfold.
         for (longer, outcome) in zip(took.value, outcomes) where outcome.kept {
@@ -118,13 +163,15 @@ final class CallRace: Sendable {
 }
 
 extension CallRace {
-    /// Races trials in batches of `batch` until `wanted` of them met, up to 20,000 trials or
-    /// 10 s, and on up to 30 s while the rate so far gets there by then (a subject whose calls
-    /// are slow, not a machine that keeps the threads apart); fewer met is inconclusive:
-    /// "only 12 of 20,000 `pairs`". For each batch,
+    /// Races trials in batches of `batch` until `wanted` of them met and those covered every
+    /// offset at which one call can land on the other (``OffsetCoverage``), up to 100,000
+    /// trials or 10 s, and on up to 30 s while the rate so far gets there by then (a subject
+    /// whose calls are slow, not a machine that keeps the threads apart); less is
+    /// inconclusive: "only 12 of 100,000 `pairs`", or the offsets no trial reached. For each
+    /// batch,
     /// `prepare(trial)` sets each trial up on the rule's thread, `race(setup, thread, lag)`
-    /// makes its two calls (one per thread, pausing its lag just before its risky point, and
-    /// returning its span), and `judge(first, batch)` judges what they did, throwing at the
+    /// makes its two calls (one per thread, pausing its lag with ``pause(_:on:)`` just before
+    /// its risky point, and returning its span), and `judge(first, batch)` judges what they did, throwing at the
     /// first violation. A batch larger than one suits calls whose trials do not share
     /// anything a call drains (a scheduler's queue shared by the whole batch does).
     func explore<Setup: Sendable>(
@@ -135,6 +182,7 @@ extension CallRace {
     ) throws(RuleFailure) {
         var met = 0
         var trials = 0
+        var reached: [Trial] = []
         let start = ContinuousClock.now
         /// Whether to race on: within 10 s, or within 30 s where the rate so far will get there.
         func inBudget() -> Bool {
@@ -142,7 +190,17 @@ extension CallRace {
             guard elapsed >= .seconds(10) else { return true }
             return elapsed < .seconds(30) && met > 0 && elapsed * (Double(wanted) / Double(met)) < .seconds(30)
         }
-        while met < wanted && trials < 20_000 && inBudget() {
+        // Coverage is counted once enough met, then each time the trials grew by a quarter:
+        // it sorts every trial so far.
+        var covered = OffsetCoverage([])
+        var nextCount = 0
+        func isDone() -> Bool {
+            guard met >= wanted, trials >= nextCount else { return false }
+            covered = OffsetCoverage(reached)
+            nextCount = trials + max(8 * batch, trials / 4)
+            return covered.isComplete
+        }
+        while !isDone() && trials < 100_000 && inBudget() {
             let range = trials..<trials + batch
             var setups: [Setup] = []
             for trial in range { setups.append(try prepare(trial)) }
@@ -157,9 +215,74 @@ extension CallRace {
             }
             try judge(trials, Array(zip(setups, outcomes)).map { (setup: $0, outcome: $1) })
             met += outcomes.count { $0.met }
+            reached += outcomes.filter { $0.kept && $0.offset != nil }
             trials += batch
         }
         try ctx.requireExercised(met >= wanted, "only \(met) of \(trials) \(pairs)")
+        if !covered.isComplete { covered = OffsetCoverage(reached) }
+        try ctx.requireExercised(
+            covered.isComplete,
+            "\(met) of \(trials) \(pairs); \(covered.shortfall): the threads' release from the barrier was skewed past what the pauses sweep"
+        )
+    }
+}
+
+/// Whether the trials swept every offset at which the two calls meet. Where they meet is
+/// read from the trials, not assumed (how long a call runs past its risky point depends on
+/// what the race did): from the offset of the hundredth-lowest meeting to that of the
+/// hundredth-highest (a trial delayed inside a call but kept on its core can meet far out,
+/// once). The sweep covered that span when trials whose threads kept their cores also
+/// reached past both of its ends without meeting (so the pauses reached further than the
+/// threads' skew: a release from the barrier skewed past the sweep leaves one end where
+/// the trials stopped, not where the calls do), and no stretch inside it went without a
+/// meeting (no gap wider than two of ``steps`` steps). A window between two critical
+/// sections lies inside the span, and some trial's offset fell into it.
+struct OffsetCoverage {
+    /// Steps across the span: tens of nanoseconds each in a debug build, near a clock read in
+    /// an optimised one.
+    static let steps = 48
+    /// Meetings fewer than this judge nothing.
+    static let fewest = 200
+    /// The offsets at which the calls met, in nanoseconds (thread 1's risky point minus
+    /// thread 0's), the outer hundredths left out.
+    let range: ClosedRange<Double>
+    /// Whether kept trials reached past each end of ``range`` without meeting.
+    let pastEnds: (below: Bool, above: Bool)
+    /// The widest stretch inside the span with no meeting, and a step, in nanoseconds.
+    let widestGap: Double
+    let step: Double
+
+    /// The coverage of `trials` whose threads kept their cores and measured their offset.
+    init(_ trials: [CallRace.Trial]) {
+        let met = trials.filter(\.met).compactMap(\.offset).sorted()
+        guard met.count >= Self.fewest else {
+            range = 0...0
+            pastEnds = (false, false)
+            widestGap = .infinity
+            step = 0
+            return
+        }
+        let inner = met[met.count / 100..<met.count - met.count / 100]
+        let (low, high) = (inner.first!, inner.last!)
+        range = low...high
+        let missed = trials.filter { !$0.met }.compactMap(\.offset)
+        pastEnds = (missed.contains { $0 < low }, missed.contains { $0 > high })
+        step = (high - low) / Double(Self.steps)
+        widestGap = zip(inner.dropFirst(), inner).map { $0 - $1 }.max() ?? 0
+    }
+
+    /// Whether the trials reached past both ends and left no gap.
+    var isComplete: Bool { pastEnds.below && pastEnds.above && widestGap <= 2 * step }
+
+    /// What is missing, for the rule's message.
+    var shortfall: String {
+        guard step > 0 else { return "fewer than \(Self.fewest) trials met" }
+        var missing: [String] = []
+        if !pastEnds.below { missing.append("no trial reached below it without meeting") }
+        if !pastEnds.above { missing.append("no trial reached above it without meeting") }
+        if widestGap > 2 * step { missing.append("a stretch of \(Int(widestGap)) ns inside it had no meeting") }
+        return "the calls met at offsets from \(Int(range.lowerBound)) to \(Int(range.upperBound)) ns, but "
+            + missing.joined(separator: ", and ")
     }
 }
 

@@ -368,7 +368,7 @@ private func reschedulesAtOnceEachCount(_ ctx: RuleContext) throws(RuleFailure) 
 /// pauses first (the block before it returns, or the call). A
 /// trial counts as exercised when the call overlapped the stretch from the block's return to
 /// `scheduleRecursive`'s, on threads that kept their cores; the part goes on until 2,000 did
-/// (up to 20,000 trials or 10 s, else inconclusive) and stops at the first lost run: a window
+/// (up to 100,000 trials or 10 s, else inconclusive, as it is when the trials left offsets unswept) and stops at the first lost run: a window
 /// between two critical sections is a few nanoseconds wide.
 private func reschedulesAsTheLoopEndsEachRun(_ ctx: RuleContext) throws(RuleFailure) {
     let scheduler = ctx.makeScheduler()
@@ -392,14 +392,17 @@ private func reschedulesAsTheLoopEndsEachRun(_ ctx: RuleContext) throws(RuleFail
                     else { return }
                     setup.handedOver.value = reschedule
                     setup.blockReturned.value = race.stamp()
-                    CallRace.pause(lag)
+                    race.pause(lag, on: 0)
+                    setup.returning.value = race.stamp()
                 }
-                return (setup.blockReturned.value, race.stamp())
+                // From the block's return, its pause left out: a call made during the pause is
+                // a reschedule inside the block, not one racing the loop's end.
+                return (setup.returning.value, race.stamp())
             }
             guard spinWait(upTo: bound, until: { setup.blockReturned.value != 0 }),
                 let reschedule = setup.handedOver.value
             else { return (0, 0) }
-            CallRace.pause(lag)
+            race.pause(lag, on: 1)
             let start = race.stamp()
             reschedule()
             return (start, race.stamp())
@@ -424,6 +427,8 @@ private final class LoopEndTrial: Sendable {
     let runs = Box(0)
     let handedOver = Box<(@Sendable () -> Void)?>(nil)
     let blockReturned = Box(0)
+    /// The stamp taken as the block returned, after its pause.
+    let returning = Box(0)
 }
 
 /// REC-5's part for a virtual-time scheduler that cancels: a recursion disposed on one thread
@@ -436,7 +441,7 @@ private final class LoopEndTrial: Sendable {
 ///
 /// The two calls are made by a ``CallRace``; a trial counts as exercised when they
 /// overlapped on threads that kept their cores. The part goes on until 2,000 did (up to
-/// 20,000 trials or 10 s, else inconclusive) and stops at the first run left pending: the
+/// 100,000 trials or 10 s, else inconclusive, as it is when the trials left offsets unswept) and stops at the first run left pending: the
 /// window between two critical sections on one lock is a few nanoseconds wide, and the
 /// thread that just left the lock takes it again first unless the other is already there.
 private func disposeRacingARescheduleLeavesNoRun(_ ctx: RuleContext) throws(RuleFailure) {
@@ -464,7 +469,7 @@ private func disposeRacingARescheduleLeavesNoRun(_ ctx: RuleContext) throws(Rule
             return RaceOfDisposal(runs: runs, recursion: recursion, reschedule: reschedule)
         },
         race: { setup, thread, lag in
-            CallRace.pause(lag)
+            race.pause(lag, on: thread)
             let start = race.stamp()
             if thread == 0 { setup.reschedule() } else { setup.recursion.dispose() }
             return (start, race.stamp())
