@@ -43,16 +43,9 @@ test: ## Build and run every test: this package's, the mutator's, the third-part
 	@for part in $(TEST_PARTS); do start=$$SECONDS; $(MAKE) --no-print-directory $$part || exit $$?; \
 		echo "make test: '$$part' took $$((SECONDS - start)) s"; done
 
-# Swift Testing starts at most twice as many test cases at once as there are cores. The
-# mutant kills run two at a time on threads of their own (OwnThread), and the 174 of them
-# queued for those two would hold every one of the four places (with the cap at 16, every
-# one of 16), so the command, dashboard and documentation tests, which mostly wait for a
-# child process, started only once the kills were done. With no cap that binds, every test
-# starts at once and waits for what it needs.
-TEST_WIDTH := SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=512
 test-package:
 	$(SWIFT) build --build-tests
-	@$(call RUN_TESTS,$(TEST_WIDTH) $(SWIFT) test --skip-build,.build/test.log)
+	@$(call RUN_TESTS,$(SWIFT) test --skip-build,.build/test.log)
 
 test-mutator: ## Run the source mutator's tests (its own package, on swift-syntax)
 	cd $(MUTATOR) && $(SWIFT) build --build-tests
@@ -93,7 +86,7 @@ TSAN_RUNTIME := suppressions=$(CURDIR)/Tests/ThreadSanitizer.supp log_path=$(abs
 tsan: tsan-build docs ## Build and run this package's and the third-party adapters' tests under ThreadSanitizer; fails on any report outside Tests/ThreadSanitizer.supp
 	@rm -rf $(TSAN_REPORTS) && mkdir -p $(TSAN_REPORTS)
 	@status=0; export TSAN_OPTIONS="$(TSAN_RUNTIME)" SWIFT_BACKTRACE=enable=no $(if $(TSAN_CANARY),SCHEDULERS_TSAN_CANARY=1); \
-	start=$$SECONDS; $(TEST_WIDTH) $(SWIFT) test --skip-build $(TSAN_BUILD) || status=$$?; \
+	start=$$SECONDS; $(SWIFT) test --skip-build $(TSAN_BUILD) || status=$$?; \
 	echo "make tsan: this package's tests took $$((SECONDS - start)) s"; start=$$SECONDS; \
 	(cd $(THIRD_PARTY) && $(SWIFT) test --skip-build $(TSAN_BUILD)) || status=$$?; \
 	echo "make tsan: the third-party adapters' tests took $$((SECONDS - start)) s"; \

@@ -9,12 +9,16 @@ import Testing
 /// The suite tests itself: the rule written for each mutant must fail on it in every one of
 /// ten runs, since a rule that catches a fault only sometimes lets it through the rest.
 @Suite struct MutantKillTests {
-    /// Shorter "must happen" bounds: a mutant's missing event should not cost 10 s. Most of
-    /// the kills' time is that wait (a quarter of the mutants are caught by an event that
-    /// never comes, each run waiting the whole bound), while what a correct subject does
-    /// within a rule takes micro- to milliseconds: half a second is ample, and a step it
-    /// slowed past that would fail the mutant early, never pass it.
+    /// Shorter "must happen" bounds for rules run in this process (here and by other tests'
+    /// checks of correct subjects): an event that never comes should not cost 10 s.
     static let timing = Timing(
+        mustHappen: .seconds(1), quietWindow: .milliseconds(100), lateness: .milliseconds(100),
+        ruleTimeout: .seconds(30))
+    /// The kills' bounds: shorter still. A quarter of the mutants are caught by an event that
+    /// never comes, each run waiting the whole bound, while what a rule waits for first
+    /// takes micro- to milliseconds: a step slowed past half a second fails the mutant
+    /// early, and never passes it.
+    static let killTiming = Timing(
         mustHappen: .milliseconds(500), quietWindow: .milliseconds(100), lateness: .milliseconds(100),
         ruleTimeout: .seconds(30))
     /// Runs per mutant. Under ThreadSanitizer two: there the suite looks for data races in
@@ -27,19 +31,33 @@ import Testing
         .appendingPathComponent("conformance").path
     static let trapProbe = TrapProbeProcess.runner(executable: conformance)
 
-    @Test(arguments: Mutants.all.map(\.subject.name))
-    func killedByItsRuleInEveryRun(_ name: String) async throws {
-        let mutant = try #require(Mutants.named(name))
+    /// One test for every mutant, judged two at a time on threads of their own
+    /// (``OwnThread``): as test cases of their own, the queued ones would hold every place
+    /// Swift Testing gives tests at once (twice the cores), and the other tests would start
+    /// only when the kills were done.
+    @Test func everyMutantIsKilledByItsRuleInEveryRun() async {
+        let verdicts = await withTaskGroup(of: (String, String?).self) { group in
+            for mutant in Mutants.all {
+                group.addTask { (mutant.subject.name, await Self.verdict(on: mutant)) }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(verdicts.count == Mutants.all.count)
+        for (name, escape) in verdicts.sorted(by: { $0.0 < $1.0 }) {
+            #expect(escape == nil, "\(name): \(escape ?? "")")
+        }
+    }
+
+    /// Nil when `mutant`'s rule caught it in every run, else what went wrong.
+    private static func verdict(on mutant: Mutant) async -> String? {
         let rule = RuleCatalogue.rule(mutant.killer)
-        try #require(
-            rule.skipReason(for: mutant.subject) == nil,
-            "\(name) does not claim what \(rule.id) needs: \(rule.skipReason(for: mutant.subject) ?? "")")
-        // Two at a time, as the pool would run them, but off it (``OwnThread``).
+        if let reason = rule.skipReason(for: mutant.subject) {
+            return "does not claim what \(rule.id) needs: \(reason)"
+        }
         let misses = await OwnThread.run { Self.misses(of: mutant, by: rule) }
-        #expect(
-            misses.isEmpty,
-            "\(name) (\(mutant.fault)) escaped \(rule.id) in \(misses.count) of \(Self.runs) runs: \(misses.prefix(3).joined(separator: "; "))"
-        )
+        return misses.isEmpty
+            ? nil
+            : "(\(mutant.fault)) escaped \(rule.id) in \(misses.count) of \(Self.runs) runs: \(misses.prefix(3).joined(separator: "; "))"
     }
 
     /// The runs of ``runs`` in which `rule` did not catch `mutant`, each with what it said.
@@ -67,7 +85,8 @@ import Testing
             return misses
         }
         for run in 1...runs {
-            let result = ConformanceRunner.run(mutant.subject, rules: [rule], timing: timing, trapProbe: trapProbe)[0]
+            let result = ConformanceRunner.run(
+                mutant.subject, rules: [rule], timing: killTiming, trapProbe: trapProbe)[0]
             if weighsMemory {
                 if result.status != .inconclusive {
                     misses.append("run \(run): \(result.status.rawValue), not inconclusive")

@@ -6,7 +6,7 @@ enum OwnThread {
     /// At most this many bodies at once in the test process: two, as many as the cooperative
     /// pool has threads on this machine's two cores. Four at once, beside the rest of the
     /// suite, left too few idle cores for rules that race threads (REC-5 passed a mutant in 9
-    /// runs of 10), and the sweep's evidence then has them race on or say inconclusive.
+    /// runs of 10, before it measured its sweep).
     private static let slots = DispatchSemaphore(value: 2)
 
     /// Runs `body` on a thread of its own once a slot is free, and returns what it returns.
