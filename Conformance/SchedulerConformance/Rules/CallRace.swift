@@ -15,8 +15,8 @@ import Synchronization
 /// nanoseconds between two critical sections sits. Whether a trial's calls met is read, not
 /// assumed: each thread stamps its span from one shared counter, and marks its context
 /// switches around it; only spans that overlapped on threads that kept their cores count as
-/// evidence. Nor is the sweep's reach assumed: each thread reads the clock as its pause ends
-/// and as its call returns, so the offset between the two risky points is measured, and
+/// evidence. Nor is the sweep's reach assumed: each thread reads the clock as its pause ends,
+/// so the offset between the two risky points is measured, and
 /// ``explore(_:until:pairs:batch:prepare:race:judge:)`` races on until the trials that met
 /// covered every offset at which one call can land on the other (``OffsetCoverage``): on a
 /// loaded machine the barrier's release can be skewed past what the pauses sweep, and a
@@ -30,8 +30,6 @@ final class CallRace: Sendable {
         /// Nanoseconds from thread 0's risky point to thread 1's (negative when thread 1's
         /// came first), when both bodies paused with ``pause(_:on:)``.
         var offset: Double?
-        /// Nanoseconds from each thread's risky point to its call's return.
-        var tails: [Double] = [0, 0]
 
         /// Whether the two spans overlapped while both threads ran: the calls ran against
         /// each other.
@@ -171,7 +169,8 @@ extension CallRace {
     /// batch,
     /// `prepare(trial)` sets each trial up on the rule's thread, `race(setup, thread, lag)`
     /// makes its two calls (one per thread, pausing its lag with ``pause(_:on:)`` just before
-    /// its risky point, and returning its span), and `judge(first, batch)` judges what they did, throwing at the
+    /// its risky point, and returning its span), and `judge(first, batch)` judges what they
+    /// did, throwing at the
     /// first violation. A batch larger than one suits calls whose trials do not share
     /// anything a call drains (a scheduler's queue shared by the whole batch does).
     func explore<Setup: Sendable>(

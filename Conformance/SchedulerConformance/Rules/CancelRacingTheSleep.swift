@@ -15,8 +15,9 @@ import Schedulers
 /// sleepers must run on its own executor is driven there instead, by `advance(by: .zero)`
 /// (a clock driven only from a task is not judged here). A trial counts as exercised when
 /// the cancel overlapped the sleep's start on threads that kept their cores; the part goes
-/// on until 3,000 did (up to 100,000 trials or 10 s, else inconclusive, as it is when the trials left offsets unswept): the windows between
-/// a sleep's registration steps are a few hundred nanoseconds of a call that takes microseconds.
+/// on until 3,000 did and the trials swept every offset (up to 100,000 trials or 10 s, else
+/// inconclusive): the windows between a sleep's registration steps are a few hundred
+/// nanoseconds of a call that takes microseconds.
 func cancelRacingTheSleepsStart(_ ctx: RuleContext) throws(RuleFailure) {
     let session = ClockSession(ctx)
     let clock = session.clock

@@ -365,11 +365,11 @@ private func reschedulesAtOnceEachCount(_ ctx: RuleContext) throws(RuleFailure) 
 ///
 /// Each trial starts a recursion on one thread of a ``CallRace``; its first run hands
 /// `reschedule` to the other thread and returns, and that thread calls it; one of the two
-/// pauses first (the block before it returns, or the call). A
-/// trial counts as exercised when the call overlapped the stretch from the block's return to
-/// `scheduleRecursive`'s, on threads that kept their cores; the part goes on until 2,000 did
-/// (up to 100,000 trials or 10 s, else inconclusive, as it is when the trials left offsets unswept) and stops at the first lost run: a window
-/// between two critical sections is a few nanoseconds wide.
+/// pauses first (the block before it returns, or the call). A trial counts as exercised when
+/// the call overlapped the stretch from the block's return to `scheduleRecursive`'s, on
+/// threads that kept their cores; the part goes on until 2,000 did and the trials swept every
+/// offset (up to 100,000 trials or 10 s, else inconclusive), and stops at the first lost
+/// run: a window between two critical sections is a few nanoseconds wide.
 private func reschedulesAsTheLoopEndsEachRun(_ ctx: RuleContext) throws(RuleFailure) {
     let scheduler = ctx.makeScheduler()
     let race = CallRace(bound: ctx.timing.mustHappen)
@@ -440,9 +440,10 @@ private final class LoopEndTrial: Sendable {
 /// leaves the handle that came between undisposed: a dead run a step then takes.
 ///
 /// The two calls are made by a ``CallRace``; a trial counts as exercised when they
-/// overlapped on threads that kept their cores. The part goes on until 2,000 did (up to
-/// 100,000 trials or 10 s, else inconclusive, as it is when the trials left offsets unswept) and stops at the first run left pending: the
-/// window between two critical sections on one lock is a few nanoseconds wide, and the
+/// overlapped on threads that kept their cores. The part goes on until 2,000 did and the
+/// trials swept every offset (up to 100,000 trials or 10 s, else inconclusive), and stops at
+/// the first run left pending: the window between two critical sections on one lock is a
+/// few nanoseconds wide, and the
 /// thread that just left the lock takes it again first unless the other is already there.
 private func disposeRacingARescheduleLeavesNoRun(_ ctx: RuleContext) throws(RuleFailure) {
     guard let virtual = ctx.makeScheduler() as? any VirtualTimeScheduler else { return }
