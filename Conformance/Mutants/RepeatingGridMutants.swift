@@ -38,14 +38,23 @@ final class DriftsAfterWarmupMutant: MutantBase, @unchecked Sendable {
     }
 }
 
-/// Re-arms a one-shot timer `interval` after each action returned: with instant actions it
-/// keeps the grid to within microseconds, but every period is stretched by the action's
-/// length.
+/// Re-arms a one-shot timer `interval` (plus `stretchedByLeeways` leeways) after each action
+/// returned: with instant actions and no stretch it keeps the grid to within microseconds,
+/// but every period is stretched by the action's length.
 final class RearmsFromActionEndMutant: MutantBase, @unchecked Sendable {
+    let stretch: Int
+
+    init(_ name: String, stretchedByLeeways stretch: Int = 0) {
+        self.stretch = stretch
+        super.init(name)
+    }
+
     override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
         -> any Disposable
     {
-        rearmingTimer(deadline: deadline, period: UInt64(spec.intervalNanoseconds), tick)
+        rearmingTimer(
+            deadline: deadline, period: UInt64(spec.intervalNanoseconds + Int64(stretch) * spec.leewayNanoseconds), tick
+        )
     }
 }
 

@@ -118,6 +118,13 @@ extension Mutants {
         mutant("rearms-from-action-end", "re-arms each tick an interval after its action returned", .tim12) {
             RearmsFromActionEndMutant("rearms-from-action-end")
         },
+        // Declares the fixed delay it nearly keeps: each period two leeways longer than the
+        // interval after the action returned, as a delay computed from a cached `now` is.
+        Mutant(
+            subject: ConformanceSubject(name: "mutant-fixed-delay-stretched", origin: .mutant) {
+                RearmsFromActionEndMutant("fixed-delay-stretched", stretchedByLeeways: 2)
+            }.declaring(.repeatPolicy(.fixedDelay)),
+            fault: "declares a fixed delay, but each period is two leeways longer", killer: .tim12),
         mutant("period-stretched-by-leeway", "every period is the interval plus one leeway", .tim6) {
             PeriodStretchedByLeewayMutant("period-stretched-by-leeway")
         },

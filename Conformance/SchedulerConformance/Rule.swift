@@ -78,8 +78,10 @@ public struct Rule: Sendable, Identifiable {
     /// The rule needs the subject's ``ConformanceSubject/wallClockStep`` hook.
     public let needsWallClockStep: Bool
     /// The rule makes threads race on the machine's cores (a pacer and a disposer, pinned
-    /// producers): two such rules at once starve each other's races, so the runner and the
-    /// kill counter run them one at a time.
+    /// producers), or judges a timer against the suite's own timers at the same moment: two
+    /// such rules at once starve each other's races, and other rules' threads are noise the
+    /// timers then excuse instead of judging, so the runner and the kill counter run them
+    /// one at a time.
     public let needsIdleCores: Bool
     /// The check itself; throws a ``RuleFailure`` naming the step that went wrong.
     let check: @Sendable (RuleContext) throws(RuleFailure) -> Void

@@ -318,7 +318,7 @@ public final class RuleContext: Sendable {
         let done = Signal()
         let threadID = Lock<Int32?>(nil)
         let thread = Thread {
-            Thread.current.name = "helper"
+            CorePinning.nameCurrentThread("helper")
             threadID.withLock { $0 = StackSample.sampleableCurrentThreadID }
             let outcome: Result<T, RuleFailure>
             do { outcome = .success(try body()) } catch { outcome = .failure(error as! RuleFailure) }

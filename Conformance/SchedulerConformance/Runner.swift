@@ -145,8 +145,7 @@ public enum ConformanceRunner {
         let started = ContinuousClock.now
         let threadID = Atomic<Int32>(-1)
         let thread = Thread {
-            // Named from inside: Foundation names the kernel's thread only for the current one.
-            Thread.current.name = "rule \(rule.id)"
+            CorePinning.nameCurrentThread("rule \(rule.id)")
             threadID.store(StackSample.sampleableCurrentThreadID ?? -1, ordering: .relaxed)
             var result: RuleResult
             do throws(RuleFailure) {

@@ -2,7 +2,9 @@
 #include "CoreAffinity.h"
 
 #ifdef __linux__
+#include <pthread.h>
 #include <sched.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -15,6 +17,14 @@ long core_affinity_context_switches(void) {
 
 long core_affinity_thread_id(void) {
     return (long)syscall(SYS_gettid);
+}
+
+int core_affinity_name_current_thread(const char *name) {
+    // The kernel keeps 15 bytes and refuses a longer name outright.
+    char kept[16];
+    strncpy(kept, name, sizeof kept - 1);
+    kept[sizeof kept - 1] = '\0';
+    return pthread_setname_np(pthread_self(), kept) == 0 ? 0 : -1;
 }
 
 int core_affinity_pin_current_thread(int index) {
@@ -63,6 +73,11 @@ int core_affinity_unpin_current_thread(void) { return -1; }
 long core_affinity_context_switches(void) { return -1; }
 
 long core_affinity_thread_id(void) { return -1; }
+
+int core_affinity_name_current_thread(const char *name) {
+    (void)name;
+    return -1;
+}
 
 int core_affinity_pin_current_thread(int index) {
     (void)index;

@@ -207,6 +207,15 @@ public struct ThreadMark: Sendable, Equatable {
 
 /// Pins threads to cores, where the platform allows it.
 package enum CorePinning {
+    /// Names the calling thread, for Foundation and for the kernel (`/proc`, gdb) at once.
+    /// Foundation alone may not reach the kernel: a `Thread` that names itself before the
+    /// thread that started it has recorded its handle (a loaded machine) keeps the name only
+    /// in Foundation, and a thread dump would show its creator's.
+    package static func nameCurrentThread(_ name: String) {
+        Thread.current.name = name
+        _ = core_affinity_name_current_thread(name)
+    }
+
     /// Whether thread `id` of this process is on a core or waiting for one (the kernel's
     /// state `R` in `/proc/self/task/<id>/stat`); nil where that cannot be read (not Linux,
     /// or the thread is gone).

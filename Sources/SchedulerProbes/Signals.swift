@@ -36,14 +36,15 @@ public final class Recorder<Value: Sendable>: Sendable {
     public let complete = Signal()
     /// An empty log; ``complete`` fires once it holds `expected` values.
     public init(expecting expected: Int = .max) { self.expected = expected }
-    /// Appends `value`.
-    public func record(_ value: Value) {
-        if values.withLock({
+    /// Appends `value` and returns its index in the log.
+    @discardableResult
+    public func record(_ value: Value) -> Int {
+        let count = values.withLock {
             $0.append(value)
             return $0.count
-        }) == expected {
-            complete.fire()
         }
+        if count == expected { complete.fire() }
+        return count - 1
     }
     public var all: [Value] { values.withLock { $0 } }
     public var count: Int { values.withLock { $0.count } }

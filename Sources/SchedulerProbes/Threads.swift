@@ -41,8 +41,7 @@ public enum Threads {
         for index in 0..<count {
             group.enter()
             let thread = Thread {
-                // Named from inside: Foundation names the kernel's thread only for the current one.
-                Thread.current.name = "producer-\(index)"
+                CorePinning.nameCurrentThread("producer-\(index)")
                 if pinned { CorePinning.pinCurrentThread(toCore: index) }
                 if let id = StackSample.sampleableCurrentThreadID { state.withLock { $0.ids[index] = id } }
                 start.wait()

@@ -173,7 +173,7 @@ import Testing
         let started = Signal()
         let stopped = DispatchSemaphore(value: 0)
         let thread = Thread {
-            Thread.current.name = "leftover-spin"
+            CorePinning.nameCurrentThread("leftover-spin")
             started.fire()
             while !stop.hasFired {}
             stopped.signal()

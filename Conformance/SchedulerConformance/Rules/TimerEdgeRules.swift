@@ -119,7 +119,8 @@ extension RuleCatalogue {
             rationale:
                 "Tick k is due at start + k × interval; a timer re-armed from each tick's own time, or from the end of its action, drifts further behind every tick, and heartbeats miss their window.",
             hint:
-                "arm the timer once with a repeating interval (or compute each deadline from the start), not `now + interval` in the handler or after the action returned; leeway is a bound on lateness, not something added to every period. The suite's own zero-leeway timer runs on the same grid, and only lateness it did not also see counts."
+                "arm the timer once with a repeating interval (or compute each deadline from the start), not `now + interval` in the handler or after the action returned; leeway is a bound on lateness, not something added to every period. The suite's own zero-leeway timer runs on the same grid, and only lateness it did not also see counts.",
+            needsIdleCores: true
         ) { ctx throws(RuleFailure) in
             // Each action runs 8 ms of a 20 ms period: a re-arm from the action's end drifts
             // by that much every tick.

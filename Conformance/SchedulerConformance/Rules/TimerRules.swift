@@ -128,7 +128,8 @@ extension RuleCatalogue {
                 rationale:
                     "Leeway lets the system coalesce wake-ups, not stretch the period: tick k is due within the leeway after start + k × interval, and a timer that is late by a multiple of its leeway misses every deadline built on it.",
                 hint:
-                    "the timer is armed with the leeway asked for, not a multiple of it; each deadline is start + k × interval, never the last tick plus interval plus leeway; the queue it fires on is not blocked. The suite's own zero-leeway timer runs on the same grid, and only lateness it did not also see counts."
+                    "the timer is armed with the leeway asked for, not a multiple of it; each deadline is start + k × interval, never the last tick plus interval plus leeway; the queue it fires on is not blocked. The suite's own zero-leeway timer runs on the same grid, and only lateness it did not also see counts.",
+                needsIdleCores: true
             ) { ctx throws(RuleFailure) in
                 // A period stretched by one 8 ms leeway leaves grid point 3 uncovered, and every
                 // tick of a timer firing four leeways late misses its point (32 ms: still short of

@@ -30,6 +30,10 @@ long core_affinity_context_switches(void);
 /// less readily than a pthread_t), or -1 where there is none.
 long core_affinity_thread_id(void);
 
+/// Names the calling thread for the kernel (its first 15 bytes), as `/proc` and gdb show it.
+/// Returns 0, or -1 where that cannot be done.
+int core_affinity_name_current_thread(const char *name);
+
 /// The bytes the C allocator has handed out and not had back, over every arena, or -1 where
 /// it does not say (not glibc 2.33 or later). A sanitizer's allocator is not glibc's: there
 /// the count does not move, which a caller must check before trusting it.
