@@ -83,11 +83,17 @@ struct RepeatingMissedTicks {
             )
         }
         // Runs after the stall, per slot: slot 0 is the rest of the one the stall ended in.
-        var perSlot = [Int](repeating: 0, count: slotsAfter + 1)
-        for run in attempt.starts.dropFirst(2) {
-            let slot = Int((run.nanoseconds - start) / step - slotOfEnd)
-            if slot < perSlot.count { perSlot[slot] += 1 }
+        // Slots begin `earlySlack` before their grid points, unless `aligned`.
+        func runsPerSlot(aligned: Bool) -> [Int] {
+            let origin = aligned ? attempt.begin.nanoseconds : start
+            var perSlot = [Int](repeating: 0, count: slotsAfter + 1)
+            for run in attempt.starts.dropFirst(2) where run.nanoseconds >= origin {
+                let slot = Int((run.nanoseconds - origin) / step) - Int(slotOfEnd)
+                if slot >= 0, slot < perSlot.count { perSlot[slot] += 1 }
+            }
+            return perSlot
         }
+        let perSlot = runsPerSlot(aligned: false)
         // When each run came, in milliseconds after the stall ended, with the grid points: what
         // an author needs to see which ticks ran together.
         let after = attempt.starts.dropFirst(2).map { run in
@@ -103,9 +109,17 @@ struct RepeatingMissedTicks {
         let firstGridAfter = Int64((slotOfEnd + 1) * step + attempt.begin.nanoseconds)
         let stalled = "after a stall of \(stall) (\(missed) grid points passed while tick 1's action ran; \(timeline))"
         let crowded = perSlot.firstIndex { $0 >= 2 }
+        // A run in the last `earlySlack` before a grid point may be that point's, a hair early,
+        // or the previous point's, late: a merging timer then runs again at the point, and
+        // CI saw Dispatch do so 0.2 ms later (runs at +120.9 and +121.1 ms, the grid at
+        // +121.1). Two runs in one interval are a fault only if they are so with the slots
+        // put on either side of that doubt.
+        let crowdedEitherWay = crowded.flatMap { slot in
+            runsPerSlot(aligned: true).contains { $0 >= 2 } ? slot : nil
+        }
         switch policy {
         case .coalesced:
-            if let slot = crowded {
+            if let slot = crowdedEitherWay {
                 return .failed(
                     "\(stalled), \(perSlot[slot]) ticks ran within one interval (\(slot == 0 ? "before the next grid point" : "\(slot) intervals on")): missed ticks were run one by one, not merged into one run (a timer that does so by design declares \(Declaration.missedTicks(.burst)))"
                 )
@@ -121,7 +135,7 @@ struct RepeatingMissedTicks {
                     "no tick ran between the stall's end and the next grid point: a merged run that late merges that point too, so merging could not be told from dropping (a timer that drops missed ticks by design declares \(Declaration.missedTicks(.skipped)))"
                 )
         case .skipped:
-            if let slot = crowded {
+            if let slot = crowdedEitherWay {
                 return .failed(
                     "\(stalled), \(perSlot[slot]) ticks ran within one interval, though the subject declares \(Declaration.missedTicks(.skipped))"
                 )
