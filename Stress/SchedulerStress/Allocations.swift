@@ -13,7 +13,9 @@ import Synchronization
 ///
 /// The `stress` command starts its workers with jemalloc preloaded (when installed) and its
 /// thread caches off (`MALLOC_CONF=tcache:false`): a per-thread cache would hide recent
-/// allocations of other threads from the arena counters, so counts would lag. Without
+/// allocations of other threads from the arena counters, so counts would lag. The benchmarks
+/// keep the caches on (``StressScenario/isBenchmark``): over their many operations the lag
+/// is lost in the rounding, and a timing must see the allocator as applications do. Without
 /// jemalloc everything runs the same and reports `system` with no statistics; numbers from
 /// different allocators are never comparable.
 public enum Allocator {

@@ -44,6 +44,10 @@ public struct StressScenario: Sendable, Identifiable {
     public let anyOf: SchedulerCapabilities
     public let excludes: SchedulerCapabilities
     public let outcomes: [Outcome]
+    /// Whether it times the subject against a baseline: its worker runs with jemalloc's thread
+    /// caches on, as applications do (its allocation counts, over 10⁴ operations a round,
+    /// match a run with the caches off to four digits).
+    public let isBenchmark: Bool
     let body: @Sendable (StressContext) throws(StressFailure) -> Void
 
     init<Outcomes: StressOutcome>(
@@ -51,6 +55,7 @@ public struct StressScenario: Sendable, Identifiable {
         kind: ConformanceSubject.Kind = .scheduler,
         requires: SchedulerCapabilities = [], anyOf: SchedulerCapabilities = [], excludes: SchedulerCapabilities = [],
         outcomes: Outcomes.Type,
+        isBenchmark: Bool = false,
         body: @escaping @Sendable (StressContext) throws(StressFailure) -> Void
     ) {
         self.id = id
@@ -62,6 +67,7 @@ public struct StressScenario: Sendable, Identifiable {
         self.outcomes = Outcomes.allCases.map {
             Outcome(name: $0.rawValue, expect: $0.judgement.expect, meaning: $0.judgement.meaning)
         }
+        self.isBenchmark = isBenchmark
         self.body = body
     }
 

@@ -12,7 +12,8 @@ extension StressScenario {
         "executor-throughput",
         "A job on the executor starts a batch of tasks isolated to an actor on it (or, for a task executor only, preferring it): each task's job is enqueued by the job running there, and the executor drains the batch back to back. The same batch runs on a bare serial DispatchQueue executor in alternation. Reports the cost per job (a task's creation, enqueue and run), its ratio to the bare baseline, and allocations per job for both.",
         kind: .executor,
-        outcomes: ExecutorThroughputOutcome.self
+        outcomes: ExecutorThroughputOutcome.self,
+        isBenchmark: true
     ) { ctx throws(StressFailure) in
         let executor = ctx.subject.makeExecutor()
         let baseline = JobBatch(serial: DispatchQueueExecutor(label: "executor throughput baseline"))

@@ -13,7 +13,8 @@ extension StressScenario {
         "Manual clocks: a batch of tasks (on the clock's own executor, when it has one) each sleeps until a distinct instant, and the clock is run until every one woke; in alternation, the same tasks park on a bare continuation that the driving thread resumes, which is the least a manual clock can do. Reports the cost per sleep, its ratio to the bare baseline, and allocations per sleep for both.",
         kind: .clock,
         requires: .virtualTime,
-        outcomes: SleepThroughputOutcome.self
+        outcomes: SleepThroughputOutcome.self,
+        isBenchmark: true
     ) { ctx throws(StressFailure) in
         let clock = ctx.subject.makeClock()
         guard let driver = clock.driver else {

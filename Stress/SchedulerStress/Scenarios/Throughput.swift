@@ -10,7 +10,8 @@ extension StressScenario {
     public static let throughput = StressScenario(
         "throughput",
         "One thread schedules batches of actions and waits for the last; the same batches go through a bare serial DispatchQueue.async in alternation. Reports the cost per action, its ratio to the bare baseline, and allocations per action for both. Synchronous and trampoline subjects also report the cost of one recursion step.",
-        outcomes: ThroughputOutcome.self
+        outcomes: ThroughputOutcome.self,
+        isBenchmark: true
     ) { ctx throws(StressFailure) in
         let scheduler = ctx.subject.makeScheduler()
         let batch = 20_000
