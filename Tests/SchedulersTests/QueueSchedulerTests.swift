@@ -187,6 +187,31 @@ import Testing
         #expect(drain(scheduler))
     }
 
+    /// Actions go through the scheduler's own batches: one that keeps rescheduling itself
+    /// must still hand its queue back between batches, or a delayed action, which Dispatch
+    /// puts on that queue when it falls due, would wait for it forever. (Another queue on the
+    /// same serial target does wait: Dispatch drains a queue that never empties without
+    /// turning to its target's other queues, with or without the batches.)
+    @Test func aSchedulerThatKeepsReschedulingItselfStillRunsItsTimers() throws {
+        let busy = QueueScheduler(name: "busy")
+        let stop = Signal()
+        let steps = Atomic<Int>(0)
+        @Sendable func step() {
+            steps.wrappingAdd(1, ordering: .relaxed)
+            if !stop.hasFired { busy.schedule(step) }
+        }
+        busy.schedule(step)
+        #expect(spinWait(upTo: .seconds(10)) { steps.load(ordering: .relaxed) > 1_000 })
+        let delayedRan = Signal()
+        _ = try busy.schedule(after: .milliseconds(1)) { delayedRan.fire() }
+        let ran = delayedRan.wait(.seconds(10))
+        let stillRescheduling = !stop.hasFired
+        stop.fire()
+        #expect(ran, "a scheduler rescheduling itself never ran its delayed action")
+        #expect(stillRescheduling)
+        #expect(drain(busy))
+    }
+
     @Test func concurrentSchedulingFromManyThreadsRunsEachActionOnce() {
         let scheduler = QueueScheduler()
         let runs = Lock([Int](repeating: 0, count: 8))

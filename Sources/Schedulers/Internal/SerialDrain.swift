@@ -12,9 +12,10 @@ import Dispatch
 /// Order is the order of `enqueue` (one lock), and batches run one after another on the
 /// queue, so the scheduler stays serial and FIFO. A batch takes only what was pending when it
 /// began; what its actions schedule makes the next batch, and after ``roundsPerAsync``
-/// batches in a row the queue is handed back with an `async` for the rest, so other work on
-/// the queue and on its target (a delayed action, another queue) is not held off for long by
-/// a scheduler that keeps rescheduling itself.
+/// batches in a row the queue is handed back with an `async` for the rest, so the queue's
+/// other work (a delayed action Dispatch put there when it fell due) is not held off for
+/// long by a scheduler that keeps rescheduling itself. Another queue on the same serial
+/// target does wait for it, as it does for any Dispatch queue that never empties.
 final class SerialDrain: Sendable {
     /// One unit of work: an action with its handle, or an executor's job.
     enum Work: Sendable {
