@@ -36,8 +36,7 @@ let package = Package(
         .target(
             name: "Schedulers",
             dependencies: [
-                .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "DequeModule", package: "swift-collections")
             ],
             path: "Sources/Schedulers",
             swiftSettings: strict

@@ -1,5 +1,3 @@
-import HeapModule
-
 /// A virtual-time scheduler for unit tests (ReactiveCocoa's `RACTestScheduler`,
 /// ReactiveSwift's `TestScheduler`).
 ///
@@ -15,29 +13,19 @@ import HeapModule
 /// try scheduler.advance(by: .seconds(2)) // prints "first", then "second"
 /// ```
 public final class TestScheduler: VirtualTimeScheduler {
+    /// One reference wide: the tag lives in the references' spare bits, and a repeating
+    /// action's interval in the action.
     private enum Work {
         case once(ScheduledAction)
-        case repeating(RepeatingAction, intervalNanoseconds: Int64)
+        case repeating(RepeatingAction)
     }
 
-    private struct Entry: Comparable {
-        let time: SchedulerTime
-        let sequence: UInt64
-        let work: Work
-
-        static func < (lhs: Entry, rhs: Entry) -> Bool {
-            (lhs.time, lhs.sequence) < (rhs.time, rhs.sequence)
-        }
-
-        static func == (lhs: Entry, rhs: Entry) -> Bool {
-            (lhs.time, lhs.sequence) == (rhs.time, rhs.sequence)
-        }
-    }
+    private typealias Entry = TimeOrderedQueue<Work>.Entry
 
     private struct State {
         var now: SchedulerTime
         var nextSequence: UInt64 = 0
-        var queue = Heap<Entry>()
+        var queue = TimeOrderedQueue<Work>()
 
         mutating func insert(_ work: Work, at time: SchedulerTime) {
             // A past deadline runs at the present: virtual time never moves backwards.
@@ -49,11 +37,11 @@ public final class TestScheduler: VirtualTimeScheduler {
         /// that it counts as started inside the caller's critical section: a dispose from
         /// another thread comes either before (and it is skipped) or after (and it runs).
         mutating func popDue(notAfter limit: SchedulerTime) -> (Entry, SchedulerAction)? {
-            while let first = queue.min, first.time <= limit {
-                queue.removeMin()
+            while let time = queue.earliestTime, time <= limit {
+                let first = queue.removeMin()
                 switch first.work {
                 case .once(let item): if let action = item.claim() { return (first, action) }
-                case .repeating(let item, _): if let action = item.action { return (first, action) }
+                case .repeating(let item): if let action = item.action { return (first, action) }
                 }
             }
             return nil
@@ -102,8 +90,8 @@ public final class TestScheduler: VirtualTimeScheduler {
         _ action: @escaping SchedulerAction
     ) throws(SchedulerError) -> any Disposable {
         let spec = try RepeatSpec(interval: interval, leeway: leeway)
-        let repeating = RepeatingAction(action)
-        state.withLock { $0.insert(.repeating(repeating, intervalNanoseconds: spec.intervalNanoseconds), at: deadline) }
+        let repeating = RepeatingAction(action, intervalNanoseconds: spec.intervalNanoseconds)
+        state.withLock { $0.insert(.repeating(repeating), at: deadline) }
         return repeating
     }
 
@@ -134,8 +122,8 @@ public final class TestScheduler: VirtualTimeScheduler {
                 return nil
             }
             state.now = max(state.now, entry.time)
-            if case .repeating(_, let interval) = entry.work,
-                let next = try? entry.time.advanced(by: .nanoseconds(interval))
+            if case .repeating(let item) = entry.work,
+                let next = try? entry.time.advanced(by: .nanoseconds(item.intervalNanoseconds))
             {
                 // Queued before the tick runs, so work the tick schedules for the same
                 // time comes after the next tick only if it is due later.

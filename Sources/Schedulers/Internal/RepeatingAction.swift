@@ -10,10 +10,16 @@ final class RepeatingAction: Disposable {
     }
 
     private let state: Lock<State>
+    /// Its period, for a scheduler that queues each tick itself (virtual time); 0 where a
+    /// timer source keeps the period.
+    let intervalNanoseconds: Int64
 
     /// A repeating action; disposal also runs `onDispose` (once).
-    init(_ action: @escaping SchedulerAction, onDispose: (@Sendable () -> Void)? = nil) {
+    init(
+        _ action: @escaping SchedulerAction, intervalNanoseconds: Int64 = 0, onDispose: (@Sendable () -> Void)? = nil
+    ) {
         self.state = Lock(State(action: action, onDispose: onDispose))
+        self.intervalNanoseconds = intervalNanoseconds
     }
 
     /// The action while not disposed: a scheduler that decides under its own lock which work
