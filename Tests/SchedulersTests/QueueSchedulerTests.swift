@@ -187,11 +187,11 @@ import Testing
         #expect(drain(scheduler))
     }
 
-    /// Actions go through the scheduler's own batches: one that keeps rescheduling itself
-    /// must still hand its queue back between batches, or a delayed action, which Dispatch
-    /// puts on that queue when it falls due, would wait for it forever. (Another queue on the
-    /// same serial target does wait: Dispatch drains a queue that never empties without
-    /// turning to its target's other queues, with or without the batches.)
+    /// A scheduler that keeps rescheduling itself must still let its queue's other work in:
+    /// a delayed action, which Dispatch puts on that queue when it falls due. A scheduler that
+    /// batched its actions and drained its batches in one loop would never run it. (Another
+    /// queue on the same serial target does wait: Dispatch drains a queue that never empties
+    /// without turning to its target's other queues.)
     @Test func aSchedulerThatKeepsReschedulingItselfStillRunsItsTimers() throws {
         let busy = QueueScheduler(name: "busy")
         let stop = Signal()
