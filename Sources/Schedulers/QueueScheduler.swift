@@ -40,7 +40,7 @@ public final class QueueScheduler: DispatchBackedScheduler {
     public init(name: String, targetQueue: DispatchQueue) {
         self.name = name
         self.queue = DispatchQueue(label: name, target: targetQueue)
-        self.backend = DispatchBackend(queue: queue)
+        self.backend = DispatchBackend(queue: queue, batched: true)
     }
 
 }

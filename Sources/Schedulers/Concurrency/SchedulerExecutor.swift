@@ -22,9 +22,9 @@ import Dispatch
 public final class SchedulerExecutor: SerialExecutor, TaskExecutor, CustomStringConvertible {
     /// The scheduler the jobs run on.
     public let scheduler: any Scheduler
-    /// The private serial queue of a Dispatch-backed scheduler: jobs skip the disposable a
-    /// scheduled action needs, since nothing can cancel a job.
-    private let queue: DispatchQueue?
+    /// The plumbing of a Dispatch-backed scheduler: jobs skip the disposable a scheduled
+    /// action needs, since nothing can cancel a job.
+    private let backend: DispatchBackend?
 
     /// An executor on `scheduler`.
     /// - Throws: ``SchedulerError/notSerial(scheduler:)`` unless the scheduler claims
@@ -36,24 +36,30 @@ public final class SchedulerExecutor: SerialExecutor, TaskExecutor, CustomString
             throw .notSerial(scheduler: scheduler.name)
         }
         self.scheduler = scheduler
-        self.queue = (scheduler as? any DispatchBackedScheduler)?.backend.queue
+        self.backend = (scheduler as? any DispatchBackedScheduler)?.backend
     }
 
     /// Runs `job` as an action of the scheduler; it cannot be cancelled.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        guard let queue else {
+        guard let backend else {
             // The scheduler sets itself as the current scheduler around its actions.
             scheduler.schedule { self.run(job) }
             return
         }
-        queue.async {
-            CurrentScheduler.run(as: self.scheduler) { self.run(job) }
+        if let drain = backend.drain {
+            // In line with the scheduler's actions, in the batch they would join.
+            drain.enqueue(.job(job, self))
+        } else {
+            backend.queue.async {
+                CurrentScheduler.run(as: self.scheduler) { self.run(job) }
+            }
         }
     }
 
+    /// Runs `job` on this thread, which the caller has made the scheduler's.
     @inline(__always)
-    private func run(_ job: UnownedJob) {
+    func run(_ job: UnownedJob) {
         // Both roles at once: an actor's job is isolated to this executor, and a task that
         // prefers it keeps the preference for what it starts (SE-0417).
         job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())

@@ -4,6 +4,15 @@ import Dispatch
 /// repeat, so the queue, concurrent and main-thread schedulers differ only in their queue.
 struct DispatchBackend: Sendable {
     let queue: DispatchQueue
+    /// Batches the queue's plain actions and jobs: for a private serial queue, whose order
+    /// is the scheduler's own. A shared queue (main) or a concurrent one has none.
+    let drain: SerialDrain?
+
+    /// Plumbing for `queue`; `batched` only when the scheduler owns the serial queue.
+    init(queue: DispatchQueue, batched: Bool = false) {
+        self.queue = queue
+        self.drain = batched ? SerialDrain(queue: queue) : nil
+    }
 
     /// Dispatch's monotonic uptime clock: deadlines never move with the wall clock.
     static var now: SchedulerTime {
@@ -13,8 +22,12 @@ struct DispatchBackend: Sendable {
     @inline(__always)
     func schedule(_ action: @escaping SchedulerAction, as owner: any Scheduler) -> any Disposable {
         let item = ScheduledAction(action, scheduler: owner)
-        // Capturing the one item keeps the closure free of a context allocation.
-        queue.async { item.run() }
+        if let drain {
+            drain.enqueue(.action(item))
+        } else {
+            // Capturing the one item keeps the closure free of a context allocation.
+            queue.async { item.run() }
+        }
         return item
     }
 
