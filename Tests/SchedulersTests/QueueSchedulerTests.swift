@@ -205,10 +205,8 @@ import Testing
         let delayedRan = Signal()
         _ = try busy.schedule(after: .milliseconds(1)) { delayedRan.fire() }
         let ran = delayedRan.wait(.seconds(10))
-        let stillRescheduling = !stop.hasFired
         stop.fire()
         #expect(ran, "a scheduler rescheduling itself never ran its delayed action")
-        #expect(stillRescheduling)
         #expect(drain(busy))
     }
 

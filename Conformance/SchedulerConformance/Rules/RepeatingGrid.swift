@@ -75,8 +75,10 @@ struct RepeatingGrid {
                 let k = ticks.record(at)
                 if at + slack >= last, !done.hasFired { done.fire() }
                 while uptime() < at + actionLength {}
-                ends.withLock { $0[k] = uptime() }
-                if fixedDelay { _ = scheduler.schedule { periods.arm(after: k) } }
+                if fixedDelay {
+                    ends.withLock { $0[k] = uptime() }
+                    _ = scheduler.schedule { periods.arm(after: k) }
+                }
             }
         }
         try ctx.waitFor(done, on: scheduler, "a tick at or after grid point \(points - 1)")
@@ -272,9 +274,9 @@ private struct Period {
 /// two one-shot Dispatch timers an interval ahead (zero leeway, and the subject's leeway) on
 /// queues of their own, the first handing the subject another plain action: the latest of the
 /// three (the plain action's wait for the subject's own tick left out) is when a correct
-/// fixed-delay tick k + 1 could have run. Seen in a CI run: with every
-/// core busy, a correct fixed-delay tick came 17 ms late while the grid's references, read
-/// at grid points apart from it, had been 4 ms late.
+/// fixed-delay tick k + 1 could have run. Seen in a CI run: with every core busy, a correct
+/// fixed-delay tick came 17 ms late while the grid's references, read at grid points apart
+/// from it, had been 4 ms late.
 private final class PeriodReferences: Sendable {
     private let interval: Duration
     private let leeway: Duration

@@ -52,7 +52,8 @@ final class SerialDrain: Sendable {
     init(queue: DispatchQueue) { self.queue = queue }
 
     deinit {
-        // Pending work keeps its scheduler, and so this, alive: the stack is empty here.
+        // Pending work keeps its scheduler, and so this, alive, so nothing should be left;
+        // whatever is, is released rather than leaked.
         var node = top.load(ordering: .acquiring)
         while let current = node {
             node = current.takeUnretainedValue().next
