@@ -40,8 +40,9 @@ build: ## Build everything, tests included (debug)
 TEST_PARTS := python-deps build docs test-package test-mutator test-third-party test-example
 test: ## Build and run every test: this package's, the mutator's, the third-party matrix's and the example's (and the documentation, whose links a test follows)
 	@# Part by part, each with its wall time: where CI's time goes is read from its log.
-	@for part in $(TEST_PARTS); do start=$$SECONDS; $(MAKE) --no-print-directory $$part || exit $$?; \
-		echo "make test: '$$part' took $$((SECONDS - start)) s"; done
+	@# The processor time beside the wall time says which parts wait and which compute.
+	@for part in $(TEST_PARTS); do TIMEFORMAT="make test: '$$part' took %0R s (processor %0U s user, %0S s system)"; \
+		time $(MAKE) --no-print-directory $$part || exit $$?; done
 
 test-package:
 	$(SWIFT) build --build-tests
@@ -86,10 +87,10 @@ TSAN_RUNTIME := suppressions=$(CURDIR)/Tests/ThreadSanitizer.supp log_path=$(abs
 tsan: tsan-build docs ## Build and run this package's and the third-party adapters' tests under ThreadSanitizer; fails on any report outside Tests/ThreadSanitizer.supp
 	@rm -rf $(TSAN_REPORTS) && mkdir -p $(TSAN_REPORTS)
 	@status=0; export TSAN_OPTIONS="$(TSAN_RUNTIME)" SWIFT_BACKTRACE=enable=no $(if $(TSAN_CANARY),SCHEDULERS_TSAN_CANARY=1); \
-	start=$$SECONDS; $(SWIFT) test --skip-build $(TSAN_BUILD) || status=$$?; \
-	echo "make tsan: this package's tests took $$((SECONDS - start)) s"; start=$$SECONDS; \
-	(cd $(THIRD_PARTY) && $(SWIFT) test --skip-build $(TSAN_BUILD)) || status=$$?; \
-	echo "make tsan: the third-party adapters' tests took $$((SECONDS - start)) s"; \
+	TIMEFORMAT="make tsan: this package's tests took %0R s (processor %0U s user, %0S s system)"; \
+	time $(SWIFT) test --skip-build $(TSAN_BUILD) || status=$$?; \
+	TIMEFORMAT="make tsan: the third-party adapters' tests took %0R s (processor %0U s user, %0S s system)"; \
+	time (cd $(THIRD_PARTY) && $(SWIFT) test --skip-build $(TSAN_BUILD)) || status=$$?; \
 	reports=$$(ls $(TSAN_REPORTS) | wc -l); \
 	if [ $$reports -gt 0 ]; then cat $(TSAN_REPORTS)/*; echo "make tsan: ThreadSanitizer reports from $$reports process(es), kept in $(TSAN_REPORTS)"; exit 1; fi; \
 	if [ $$status -ne 0 ]; then echo "make tsan: the tests failed (exit $$status)"; exit $$status; fi; \

@@ -169,10 +169,13 @@ let package = Package(
                 permissions: [.writeToPackageDirectory(reason: "The stress reports are written under Reports/stress")]),
             path: "Plugins/StressPlugin"
         ),
+        // What the test targets share: scratch folders removed when the test process exits.
+        .target(name: "TestSupport", dependencies: ["Schedulers"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(
             name: "ConformanceTests",
             dependencies: [
-                "SchedulerConformance", "SchedulerConformanceTesting", "SchedulerMutants", "SchedulerProbes",
+                "TestSupport", "SchedulerConformance", "SchedulerConformanceTesting", "SchedulerMutants",
+                "SchedulerProbes",
                 "SchedulerReporting",
                 "Schedulers", "SchedulerHarness", "CommandSupport", "ConformanceCommands", "conformance",
                 .product(name: "Subprocess", package: "swift-subprocess"),
@@ -183,7 +186,8 @@ let package = Package(
         .testTarget(
             name: "StressTests",
             dependencies: [
-                "SchedulerStress", "SchedulerMutants", "SchedulerConformance", "SchedulerProbes", "SchedulerReporting",
+                "TestSupport", "SchedulerStress", "SchedulerMutants", "SchedulerConformance", "SchedulerProbes",
+                "SchedulerReporting",
                 "Schedulers",
                 "stress", .product(name: "Subprocess", package: "swift-subprocess"),
             ],

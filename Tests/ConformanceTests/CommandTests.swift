@@ -1,6 +1,7 @@
 import Foundation
 import SchedulerConformance
 import Subprocess
+import TestSupport
 import Testing
 
 /// The `conformance` command as users and CI call it.
@@ -25,7 +26,7 @@ import Testing
     }
 
     static func temporaryFolder() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("conformance-\(UUID().uuidString)")
+        ScratchFolder.reserve("conformance")
     }
 
     @Test(arguments: [

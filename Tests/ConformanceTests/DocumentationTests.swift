@@ -101,6 +101,7 @@ final class StaticServer: Sendable {
         // file, read until it is there (at most ten seconds).
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("server-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
         process.standardOutput = try FileHandle(forWritingTo: log)
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -4,6 +4,7 @@ import SchedulerConformance
 import SchedulerHarness
 import SchedulerMutants
 import Schedulers
+import TestSupport
 import Testing
 
 /// The suite tests itself: the rule written for each mutant must fail on it in every one of
@@ -78,7 +79,7 @@ import Testing
         let weighsMemory = rule.id == .thr6
         let needsMainThread = mutant.subject.capabilities.contains(.mainThread)
         if (weighsMemory && !ThreadSanitizerBuild.isEnabled) || needsMainThread {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kill-\(UUID().uuidString)")
+            let folder = ScratchFolder.reserve("kill")
             let exit = WorkerProcess.runOnThisThread(
                 executable: conformance,
                 arguments: ["mutants", "--runs", "\(runs)", "--mutant", name, "--quiet", "--report-dir", folder.path],

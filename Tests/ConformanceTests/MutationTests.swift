@@ -2,6 +2,7 @@ import Foundation
 import SchedulerConformance
 import SchedulerReporting
 import Subprocess
+import TestSupport
 import Testing
 
 @testable import ConformanceCommands
@@ -167,8 +168,7 @@ import Testing
     }
 
     @Test func theReportValidatesAgainstItsSchema() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mutation-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try ScratchFolder.make("mutation")
         let json = folder.appendingPathComponent("mutation.json")
         try Self.report([Self.result(1, .killed), Self.result(2, .survived), Self.result(3, .uncovered)]).jsonData()
             .write(to: json)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import SchedulerConformance
@@ -28,8 +29,7 @@ import Testing
     }
 
     @Test func flagsWinAndTheEnvironmentIsBazels() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shard-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try ScratchFolder.make("shard")
         let status = folder.appendingPathComponent("status").path
         let bazel = ["TEST_TOTAL_SHARDS": "4", "TEST_SHARD_INDEX": "3", "TEST_SHARD_STATUS_FILE": status]
         #expect(try Shard.resolve(totalShards: nil, shardIndex: nil, environment: [:]) == nil)

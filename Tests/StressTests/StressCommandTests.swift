@@ -3,6 +3,7 @@ import SchedulerConformance
 import SchedulerStress
 import Schedulers
 import Subprocess
+import TestSupport
 import Testing
 
 /// The `stress` command as a nightly job calls it.
@@ -33,7 +34,7 @@ import Testing
     }
 
     static func folder() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("stress-\(UUID().uuidString)")
+        ScratchFolder.reserve("stress")
     }
 
     static func report(in folder: URL) throws -> StressReport {

@@ -36,6 +36,7 @@ import Testing
         // generated scenario makes the two meet.)
         let intermittent: [String: Set<RuleID>] = ["swift-clocks-testclock": [.clk7, .clk10, .lin3]]
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("third-party-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
         let run = try await Subprocess.run(
             .path(.init(Self.executable)),
             arguments: .init([

@@ -12,6 +12,7 @@ import Testing
     /// Runs the tool to completion and returns its exit status and the report it wrote.
     static func conformance(_ arguments: [String]) throws -> (status: Int32, report: ConformanceReport) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("worker-thread-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
         let process = Process()
         process.executableURL = executable
         process.arguments = ["run", "--report-dir", folder.path] + arguments
@@ -104,6 +105,7 @@ import Testing
         let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("worker-thread-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
         let categories = ["--subject", "worker-thread", "--category", "ORD,CAN"]
         let process = Process()
         process.executableURL = ToolTests.executable
