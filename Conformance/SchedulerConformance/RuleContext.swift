@@ -20,6 +20,17 @@ public final class RuleContext: Sendable {
     /// rule that fails half-way never leaves its scheduler blocked for the next one.
     private let holds = Lock<[Signal]>([])
 
+    /// The handles ``attempt(_:_:)`` returned, held weakly: a handle the rule lets go of is
+    /// freed as the subject frees it (rules check that), and one still alive when the rule
+    /// ends is disposed then. A rule that fails between scheduling a repeating timer and
+    /// disposing it would otherwise leave the timer ticking through every later rule and
+    /// test in the process.
+    private let handles = Lock<[WeakHandle]>([])
+
+    private struct WeakHandle {
+        weak var handle: (any Disposable)?
+    }
+
     /// Whether this process runs nothing but these rules (a tool's worker). Only then does a
     /// hang take every thread's stack (gdb stops the whole process while it reads them), and
     /// only then can a rule weigh the process's memory as its own (THR-6).
@@ -70,8 +81,12 @@ public final class RuleContext: Sendable {
     }
 
     /// Runs a scheduler call that must not throw; a thrown error fails the rule.
+    /// A handle it returns is disposed when the rule ends, if the rule has not let it go.
     public func attempt<T>(_ what: String, _ body: () throws(SchedulerError) -> T) throws(RuleFailure) -> T {
-        do { return try body() } catch { throw RuleFailure("\(what) threw \(error)") }
+        let result: T
+        do { result = try body() } catch { throw RuleFailure("\(what) threw \(error)") }
+        if let handle = result as? any Disposable { handles.withLock { $0.append(WeakHandle(handle: handle)) } }
+        return result
     }
 
     // MARK: Waiting
@@ -284,7 +299,6 @@ public final class RuleContext: Sendable {
         holds.withLock { $0.append(gate) }
     }
 
-    /// Releases every gate of ``hold(_:)`` (firing one twice is harmless).
     /// What a passing rule says about the evidence it gathered (how many scenarios it ran,
     /// how many overlapped), reported as its message; the runner takes it after each rule.
     private let evidence = Lock<[String]>([])
@@ -301,7 +315,16 @@ public final class RuleContext: Sendable {
         return notes.isEmpty ? nil : notes.joined(separator: "; ")
     }
 
-    func releaseHolds() {
+    /// What the runner does after each rule: disposes the handles of ``attempt(_:_:)`` still
+    /// alive (disposing twice is harmless), then releases every gate of ``hold(_:)`` (firing
+    /// one twice is too), so a rule that failed half-way leaves the next one neither a
+    /// blocked scheduler nor a timer still ticking.
+    func endRule() {
+        let live = handles.withLock { handles in
+            defer { handles = [] }
+            return handles.compactMap(\.handle)
+        }
+        for handle in live { handle.dispose() }
         let gates = holds.withLock { gates in
             defer { gates = [] }
             return gates

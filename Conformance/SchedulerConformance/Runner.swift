@@ -112,7 +112,7 @@ public enum ConformanceRunner {
         return rules.map { rule in
             if rule.skipReason(for: subject) == nil { willStart(rule) }
             let result = run(rule, in: context)
-            context.releaseHolds()
+            context.endRule()
             progress(result)
             return result
         }

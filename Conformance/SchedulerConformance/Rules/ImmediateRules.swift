@@ -71,7 +71,8 @@ extension RuleCatalogue {
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             do {
-                _ = try scheduler.schedule(at: scheduler.now, repeatingEvery: .seconds(1), leeway: .zero) {}
+                // Accepted: disposed at once, so nothing is left repeating after the rule.
+                try scheduler.schedule(at: scheduler.now, repeatingEvery: .seconds(1), leeway: .zero) {}.dispose()
                 throw RuleFailure("a repeating request was accepted")
             } catch let error as SchedulerError {
                 try ctx.expect(

@@ -19,7 +19,7 @@ extension RuleCatalogue {
                     ctx, "interval \(interval)", .invalidInterval(interval),
                     declaring: interval == .zero ? .zeroInterval(.asFastAsPossible) : nil
                 ) { () throws(SchedulerError) in
-                    _ = try scheduler.schedule(at: scheduler.now, repeatingEvery: interval, leeway: .zero) {}
+                    try scheduler.schedule(at: scheduler.now, repeatingEvery: interval, leeway: .zero) {}
                 }
             }
             if fastest { try ticksAsFastAsPossible(ctx, scheduler) }
@@ -39,7 +39,7 @@ extension RuleCatalogue {
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             try expectRefusal(ctx, "leeway -1ms", .invalidLeeway(.milliseconds(-1))) { () throws(SchedulerError) in
-                _ = try scheduler.schedule(at: scheduler.now, repeatingEvery: .seconds(1), leeway: .milliseconds(-1)) {}
+                try scheduler.schedule(at: scheduler.now, repeatingEvery: .seconds(1), leeway: .milliseconds(-1)) {}
             }
             try stillWorks(ctx, scheduler)
         },
@@ -238,12 +238,15 @@ extension RuleCatalogue {
 /// Checks that `body` throws exactly `expected`.
 /// Checks that `body` throws `expected`; a subject whose acceptance is a choice it could
 /// declare instead is told which declaration, `declaring`.
+/// A subject that accepts the request gets its timer disposed before the rule fails: one that
+/// ticks every zero nanoseconds would otherwise run on, as fast as it can, for the rest of the
+/// process (the test process's, when `assertConformance` judged it).
 private func expectRefusal(
     _ ctx: RuleContext, _ what: String, _ expected: SchedulerError, declaring: Declaration? = nil,
-    _ body: () throws(SchedulerError) -> Void
+    _ body: () throws(SchedulerError) -> any Disposable
 ) throws(RuleFailure) {
     do {
-        try body()
+        try body().dispose()
         throw RuleFailure(
             "\(what) was accepted" + (declaring.map { " (a scheduler that accepts it by design declares \($0))" } ?? "")
         )

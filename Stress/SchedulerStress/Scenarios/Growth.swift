@@ -10,7 +10,7 @@ extension StressScenario {
     /// exponent of a power law fitted to it.
     public static let growth = StressScenario(
         "growth",
-        "How an action's cost grows with the work queued at once, n = 10³ … 10⁶. Virtual-time subjects: n actions at distinct future times (scheduled out of time order), then one advance past them all. Trampoline subjects: one action schedules n nested ones, which queue until it returns. Any other scheduler: producer threads fan n actions in between them, timed from the first schedule to the last run. The exponent k of time ∝ nᵏ is fitted over the sizes measured (sizes half a decade apart; from the third on, a size predicted to outlast both the budget left and 3 s, or ten budgets when that is less, is not started): over 1.1 grows like n log n or a cache's worth, over 1.3 is superlinear (an array re-sorted on every insert, say).",
+        "How an action's cost grows with the work queued at once, n = 10³ … 10⁶. Virtual-time subjects: n actions at distinct future times (scheduled out of time order), then one advance past them all. Trampoline subjects: one action schedules n nested ones, which queue until it returns. Both are timed by the measuring thread's processor time when the last action ran on that thread (time the thread spent preempted is not the subject's), else by the wall clock. Any other scheduler: producer threads fan n actions in between them, timed by the wall clock from the first schedule to the last run. The exponent k of time ∝ nᵏ is fitted over the sizes measured (sizes half a decade apart; from the third on, a size predicted to outlast both the budget left and 3 s, or ten budgets when that is less, is not started): over 1.1 grows like n log n or a cache's worth, over 1.3 is superlinear (an array re-sorted on every insert, say).",
         outcomes: GrowthOutcome.self
     ) { ctx throws(StressFailure) in
         let capabilities = ctx.subject.capabilities
@@ -119,14 +119,24 @@ extension GrowthCurve.Workload {
     func measure(_ size: Int, _ ctx: StressContext) throws(StressFailure) -> Double {
         let remaining = Atomic<Int>(size)
         let finishedAt = Atomic<UInt64>(0)
+        // The measuring thread's processor time when the last action ran on it, 0 when it ran
+        // elsewhere. A drain or a trampoline's queue is that thread's own work: on a busy
+        // machine its processor time leaves out what preemption added to the wall clock, and
+        // a quadratic queue's fit no longer flattens when the smallest size was preempted.
+        let measuringThread = pthread_self()
+        let finishedOnThread = Atomic<UInt64>(0)
         let done = Countdown(1)
         let action: SchedulerAction = {
             if remaining.wrappingSubtract(1, ordering: .relaxed).newValue == 0 {
+                if pthread_equal(pthread_self(), measuringThread) != 0 {
+                    finishedOnThread.store(ThreadTime.processorNanoseconds(), ordering: .relaxed)
+                }
                 finishedAt.store(StressContext.nanoseconds(), ordering: .relaxed)
                 done.tick()
             }
         }
         let startedAt: UInt64
+        let startedOnThread = ThreadTime.processorNanoseconds()
         switch self {
         case .drain:
             guard let scheduler = ctx.subject.makeScheduler() as? any VirtualTimeScheduler else {
@@ -166,7 +176,21 @@ extension GrowthCurve.Workload {
             ctx.record(GrowthOutcome.lost, count: lost)
             throw StressFailure("\(lost) of \(size) actions (\(rawValue)) did not run within \(ctx.mustHappen)")
         }
+        if self != .fanIn, case let finished = finishedOnThread.load(ordering: .relaxed), finished != 0 {
+            return Double(finished &- startedOnThread) / 1e9
+        }
         return Double(finishedAt.load(ordering: .relaxed) &- startedAt) / 1e9
+    }
+}
+
+/// The calling thread's own clock.
+enum ThreadTime {
+    /// Nanoseconds of processor time this thread has used: it stands still while the thread
+    /// waits or is preempted.
+    static func processorNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 }
 
