@@ -87,10 +87,11 @@ TSAN_RUNTIME := suppressions=$(CURDIR)/Tests/ThreadSanitizer.supp log_path=$(abs
 tsan: tsan-build docs ## Build and run this package's and the third-party adapters' tests under ThreadSanitizer; fails on any report outside Tests/ThreadSanitizer.supp
 	@rm -rf $(TSAN_REPORTS) && mkdir -p $(TSAN_REPORTS)
 	@status=0; export TSAN_OPTIONS="$(TSAN_RUNTIME)" SWIFT_BACKTRACE=enable=no $(if $(TSAN_CANARY),SCHEDULERS_TSAN_CANARY=1); \
+	TIMEFORMAT="make tsan: the third-party adapters' tests took %0R s (processor %0U s user, %0S s system)"; \
+	third_party_log=$$(mktemp); (time (cd $(THIRD_PARTY) && $(SWIFT) test --skip-build $(TSAN_BUILD))) >$$third_party_log 2>&1 & third_party=$$!; \
 	TIMEFORMAT="make tsan: this package's tests took %0R s (processor %0U s user, %0S s system)"; \
 	time $(SWIFT) test --skip-build $(TSAN_BUILD) || status=$$?; \
-	TIMEFORMAT="make tsan: the third-party adapters' tests took %0R s (processor %0U s user, %0S s system)"; \
-	time (cd $(THIRD_PARTY) && $(SWIFT) test --skip-build $(TSAN_BUILD)) || status=$$?; \
+	wait $$third_party || status=$$?; cat $$third_party_log; rm -f $$third_party_log; \
 	reports=$$(ls $(TSAN_REPORTS) | wc -l); \
 	if [ $$reports -gt 0 ]; then cat $(TSAN_REPORTS)/*; echo "make tsan: ThreadSanitizer reports from $$reports process(es), kept in $(TSAN_REPORTS)"; exit 1; fi; \
 	if [ $$status -ne 0 ]; then echo "make tsan: the tests failed (exit $$status)"; exit $$status; fi; \
