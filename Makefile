@@ -84,25 +84,13 @@ TSAN_RUNTIME := suppressions=$(CURDIR)/Tests/ThreadSanitizer.supp log_path=$(abs
 # runtime dies in its own fork handling when the backtracer is spawned from a crashing
 # process ("CHECK failed … ForkChildAfter"), which would leave a log that is not a report.
 
-# The suites that start the `conformance` and `stress` tools and wait for them: their own test
-# process beside the rest, whose long synchronous tests hold the cooperative pool's two
-# threads for minutes, so that every step of these asynchronous tests waited its turn (the
-# suites ended last, at 380-400 s, for about 130 s of their own work). The test binary is run
-# directly: a second `swift test` would wait for the first one's lock on the build folder.
-TOOL_SUITES := CommandTests|StressCommandTests|StressCompareCommandTests|DashboardTests|DocumentationTests
-TSAN_TESTS  := .build-tsan/debug/SchedulerBehaviourPackageTests.xctest --testing-library swift-testing
-
 tsan: tsan-build docs ## Build and run this package's and the third-party adapters' tests under ThreadSanitizer; fails on any report outside Tests/ThreadSanitizer.supp
 	@rm -rf $(TSAN_REPORTS) && mkdir -p $(TSAN_REPORTS)
 	@status=0; export TSAN_OPTIONS="$(TSAN_RUNTIME)" SWIFT_BACKTRACE=enable=no $(if $(TSAN_CANARY),SCHEDULERS_TSAN_CANARY=1); \
+	TIMEFORMAT="make tsan: this package's tests took %0R s (processor %0U s user, %0S s system)"; \
+	time $(SWIFT) test --skip-build $(TSAN_BUILD) || status=$$?; \
 	TIMEFORMAT="make tsan: the third-party adapters' tests took %0R s (processor %0U s user, %0S s system)"; \
-	third_party_log=$$(mktemp); (time (cd $(THIRD_PARTY) && $(SWIFT) test --skip-build $(TSAN_BUILD))) >$$third_party_log 2>&1 & third_party=$$!; \
-	TIMEFORMAT="make tsan: the suites that run the tools took %0R s (processor %0U s user, %0S s system)"; \
-	tools_log=$$(mktemp); (time $(TSAN_TESTS) --filter '$(TOOL_SUITES)') >$$tools_log 2>&1 & tools=$$!; \
-	TIMEFORMAT="make tsan: this package's other tests took %0R s (processor %0U s user, %0S s system)"; \
-	time $(SWIFT) test --skip-build $(TSAN_BUILD) --skip '$(TOOL_SUITES)' || status=$$?; \
-	wait $$tools || status=$$?; cat $$tools_log; rm -f $$tools_log; \
-	wait $$third_party || status=$$?; cat $$third_party_log; rm -f $$third_party_log; \
+	time (cd $(THIRD_PARTY) && $(SWIFT) test --skip-build $(TSAN_BUILD)) || status=$$?; \
 	reports=$$(ls $(TSAN_REPORTS) | wc -l); \
 	if [ $$reports -gt 0 ]; then cat $(TSAN_REPORTS)/*; echo "make tsan: ThreadSanitizer reports from $$reports process(es), kept in $(TSAN_REPORTS)"; exit 1; fi; \
 	if [ $$status -ne 0 ]; then echo "make tsan: the tests failed (exit $$status)"; exit $$status; fi; \

@@ -242,6 +242,10 @@ private final class PrivateQueueExecutor: SerialExecutor, TaskExecutor {
 /// other choice from the suite's.
 private final class ZeroIsFastestScheduler: Scheduler {
     private let base = QueueScheduler(name: "zero-is-fastest")
+    /// Where the repeating handles it hands out are kept, when a test asks.
+    private let handedOut: HandedOut?
+
+    init(handedOut: HandedOut? = nil) { self.handedOut = handedOut }
     var name: String { base.name }
     var capabilities: SchedulerCapabilities { base.capabilities }
     var now: SchedulerTime { base.now }
@@ -260,8 +264,10 @@ private final class ZeroIsFastestScheduler: Scheduler {
         at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
         _ action: @escaping SchedulerAction
     ) throws(SchedulerError) -> any Disposable {
-        try base.schedule(
+        let handle = try base.schedule(
             at: deadline, repeatingEvery: interval == .zero ? .nanoseconds(1) : interval, leeway: leeway, action)
+        handedOut?.keep(handle)
+        return handle
     }
 
     @discardableResult
@@ -272,8 +278,33 @@ private final class ZeroIsFastestScheduler: Scheduler {
     }
 }
 
+/// The repeating handles a scheduler handed out.
+private final class HandedOut: Sendable {
+    private let handles = Lock<[any Disposable]>([])
+
+    func keep(_ handle: any Disposable) { handles.withLock { $0.append(handle) } }
+
+    /// How many were handed out, and how many of them are not disposed.
+    var counts: (all: Int, undisposed: Int) {
+        handles.withLock { handles in (handles.count, handles.filter { !$0.isDisposed }.count) }
+    }
+}
+
 /// TIM-7 holds a scheduler to what it declares a zero interval to be.
 @Suite struct ZeroIntervalDeclarationTests {
+    /// A subject the rule fails still has every timer it accepted disposed: before, this one's
+    /// zero-interval timer ticked about 25,000 times a second for the rest of the test process
+    /// (found with perf: most of `make test`'s system time was Dispatch re-arming it).
+    @Test func aFailedRuleLeavesNoTimerOfItsSubjectTicking() throws {
+        let handedOut = HandedOut()
+        let subject = ConformanceSubject(name: "zero-is-fastest") { ZeroIsFastestScheduler(handedOut: handedOut) }
+        let undeclared = try #require(judge(subject, .tim7)[.tim7])
+        #expect(undeclared.status == .failed)
+        let (all, undisposed) = handedOut.counts
+        #expect(all >= 1, "the zero interval was refused, so nothing was checked")
+        #expect(undisposed == 0, "\(undisposed) of \(all) repeating timers were left running after the rule")
+    }
+
     @Test func aSchedulerThatRepeatsAsFastAsPossiblePassesWhenItSaysSo() throws {
         let subject = ConformanceSubject(name: "zero-is-fastest") { ZeroIsFastestScheduler() }
         let undeclared = try #require(judge(subject, .tim7)[.tim7])
