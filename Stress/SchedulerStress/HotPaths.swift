@@ -49,6 +49,10 @@ public enum HotPath: String, CaseIterable, Sendable, Codable {
         }
     }
 
+    /// Whether this is a bare Dispatch path, which the others are compared with (reported,
+    /// never gated).
+    public var isBareDispatch: Bool { self == .dispatchAsync || self == .dispatchExecutor }
+
     /// The bare Dispatch path this one is compared with, if any.
     public var baseline: HotPath? {
         switch self {

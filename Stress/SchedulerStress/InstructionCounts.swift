@@ -150,8 +150,12 @@ public struct InstructionReport: Codable, Equatable, Sendable {
             // An allocation is a whole call: a few hundredths of one per operation are a
             // thread's interleaving (a Dispatch continuation cache refilled or not), a quarter
             // is a new allocation on some path.
+            // A bare Dispatch path is the yardstick, not this package's code: its count moves
+            // with Dispatch's own caches (dispatch-async read 3.6 % over its committed count in
+            // one CI run, with every path of ours within 1.3 %), and no change here can regress it.
             let regressed =
-                committed.map {
+                !path.isBareDispatch
+                && committed.map {
                     cost.instructions > $0.instructions * (1 + tolerance) || cost.allocations > $0.allocations + 0.25
                 } ?? false
             return Entry(

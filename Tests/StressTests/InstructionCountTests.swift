@@ -55,7 +55,8 @@ import Testing
             (.virtualAdvance, PathCost(instructions: 500, allocations: 1.2)),
         ]
         let committed = [
-            "dispatch-async": PathCost(instructions: 1_000, allocations: 1),
+            // The bare Dispatch yardstick 11 % over its count: reported, not this package's regression.
+            "dispatch-async": PathCost(instructions: 900, allocations: 1),
             "queue-schedule-run": PathCost(instructions: 1_000, allocations: 2),
             "trampoline-step": PathCost(instructions: 310, allocations: 1),
             "virtual-advance-per-action": PathCost(instructions: 500, allocations: 0.2),
