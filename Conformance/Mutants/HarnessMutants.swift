@@ -53,11 +53,17 @@ final class SpinningMutant: MutantBase, @unchecked Sendable {
         _ action: @escaping SchedulerAction
     ) throws(SchedulerError) -> any Disposable {
         if !started.exchange(true, ordering: .relaxed) {
+            // The call returns only once the poller spins: a thread still starting (blocked in
+            // Foundation's or the sanitizer's start-up under load) is not yet work left running,
+            // and the rule that asked for it must be the one the worker names.
+            let spinning = DispatchSemaphore(value: 0)
             Thread.detachNewThread {
                 Thread.current.name = "runaway-poller"
+                spinning.signal()
                 var spins: UInt64 = 0
                 while true { spins = spins &+ 1 }
             }
+            spinning.wait()
         }
         return try super.schedule(at: deadline, repeatingEvery: interval, leeway: leeway, action)
     }
