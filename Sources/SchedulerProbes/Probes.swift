@@ -220,12 +220,21 @@ package enum CorePinning {
     /// state `R` in `/proc/self/task/<id>/stat`); nil where that cannot be read (not Linux,
     /// or the thread is gone).
     package static func isRunning(_ id: Int32) -> Bool? {
+        threadState(id)?.running
+    }
+
+    /// Thread `id`'s kernel state (`R`: on a core or waiting for one) and the processor time
+    /// it has had, in the kernel's clock ticks (user and system, 10 ms each on Linux); nil
+    /// where that cannot be read (not Linux, or the thread is gone).
+    package static func threadState(_ id: Int32) -> (running: Bool, ticks: Int)? {
         guard let stat = try? String(contentsOfFile: "/proc/self/task/\(id)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")"),
-            let state = stat[stat.index(after: close)...].first(where: { $0 != " " })
+            let close = stat.lastIndex(of: ")")
         else { return nil }
-        // The state follows the name, which is in parentheses and may hold any character.
-        return state == "R"
+        // The name before the fields is in parentheses and may hold any character: the state
+        // is the first field after it, user and system time the 12th and 13th.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        return (fields[0] == "R", user + system)
     }
 
     /// The calling thread's kernel ID (the LWP that gdb and `/proc` name), or nil where
