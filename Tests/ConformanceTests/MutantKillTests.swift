@@ -16,11 +16,11 @@ import Testing
         mustHappen: .seconds(1), quietWindow: .milliseconds(100), lateness: .milliseconds(100),
         ruleTimeout: .seconds(30))
     /// The kills' bounds: shorter still. A quarter of the mutants are caught by an event that
-    /// never comes, each run waiting the whole bound, while what a rule waits for first
-    /// takes micro- to milliseconds: a step slowed past half a second fails the mutant
-    /// early, and never passes it.
+    /// never comes, each run waiting the whole bound (half the kills' time, at half a second),
+    /// while what a rule waits for first takes micro- to milliseconds: a step slowed past a
+    /// quarter of a second fails the mutant early, and never passes it.
     static let killTiming = Timing(
-        mustHappen: .milliseconds(500), quietWindow: .milliseconds(100), lateness: .milliseconds(100),
+        mustHappen: .milliseconds(250), quietWindow: .milliseconds(100), lateness: .milliseconds(100),
         ruleTimeout: .seconds(30))
     /// Runs per mutant. Under ThreadSanitizer one: there the suite looks for data races in
     /// the paths a rule takes on each broken subject, which one run takes as a second would
