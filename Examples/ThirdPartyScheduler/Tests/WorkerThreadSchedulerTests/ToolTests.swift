@@ -99,14 +99,16 @@ import Testing
 /// most of a minute and a half, which the tool tests above (serialised among themselves, each
 /// a whole run of the tool) spend beside it instead of after it.
 @Suite struct MutationToolTests {
-    /// Runs `mutate` on this package's own scheduler file, with one operator and two
-    /// categories so that it fits in a test (its scratch build lives in `.build-mutate`).
+    /// Runs `mutate` on this package's own scheduler file, with one operator and the ordering
+    /// rules only, so that it fits in a test (its scratch build lives in `.build-mutate`). The
+    /// cancellation rules too cost 23 s more, in the test that sets the example's time: a
+    /// survivor runs every rule, CAN-3's thousands of races among them.
     @Test func mutationAnalysisReportsTheInvisibleCounterAndKillsAHangByTimeout() throws {
         let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("worker-thread-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let categories = ["--subject", "worker-thread", "--category", "ORD,CAN"]
+        let categories = ["--subject", "worker-thread", "--category", "ORD"]
         let process = Process()
         process.executableURL = ToolTests.executable
         process.arguments =
