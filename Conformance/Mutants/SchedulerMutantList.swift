@@ -158,6 +158,11 @@ extension Mutants {
         faulty(FaultyImmediateMutant.Fault.wakesEarly, "sleeps for the delay rounded down to 10 ms", .imm4) {
             FaultyImmediateMutant($0)
         },
+        faulty(
+            FaultyImmediateMutant.Fault.wakesAMillisecondEarly, "sleeps for the delay less a millisecond", .imm4
+        ) {
+            FaultyImmediateMutant($0)
+        },
         faulty(FaultyImmediateMutant.Fault.acceptsRepeating, "accepts repeating and runs it once", .imm5) {
             FaultyImmediateMutant($0)
         },

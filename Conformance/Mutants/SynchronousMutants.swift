@@ -35,6 +35,9 @@ final class FaultyImmediateMutant: Scheduler {
         case defersNested = "immediate-defers-nested"
         /// Sleeps for the delay rounded down to 10 ms, so it wakes up to 10 ms early.
         case wakesEarly = "immediate-wakes-early"
+        /// Sleeps for the delay less a millisecond: early by less than a loaded machine's
+        /// wake-up can be late.
+        case wakesAMillisecondEarly = "immediate-wakes-a-millisecond-early"
         /// Accepts a repeating request, runs it once and returns a handle.
         case acceptsRepeating = "immediate-accepts-repeating"
         /// A correct immediate scheduler that forgot to claim `synchronous`, claiming
@@ -73,7 +76,7 @@ final class FaultyImmediateMutant: Scheduler {
             while !thread.state.queue.isEmpty { thread.state.queue.removeFirst()() }
             thread.state.busy = false
             return nil
-        case .wakesEarly, .acceptsRepeating, .loopEndsInTwoSteps:
+        case .wakesEarly, .wakesAMillisecondEarly, .acceptsRepeating, .loopEndsInTwoSteps:
             break
         case .synchronousUnclaimed:
             action()
@@ -92,11 +95,12 @@ final class FaultyImmediateMutant: Scheduler {
             let slot = Int64(10_000_000)
             delay = .nanoseconds((try? delay.checkedNanoseconds()).map { $0 / slot * slot } ?? 0)
         }
+        if fault == .wakesAMillisecondEarly { delay -= .milliseconds(1) }
         if delay > .zero {
             Thread.sleep(
                 forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) * 1e-18)
         }
-        if fault != .wakesEarly {
+        if fault != .wakesEarly && fault != .wakesAMillisecondEarly {
             while now < deadline { Thread.sleep(forTimeInterval: 0.0001) }
         }
         return schedule(action)
