@@ -31,7 +31,8 @@ import Testing
                 disposeOnly
                     ? DisposableScenarios.generateDisposeOnly(&$0) : DisposableScenarios.generate(&$0, serial: serial)
             },
-            aim: DisposableScenarios.aim, evidence: [.calls], instance: { _ in instance() })
+            aim: DisposableScenarios.aim, evidence: [.calls], pairing: DisposableScenarios.kind,
+            instance: { _ in instance() })
     }
 
     /// Never refused. A busy test process may leave too few meetings to judge (the exploration
@@ -120,6 +121,28 @@ import Testing
             DisposableScenarios.serialInstance { _ in RacySerial(fault) }
         }
         #expect(escaped.isEmpty, "\(fault) escaped in \(escaped.count) of \(Self.runs) runs")
+    }
+
+    /// Pairs are of calls on two threads; the jitter meets every pair the threads offer, and
+    /// an exploration short of one pair names it.
+    @Test func meetingsAreCountedByPairOfKindsAndEveryPairIsMet() {
+        let parallel: [[DisposableOperation]] = [[.add(1), .remove(1), .read], [.remove(2)], [.isDisposed]]
+        let offered = ScenarioExplorer.pairs(in: parallel, kind: DisposableScenarios.kind)
+        #expect(offered == [.init("add", "remove"), .init("remove", "remove")])
+        let met = Set(
+            (0..<600 as Range<UInt64>).compactMap { seed -> ScenarioExplorer.CallPair? in
+                let jitter = Jitter(
+                    seed: seed, aims: parallel.map { $0.map(DisposableScenarios.aim) }, points: [],
+                    kinds: parallel.map { $0.map(DisposableScenarios.kind) })
+                let kinds = jitter.metCalls.compactMap { DisposableScenarios.kind(parallel[$0.thread - 1][$0.index]) }
+                return kinds.count == 2 ? .init(kinds[0], kinds[1]) : nil
+            })
+        #expect(met == offered)
+        var summary = ScenarioExplorer.Summary()
+        summary.offeredPairs = offered
+        summary.pairMeetings = [.init("add", "remove"): 40, .init("remove", "remove"): 3]
+        #expect(summary.shortPair(needing: 15)?.pair == .init("remove", "remove"))
+        #expect(summary.shortPair(needing: 3) == nil)
     }
 
     /// A refusal names the member the composite lost and replays from its seed.

@@ -102,7 +102,8 @@ extension RuleCatalogue {
                 exploration.meetings = max(1, exploration.meetings / meetingShare)
                 try ScenarioExplorer.explore(
                     .lin5, profile: profile, context: context, generate: generate, aim: DisposableScenarios.aim,
-                    evidence: [.calls], exploration: exploration, instance: { _ in instance() })
+                    evidence: [.calls], pairing: DisposableScenarios.kind, exploration: exploration,
+                    instance: { _ in instance() })
             }
             try explore(
                 "composite disposable", share: 0.4, generate: { DisposableScenarios.generate(&$0, serial: false) }

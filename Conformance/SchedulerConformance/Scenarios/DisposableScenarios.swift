@@ -47,6 +47,18 @@ public enum DisposableScenarios {
         }
     }
 
+    /// The kind of a call that changes the set, for counting meetings by pair: two removes
+    /// shift each other's positions, an add and a dispose race for the newcomer, and each such
+    /// pair must meet often enough on its own.
+    public static func kind(_ operation: DisposableOperation) -> String? {
+        switch operation {
+        case .add: "add"
+        case .remove: "remove"
+        case .dispose: "dispose"
+        case .read, .isDisposed, .memberDisposed, .settled: nil
+        }
+    }
+
     /// A fresh composite from `make`, whose members record each dispose they get.
     public static func compositeInstance<Composite: DisposableSet>(_ make: () -> Composite) -> ScenarioInstance<
         DisposableModel

@@ -163,7 +163,9 @@ public struct Jitter: Sendable {
     /// `resumable` has the points whose resumption the suite sees (`Party/resumption(_:)`):
     /// in a sixth of the runs one of them meets another point as it is resumed, so that a
     /// sleeper goes to sleep in the middle of an advance's work.
-    public init(seed: UInt64, aims: [[Aim]], points: [Int], resumable: [Int] = []) {
+    /// `kinds`, when given, has the kind of each call as `aims` has its aim (nil for a call
+    /// of no kind): in half the runs that meet two calls, the pair of kinds is drawn first.
+    public init(seed: UInt64, aims: [[Aim]], points: [Int], resumable: [Int] = [], kinds: [[String?]]? = nil) {
         self.seed = seed
         var random = SplitMix64(seed: seed ^ 0x5851_F42D_4C95_7F2D)
         let calls = aims.enumerated().flatMap { thread, aims in
@@ -189,6 +191,18 @@ public struct Jitter: Sendable {
         // done before the call comes), so they are tried more often.
         switch random.next() % 6 {
         case 0..<2 where Set(calls.map(thread)).count > 1:
+            // Half the time, with kinds, every pair of kinds the threads offer is as likely as
+            // any other, so a rare pair (two removes) meets as often as a common one.
+            let pairs =
+                kinds != nil && random.next() % 2 == 0 ? Self.pairsOfKinds(calls, kinds: kinds, thread: thread) : [:]
+            if !pairs.isEmpty {
+                let keys = pairs.keys.sorted()
+                let candidates = pairs[keys[Int(random.next() % UInt64(keys.count))]]!
+                let (first, second) = candidates[Int(random.next() % UInt64(candidates.count))]
+                meeting = Meeting([first, second], lag: .zero)
+                madeAtMeeting = nil
+                break
+            }
             let first = pick(calls)
             let second = pick(calls.filter { thread($0) != thread(first) }, preferActing: random.next() % 2 == 0)
             meeting = Meeting([first, second], lag: .zero)
@@ -230,6 +244,31 @@ public struct Jitter: Sendable {
         var random = SplitMix64(seed: seed &+ UInt64(action) &* 0xD1B5_4A32_D192_ED03)
         if action == madeAtMeeting { return .nanoseconds(20_000 + Int64(random.next() % 180_000)) }
         return Self.spread(&random, longest: 200_000)
+    }
+
+    /// The pairs of `calls` on two threads whose calls both have a kind, by pair of kinds.
+    private static func pairsOfKinds(
+        _ calls: [Party], kinds: [[String?]]?, thread: (Party) -> Int
+    ) -> [ScenarioExplorer.CallPair: [(Party, Party)]] {
+        guard let kinds else { return [:] }
+        func kind(_ party: Party) -> String? {
+            if case .call(let thread, let index) = party { kinds[thread - 1][index] } else { nil }
+        }
+        var pairs: [ScenarioExplorer.CallPair: [(Party, Party)]] = [:]
+        for (offset, first) in calls.enumerated() {
+            for second in calls[(offset + 1)...] where thread(second) != thread(first) {
+                guard let one = kind(first), let other = kind(second) else { continue }
+                pairs[ScenarioExplorer.CallPair(one, other), default: []].append((first, second))
+            }
+        }
+        return pairs
+    }
+
+    /// The two calls of this run's meeting, if it is a meeting of two calls.
+    var metCalls: [(thread: Int, index: Int)] {
+        (meeting?.parties ?? []).compactMap {
+            if case .call(let thread, let index) = $0 { (thread, index) } else { nil }
+        }
     }
 
     /// Called by thread `thread` before its call `index`: waits there if that is a meeting point.

@@ -46,11 +46,44 @@ public enum ScenarioExplorer {
         /// Runs whose meeting happened, of two calls and of a call and a point of the suite's
         /// code inside the subject.
         public var callMeetings = 0, returnMeetings = 0
+        /// With a pairing: the meetings of two calls, by the pair of kinds they joined, and
+        /// every pair some scenario put on two threads.
+        public var pairMeetings: [CallPair: Int] = [:], offeredPairs: Set<CallPair> = []
 
         /// The fewest meetings of any of `kinds`.
         func meetings(of kinds: [Jitter.MeetingKind]) -> Int {
             kinds.map { $0 == .calls ? callMeetings : returnMeetings }.min() ?? 0
         }
+
+        /// The offered pair that met least often, if it met fewer than `needed` times.
+        func shortPair(needing needed: Int) -> (pair: CallPair, met: Int)? {
+            offeredPairs.map { ($0, pairMeetings[$0] ?? 0) }.filter { $0.1 < needed }.min {
+                ($0.1, $0.0) < ($1.1, $1.0)
+            }
+        }
+    }
+
+    /// Two kinds of call, in either order ("remove and remove"): what a meeting joined.
+    public struct CallPair: Hashable, Sendable, Comparable, CustomStringConvertible {
+        public let first: String, second: String
+        /// The pair of `one` and `other`, whichever came first.
+        public init(_ one: String, _ other: String) { (first, second) = one <= other ? (one, other) : (other, one) }
+        public static func < (lhs: CallPair, rhs: CallPair) -> Bool {
+            (lhs.first, lhs.second) < (rhs.first, rhs.second)
+        }
+        public var description: String { "\(first) and \(second)" }
+    }
+
+    /// The pairs of kinds `parallel` puts on two different threads.
+    static func pairs<Operation>(in parallel: [[Operation]], kind: (Operation) -> String?) -> Set<CallPair> {
+        let kinds = parallel.map { Set($0.compactMap(kind)) }
+        var pairs: Set<CallPair> = []
+        for (index, mine) in kinds.enumerated() {
+            for theirs in kinds[(index + 1)...] {
+                for one in mine { for other in theirs { pairs.insert(CallPair(one, other)) } }
+            }
+        }
+        return pairs
     }
 
     /// Explores `profile` within `context`'s budget, making a fresh instance for every run;
@@ -62,7 +95,12 @@ public enum ScenarioExplorer {
     /// past its point before any call of the parallel part could meet it there, while a queued
     /// action or one that runs only when virtual time is driven may still be ahead of its
     /// point. With `resumptionsMeet`, the instance reports when each point is resumed
-    /// (``Jitter/whenResumed(_:)``), and some runs meet a point there. `rule` is the rule whose
+    /// (``Jitter/whenResumed(_:)``), and some runs meet a point there. `pairing` names the
+    /// kind of each call that changes the subject (nil for one that only reads); with it, the
+    /// exploration needs a tenth of ``Exploration/meetings`` (at least ten) of every pair of
+    /// kinds the scenarios put on two threads: a narrow race is between two particular calls
+    /// (two removes, each shifting what the other finds), which the meetings in all may have
+    /// tried too seldom. `rule` is the rule whose
     /// failure it reports, for the replay line; nil for a test of the package's own types.
     /// - Throws: a failure naming the minimal refused scenario; an inconclusive result when no
     ///   run overlapped anything.
@@ -71,8 +109,8 @@ public enum ScenarioExplorer {
         _ rule: RuleID?, profile: String, context: RuleContext,
         generate: (inout SplitMix64) -> Scenario<Model.Operation>,
         aim: (Model.Operation) -> Jitter.Aim, evidence: [Jitter.MeetingKind] = Jitter.MeetingKind.allCases,
-        pointsOfTheSetUp: Bool = true, resumptionsMeet: Bool = false, exploration: Exploration? = nil,
-        instance: (Jitter) throws(RuleFailure) -> ScenarioInstance<Model>
+        pointsOfTheSetUp: Bool = true, resumptionsMeet: Bool = false, pairing: ((Model.Operation) -> String?)? = nil,
+        exploration: Exploration? = nil, instance: (Jitter) throws(RuleFailure) -> ScenarioInstance<Model>
     ) throws(RuleFailure) -> Summary {
         let exploration = exploration ?? context.exploration
         let started = ContinuousClock.now
@@ -80,6 +118,7 @@ public enum ScenarioExplorer {
         var nextSeed = exploration.seed
         var summary = Summary()
         let crew = ThreadCrew(Scenario<Model.Operation>.mostThreads, pinned: true)
+        let pairsNeeded = max(10, exploration.meetings / 10)
         /// Runs `scenario` once on a fresh instance, with the `index`-th jitter of `seed`.
         func trial(_ scenario: Scenario<Model.Operation>, seed: UInt64, index: Int) throws(RuleFailure) -> Trial<Model>
         {
@@ -88,7 +127,8 @@ public enum ScenarioExplorer {
                 points: (pointsOfTheSetUp ? scenario.operations : scenario.parallel.flatMap { $0 }).compactMap {
                     aim($0).makes
                 },
-                resumable: resumptionsMeet ? scenario.operations.compactMap { aim($0).makes } : [])
+                resumable: resumptionsMeet ? scenario.operations.compactMap { aim($0).makes } : [],
+                kinds: pairing.map { kind in scenario.parallel.map { $0.map(kind) } })
             let execution: ScenarioExecution<Model>
             do {
                 execution = try ScenarioRunner.run(
@@ -99,9 +139,9 @@ public enum ScenarioExplorer {
                     error.message, stuck: crew.stragglers.map { ("scenario thread \($0.index + 1)", $0.threadID) })
             }
             guard case .refused(let refusal) = Linearizability.check(execution.history, from: execution.initial) else {
-                return Trial(scenario: scenario, execution: execution, refusal: nil)
+                return Trial(scenario: scenario, execution: execution, jitter: jitter, refusal: nil)
             }
-            return Trial(scenario: scenario, execution: execution, refusal: refusal)
+            return Trial(scenario: scenario, execution: execution, jitter: jitter, refusal: refusal)
         }
         var explored = false
         repeat {
@@ -110,12 +150,16 @@ public enum ScenarioExplorer {
             var random = SplitMix64(seed: seed)
             let scenario = generate(&random)
             summary.scenarios += 1
+            if let pairing { summary.offeredPairs.formUnion(pairs(in: scenario.parallel, kind: pairing)) }
             for index in 0..<runsPerScenario {
                 let run = try trial(scenario, seed: seed, index: index)
                 summary.runs += 1
                 if run.execution.overlaps > 0 { summary.conclusive += 1 }
                 switch run.execution.met {
-                case .calls?: summary.callMeetings += 1
+                case .calls?:
+                    summary.callMeetings += 1
+                    let kinds = run.jitter.metCalls.compactMap { pairing?(scenario.parallel[$0.thread - 1][$0.index]) }
+                    if kinds.count == 2 { summary.pairMeetings[CallPair(kinds[0], kinds[1]), default: 0] += 1 }
                 case .callAndReturn?: summary.returnMeetings += 1
                 case nil: break
                 }
@@ -131,7 +175,8 @@ public enum ScenarioExplorer {
             let elapsed = ContinuousClock.now - started
             explored =
                 elapsed >= exploration.budget
-                && (summary.meetings(of: evidence) >= exploration.meetings || elapsed >= exploration.budget * 10)
+                && ((summary.meetings(of: evidence) >= exploration.meetings
+                    && summary.shortPair(needing: pairsNeeded) == nil) || elapsed >= exploration.budget * 10)
         } while !explored
         let seconds = (ContinuousClock.now - started).timeInterval
         context.note(
@@ -147,6 +192,11 @@ public enum ScenarioExplorer {
                 "in \(summary.runs) runs of \(summary.scenarios) scenarios over \(Int(seconds)) s, \(summary.callMeetings) meetings of two calls and \(summary.returnMeetings) of a call and the suite's code inside the subject happened, of the \(exploration.meetings) of \(evidence.count == 1 ? "the first" : "each") needed: the machine was too busy for the suite's threads to hold their cores together, and the narrow races were too seldom tried to judge",
                 kind: .inconclusive)
         }
+        if let (pair, met) = summary.shortPair(needing: pairsNeeded) {
+            throw RuleFailure(
+                "in \(summary.runs) runs of \(summary.scenarios) scenarios over \(Int(seconds)) s, calls of \(pair) met \(met) times, of the \(pairsNeeded) needed for each pair of kinds of call: the machine was too busy for the suite's threads to hold their cores together, and the race between those two calls was too seldom tried to judge",
+                kind: .inconclusive)
+        }
         return summary
     }
 
@@ -154,6 +204,7 @@ public enum ScenarioExplorer {
     private struct Trial<Model: SequentialModel> {
         var scenario: Scenario<Model.Operation>
         var execution: ScenarioExecution<Model>
+        var jitter: Jitter
         var refusal: Linearizability.Refusal<Model>?
     }
 
