@@ -4,7 +4,8 @@ import Testing
 
 /// The virtual-time scheduler's queue against a sorted list, its model: every sequence of
 /// inserts and removals hands the entries out by time, FIFO among equal times, and frees
-/// each one exactly once (the heap moves entries without copying them).
+/// each one exactly once (entries are moved, never copied), whether they wait in the heap
+/// or in the sorted run that a large batch is merged into.
 @Suite struct TimeOrderedQueueTests {
     /// Counts its instances alive in `alive`, so a lost or doubled entry shows.
     final class Token {
@@ -29,26 +30,41 @@ import Testing
             var queue = TimeOrderedQueue<Token>()
             var model: [(time: UInt64, sequence: UInt64, id: Int)] = []
             var sequence: UInt64 = 0
-            for step in 0..<5_000 {
+            for step in 0..<3_000 {
                 // Few distinct times, so ties are common; removals a third of the time.
                 if generator.next() % 3 == 0, !model.isEmpty {
-                    let entry = queue.removeMin()
-                    let expected = model.removeFirst()
-                    #expect(
-                        (entry.time.nanoseconds, entry.sequence, entry.work.id)
-                            == (expected.time, expected.sequence, expected.id), "step \(step)")
+                    for _ in 0..<min(model.count, 1 + Int(generator.next() % 80)) {
+                        let entry = queue.removeMin()
+                        let expected = model.removeFirst()
+                        #expect(
+                            (entry.time.nanoseconds, entry.sequence, entry.work.id)
+                                == (expected.time, expected.sequence, expected.id), "step \(step)")
+                    }
                 } else {
-                    let time = generator.next() % 50
-                    queue.insert(
-                        .init(
-                            time: SchedulerTime(uncheckedNanoseconds: time), sequence: sequence,
-                            work: Token(step, alive)))
-                    let index = model.firstIndex { ($0.time, $0.sequence) > (time, sequence) } ?? model.count
-                    model.insert((time, sequence, step), at: index)
-                    sequence += 1
+                    // Mostly one insert between reads (the heap's), sometimes a burst of up
+                    // to 300 (merged with the sorted run when large enough against it).
+                    let burst = generator.next() % 8 == 0 ? 1 + Int(generator.next() % 300) : 1
+                    for offset in 0..<burst {
+                        let time = generator.next() % 50
+                        let id = step * 1_000 + offset
+                        queue.insert(
+                            .init(
+                                time: SchedulerTime(uncheckedNanoseconds: time), sequence: sequence,
+                                work: Token(id, alive)))
+                        // After every entry of its time or earlier: its sequence is the latest.
+                        var low = 0
+                        var high = model.count
+                        while low < high {
+                            let middle = (low + high) / 2
+                            if model[middle].time <= time { low = middle + 1 } else { high = middle }
+                        }
+                        let index = low
+                        model.insert((time, sequence, id), at: index)
+                        sequence += 1
+                    }
                 }
                 #expect(queue.count == model.count)
-                #expect(queue.earliestTime?.nanoseconds == model.first?.time)
+                #expect(queue.earliestTime()?.nanoseconds == model.first?.time)
             }
             while queue.count > 0 {
                 let entry = queue.removeMin()
