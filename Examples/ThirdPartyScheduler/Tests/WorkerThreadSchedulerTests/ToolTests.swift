@@ -70,8 +70,8 @@ import Testing
             errors.allSatisfy {
                 $0.message?.contains("Precondition failed: schedule(_:) called from inside an action") == true
             }, "\(errors.map { $0.message ?? "" })")
-        // A rule that races threads may be inconclusive on a busy machine (`make test` runs
-        // this beside the harness's own tests); never failed.
+        // A rule that races threads may be inconclusive on a busy machine (a shared CI
+        // runner); never failed.
         #expect(
             results.filter { $0.status != .error }.allSatisfy { $0.status == .passed || $0.status == .inconclusive },
             "the rules that do not nest still pass: \(results.map { "\($0.rule) \($0.status)" })")
