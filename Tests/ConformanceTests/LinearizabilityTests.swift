@@ -215,7 +215,12 @@ import Testing
             _ in SchedulerScenarios.generate(&random, cancellation: true, extras: extras).operations
         }
         #expect(calls.contains(.extra("reset")))
-        let timing = MutantKillTests.timing
+        // A correct subject gets the bound every correct subject gets (`Timing.calibrate`'s
+        // ten seconds): a pure upper bound, which a passing run never waits out. With one
+        // second, the correct lane's sentinel once did not run in time in CI while the kill
+        // test held the cores.
+        var timing = MutantKillTests.timing
+        timing.mustHappen = .seconds(10)
         let correct = ConformanceRunner.run(Mutants.correctLane, rules: [RuleCatalogue.rule(.lin1)], timing: timing)[0]
         // With other tests holding the cores (four mutants judged at once beside it, or the
         // sanitizer's slowdown), the evidence may not come: inconclusive, as the controls'
