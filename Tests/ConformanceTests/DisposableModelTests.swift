@@ -127,7 +127,7 @@ import Testing
     /// an exploration short of one pair names it.
     @Test func meetingsAreCountedByPairOfKindsAndEveryPairIsMet() {
         let parallel: [[DisposableOperation]] = [[.add(1), .remove(1), .read], [.remove(2)], [.isDisposed]]
-        let offered = ScenarioExplorer.pairs(in: parallel, kind: DisposableScenarios.kind)
+        let offered = Set(Jitter.pairs(ofKinds: parallel.map { $0.map(DisposableScenarios.kind) }).keys)
         #expect(offered == [.init("add", "remove"), .init("remove", "remove")])
         let met = Set(
             (0..<600 as Range<UInt64>).compactMap { seed -> ScenarioExplorer.CallPair? in

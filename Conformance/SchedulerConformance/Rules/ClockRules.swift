@@ -93,10 +93,11 @@ extension RuleCatalogue {
                         }
                         // Only where time moves by itself: a clock whose sleeps move its time
                         // (an immediate clock) may hand the task back before it does so.
-                        let seen = timeMovesByItself ? min(woke, handedBack.withLock { $0 } ?? woke) : woke
+                        let handed = timeMovesByItself ? handedBack.withLock { $0 } : nil
+                        let seen = min(woke, handed ?? woke)
                         try ctx.expect(
                             seen >= due,
-                            "sleep(until: now + \(span)) woke \(due - seen) before its deadline (the clock's time as the task was handed back \(handedBack.withLock { $0 }.map { "\($0)" } ?? "unseen"), as its body read it after the sleep \(woke), the deadline \(due))"
+                            "sleep(until: now + \(span)) woke \(due - seen) before its deadline (the clock's time as the task was handed back \(handed.map { "\($0)" } ?? "unseen"), as its body read it after the sleep \(woke), the deadline \(due))"
                         )
                     }
                     return

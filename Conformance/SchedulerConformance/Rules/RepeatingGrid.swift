@@ -40,9 +40,9 @@ struct RepeatingGrid {
     /// How long each tick's action runs: a timer re-armed from the action's end drifts by it.
     let actionLength: Duration
 
-    /// Measurements a rule makes while each is too noisy to judge: with every core busy (the
-    /// other packages' tests beside the kills), TIM-12's mutant that stretches each period by
-    /// two leeways hid behind the suite's as-late timers in 1 run of 10 of one measurement. A
+    /// Measurements a rule makes while each is too noisy to judge: with every core busy,
+    /// TIM-12's mutant that stretches each period by two leeways hid behind the suite's
+    /// as-late timers in 7 runs of 30 of one measurement, and in none of 30 of three. A
     /// noisy measurement judges nothing either way, so another one is no retry into a pass: a
     /// conclusive one decides, and a failure fails at once.
     static let measurements = 3

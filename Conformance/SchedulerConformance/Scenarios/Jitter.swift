@@ -27,6 +27,9 @@ public struct Jitter: Sendable {
         /// Sleeper n's task handed back to the suite's executor by whoever resumed it (an
         /// advance), on the resumer's thread, in the middle of its work.
         case resumption(Int)
+
+        /// The thread of a call (from 1); 0 for the other points.
+        var thread: Int { if case .call(let thread, _) = self { thread } else { 0 } }
     }
 
     /// Two parties that wait for each other, each at most ``Meeting/patience``, so one that
@@ -174,7 +177,6 @@ public struct Jitter: Sendable {
         func aim(_ party: Party) -> Aim {
             if case .call(let thread, let index) = party { aims[thread - 1][index] } else { .nothing }
         }
-        func thread(_ party: Party) -> Int { if case .call(let thread, _) = party { thread } else { 0 } }
         /// One of `parties`, an acting one if there is any and `preferActing`.
         func pick(_ parties: [Party], preferActing: Bool = true) -> Party {
             let acting = parties.filter {
@@ -190,22 +192,20 @@ public struct Jitter: Sendable {
         // Meetings with an action's return happen less often (the action may be disposed, or
         // done before the call comes), so they are tried more often.
         switch random.next() % 6 {
-        case 0..<2 where Set(calls.map(thread)).count > 1:
+        case 0..<2 where Set(calls.map(\.thread)).count > 1:
             // Half the time, with kinds, every pair of kinds the threads offer is as likely as
             // any other, so a rare pair (two removes) meets as often as a common one.
-            let pairs =
-                kinds != nil && random.next() % 2 == 0 ? Self.pairsOfKinds(calls, kinds: kinds, thread: thread) : [:]
-            if !pairs.isEmpty {
+            let pairs = kinds != nil && random.next() % 2 == 0 ? Self.pairs(ofKinds: kinds!) : [:]
+            if pairs.isEmpty {
+                let first = pick(calls)
+                let second = pick(calls.filter { $0.thread != first.thread }, preferActing: random.next() % 2 == 0)
+                meeting = Meeting([first, second], lag: .zero)
+            } else {
                 let keys = pairs.keys.sorted()
                 let candidates = pairs[keys[Int(random.next() % UInt64(keys.count))]]!
                 let (first, second) = candidates[Int(random.next() % UInt64(candidates.count))]
                 meeting = Meeting([first, second], lag: .zero)
-                madeAtMeeting = nil
-                break
             }
-            let first = pick(calls)
-            let second = pick(calls.filter { thread($0) != thread(first) }, preferActing: random.next() % 2 == 0)
-            meeting = Meeting([first, second], lag: .zero)
             madeAtMeeting = nil
         case 2..<5 where !points.isEmpty && !calls.isEmpty:
             let aimed = calls.filter { aim($0).meets.map(points.contains) ?? (aim($0) == .crossing) }
@@ -246,18 +246,17 @@ public struct Jitter: Sendable {
         return Self.spread(&random, longest: 200_000)
     }
 
-    /// The pairs of `calls` on two threads whose calls both have a kind, by pair of kinds.
-    private static func pairsOfKinds(
-        _ calls: [Party], kinds: [[String?]]?, thread: (Party) -> Int
-    ) -> [ScenarioExplorer.CallPair: [(Party, Party)]] {
-        guard let kinds else { return [:] }
-        func kind(_ party: Party) -> String? {
-            if case .call(let thread, let index) = party { kinds[thread - 1][index] } else { nil }
+    /// The calls on two different threads whose kinds are both given (`kinds` has a kind, or
+    /// nil, for each call of each thread), by the pair of kinds they make.
+    static func pairs(ofKinds kinds: [[String?]]) -> [ScenarioExplorer.CallPair: [(Party, Party)]] {
+        let calls = kinds.enumerated().flatMap { thread, kinds in
+            kinds.enumerated().compactMap { index, kind in
+                kind.map { (Party.call(thread: thread + 1, index: index), $0) }
+            }
         }
         var pairs: [ScenarioExplorer.CallPair: [(Party, Party)]] = [:]
-        for (offset, first) in calls.enumerated() {
-            for second in calls[(offset + 1)...] where thread(second) != thread(first) {
-                guard let one = kind(first), let other = kind(second) else { continue }
+        for (offset, (first, one)) in calls.enumerated() {
+            for (second, other) in calls[(offset + 1)...] where second.thread != first.thread {
                 pairs[ScenarioExplorer.CallPair(one, other), default: []].append((first, second))
             }
         }

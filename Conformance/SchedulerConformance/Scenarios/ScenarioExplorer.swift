@@ -74,18 +74,6 @@ public enum ScenarioExplorer {
         public var description: String { "\(first) and \(second)" }
     }
 
-    /// The pairs of kinds `parallel` puts on two different threads.
-    static func pairs<Operation>(in parallel: [[Operation]], kind: (Operation) -> String?) -> Set<CallPair> {
-        let kinds = parallel.map { Set($0.compactMap(kind)) }
-        var pairs: Set<CallPair> = []
-        for (index, mine) in kinds.enumerated() {
-            for theirs in kinds[(index + 1)...] {
-                for one in mine { for other in theirs { pairs.insert(CallPair(one, other)) } }
-            }
-        }
-        return pairs
-    }
-
     /// Explores `profile` within `context`'s budget, making a fresh instance for every run;
     /// `aim` says what an operation acts on, for choosing the meetings; `evidence` names the
     /// kinds of meeting that test the profile's risky hand-offs, of which the exploration
@@ -150,7 +138,9 @@ public enum ScenarioExplorer {
             var random = SplitMix64(seed: seed)
             let scenario = generate(&random)
             summary.scenarios += 1
-            if let pairing { summary.offeredPairs.formUnion(pairs(in: scenario.parallel, kind: pairing)) }
+            if let pairing {
+                summary.offeredPairs.formUnion(Jitter.pairs(ofKinds: scenario.parallel.map { $0.map(pairing) }).keys)
+            }
             for index in 0..<runsPerScenario {
                 let run = try trial(scenario, seed: seed, index: index)
                 summary.runs += 1
