@@ -83,6 +83,23 @@ import Testing
         }
     }
 
+    /// A search that runs out of time says so, and is neither an explanation nor a refusal:
+    /// the explorer counts such a run as no evidence (a loaded CI runner once stretched a
+    /// history until one search took minutes, on a core, with the rule's time limit running).
+    @Test func aSearchPastItsTimeLimitIsUndecided() {
+        // Twelve overlapping writes of different values, then a read of one never written:
+        // refusing it means trying every set of writes in every order the values allow.
+        let writes = (1...12).map { Entry(.write($0), 0, invoked: 1, returned: 100, thread: $0) }
+        let history = writes + [Entry(.read, 99, invoked: 101, returned: 102, thread: 1)]
+        guard case .undecided = Linearizability.check(history, from: Register(), within: .zero) else {
+            Issue.record("a search given no time decided a history of 12 overlapping writes")
+            return
+        }
+        guard case .refused = Linearizability.check(history, from: Register(), within: .seconds(600)) else {
+            Issue.record("with time enough, a read of a value never written was not refused")
+            return
+        }
+    }
     /// Of two threads cancelling one task at once, the second returns only once the first
     /// ran the task's cancellation handler: LIN-3 takes a returned cancel to have reached the
     /// clock, and the runtime alone lets the second return as soon as the task is marked.

@@ -5,7 +5,7 @@
 /// The search is Wing and Gong's, with Lowe's memoisation: a depth-first walk over which
 /// entries are already placed and the model's state, each pair visited once. Scenarios are
 /// small (a few dozen entries), so it ends in microseconds for a linearizable history and
-/// within ``stateLimit`` states otherwise.
+/// within ``stateLimit`` states or ``timeLimit`` otherwise.
 public enum Linearizability {
     /// What the search concluded.
     public enum Verdict<Model: SequentialModel> {
@@ -31,13 +31,20 @@ public enum Linearizability {
     /// How many (placed set, state) pairs the search visits before it gives up.
     public static let stateLimit = 500_000
 
-    /// Whether `history` is linearizable with respect to the model starting at `initial`.
+    /// How long one search may take before it gives up: a history it cannot decide in this
+    /// time (its calls stretched over each other on a loaded machine) judges nothing, and a
+    /// rule must not spend its budget, or hang, on one.
+    public static let timeLimit = Duration.seconds(2)
+
+    /// Whether `history` is linearizable with respect to the model starting at `initial`;
+    /// `.undecided` past ``stateLimit`` states or `within` (``timeLimit`` unless given).
     public static func check<Model: SequentialModel>(
-        _ history: [HistoryEntry<Model.Operation, Model.Outcome>], from initial: Model
+        _ history: [HistoryEntry<Model.Operation, Model.Outcome>], from initial: Model,
+        within bound: Duration = timeLimit
     ) -> Verdict<Model> {
-        var search = Search<Model>(history: history)
+        var search = Search<Model>(history: history, deadline: ContinuousClock.now + bound)
         if search.explore(initial) { return .linearizable(search.order) }
-        if search.visited.count >= stateLimit { return .undecided }
+        if search.gaveUp { return .undecided }
         return .refused(search.deepest ?? Refusal<Model>(prefix: [], state: initial, candidates: []))
     }
 
@@ -54,39 +61,54 @@ public enum Linearizability {
         var state: Model
     }
 
+    /// The walk. Its inner loop is written with plain loops over arrays of tickets: the tests
+    /// and most adopters run it unoptimised, where a key path or a generic closure per visited
+    /// state costs more than the state (a key path in a generic context is instantiated
+    /// again, demangling its type, at every use).
     private struct Search<Model: SequentialModel> {
         let history: [HistoryEntry<Model.Operation, Model.Outcome>]
+        /// Each entry's tickets, apart, so finding the candidates copies no entry.
+        private let invoked: [UInt64]
+        private let returned: [UInt64]
+        private let deadline: ContinuousClock.Instant
         var placed: Placed
         var order: [Int] = []
         var visited = Set<Visit<Model>>()
         var deepest: Refusal<Model>?
+        /// Whether the search stopped at its state or time limit.
+        private(set) var gaveUp = false
 
-        init(history: [HistoryEntry<Model.Operation, Model.Outcome>]) {
+        init(history: [HistoryEntry<Model.Operation, Model.Outcome>], deadline: ContinuousClock.Instant) {
             self.history = history
+            self.invoked = history.map { $0.invoked }
+            self.returned = history.map { $0.returned }
+            self.deadline = deadline
             self.placed = Placed(count: history.count)
         }
 
         /// Entries that may come next: those invoked before every unplaced entry returned.
         func candidates() -> [Int] {
             var earliestReturn = UInt64.max
-            for index in history.indices where !placed.contains(index) {
-                earliestReturn = min(earliestReturn, history[index].returned)
+            for index in 0..<returned.count where !placed.contains(index) && returned[index] < earliestReturn {
+                earliestReturn = returned[index]
             }
-            return history.indices.filter { !placed.contains($0) && history[$0].invoked <= earliestReturn }
+            var next: [Int] = []
+            for index in 0..<invoked.count where !placed.contains(index) && invoked[index] <= earliestReturn {
+                next.append(index)
+            }
+            return next
         }
 
         mutating func explore(_ state: Model) -> Bool {
             if order.count == history.count { return true }
-            guard visited.count < stateLimit, visited.insert(Visit(placed: placed, state: state)).inserted else {
-                return false
+            // The clock is read once every 1,024 states: reading it costs more than a state.
+            if visited.count >= stateLimit || (visited.count & 1023 == 1023 && ContinuousClock.now >= deadline) {
+                gaveUp = true
             }
+            guard !gaveUp, visited.insert(Visit(placed: placed, state: state)).inserted else { return false }
             let next = candidates()
-            var options: [(entry: Int, allowed: [Model.Outcome])] = []
             for index in next {
-                let entry = history[index]
-                let steps = state.apply(entry.operation)
-                options.append((index, steps.map(\.outcome)))
-                for step in steps where step.outcome == entry.outcome {
+                for step in state.apply(history[index].operation) where step.outcome == history[index].outcome {
                     placed.insert(index)
                     order.append(index)
                     if explore(step.next) { return true }
@@ -95,6 +117,13 @@ public enum Linearizability {
                 }
             }
             if order.count >= (deepest?.prefix.count ?? -1) {
+                // What each candidate could have given here, for the refusal's explanation only.
+                var options: [(entry: Int, allowed: [Model.Outcome])] = []
+                for index in next {
+                    var allowed: [Model.Outcome] = []
+                    for step in state.apply(history[index].operation) { allowed.append(step.outcome) }
+                    options.append((index, allowed))
+                }
                 deepest = Refusal(prefix: order, state: state, candidates: options)
             }
             return false

@@ -88,8 +88,11 @@ public struct ManualClockModel: SequentialModel, CustomStringConvertible {
     }
 
     var now: Int64 = 0
-    private var deadlines: [Int: Int64] = [:]
-    private var sleepers: [Int: Sleeper] = [:]
+    /// Each sleeper's deadline (nanoseconds) and where it is, at its number: an array, not a
+    /// dictionary, because the checker hashes and compares a state at every step of its
+    /// search, and sleepers are few and numbered from 1.
+    private var deadlines = Numbered<Int64>()
+    private var sleepers = Numbered<Sleeper>()
     private var driving: VirtualTimeModel.Target?
     private var limit: Int64 = 0
 
@@ -104,7 +107,7 @@ public struct ManualClockModel: SequentialModel, CustomStringConvertible {
     }
 
     private func asleep(dueBy time: Int64) -> Bool {
-        sleepers.contains { $0.value == .asleep && deadlines[$0.key]! <= time }
+        sleepers.contains { k, sleeper in sleeper == .asleep && deadlines[k]! <= time }
     }
 
     public func apply(_ operation: Operation) -> [(outcome: Outcome, next: ManualClockModel)] {
@@ -133,15 +136,15 @@ public struct ManualClockModel: SequentialModel, CustomStringConvertible {
             guard driving == target else { return [] }
             next.driving = nil
             if target == .all {
-                guard !sleepers.values.contains(.asleep) else { return [] }
+                guard !sleepers.contains({ $1 == .asleep }) else { return [] }
             } else {
                 guard !asleep(dueBy: limit) else { return [] }
                 next.now = max(now, limit)
             }
         case .unfinished:
-            guard driving == nil, !sleepers.values.contains(where: { if case .started = $0 { true } else { false } })
+            guard driving == nil, !sleepers.contains({ if case .started = $1 { true } else { false } })
             else { return [] }
-            let waiting = Set(sleepers.filter { $0.value == .asleep }.keys)
+            let waiting = Set(sleepers.numbers { $0 == .asleep })
             return [(.sleeping(waiting), self)]
         case .register(let k):
             guard case .started(let cancelled) = sleepers[k], let deadline = deadlines[k] else { return [] }
@@ -196,10 +199,35 @@ public struct ManualClockModel: SequentialModel, CustomStringConvertible {
     }
 
     public var description: String {
-        let asleep = sleepers.filter { $0.value == .asleep }.keys.sorted()
+        let asleep = sleepers.numbers { $0 == .asleep }
             .map { "#\($0) until \(VirtualTimeModel.Outcome.milliseconds(deadlines[$0]!))" }
         return "now \(VirtualTimeModel.Outcome.milliseconds(now)); "
             + (asleep.isEmpty ? "no sleeper asleep" : "asleep " + asleep.joined(separator: ", "))
             + (driving.map { "; inside \($0 == .all ? "run()" : "\($0)")" } ?? "")
+    }
+}
+
+/// Values at small numbers (a sleeper's, from 1): a dictionary's interface on an array,
+/// cheap to hash, compare and copy.
+private struct Numbered<Value: Hashable & Sendable>: Hashable, Sendable {
+    private var slots: [Value?] = []
+
+    subscript(number: Int) -> Value? {
+        get { number < slots.count ? slots[number] : nil }
+        set {
+            if number >= slots.count { slots += Array(repeating: nil, count: number + 1 - slots.count) }
+            slots[number] = newValue
+        }
+    }
+
+    /// Whether some number's value satisfies `predicate`.
+    func contains(_ predicate: (Int, Value) -> Bool) -> Bool {
+        for number in slots.indices { if let value = slots[number], predicate(number, value) { return true } }
+        return false
+    }
+
+    /// The numbers whose values satisfy `predicate`, in order.
+    func numbers(where predicate: (Value) -> Bool) -> [Int] {
+        slots.indices.filter { slots[$0].map(predicate) ?? false }
     }
 }

@@ -43,6 +43,9 @@ public enum ScenarioExplorer {
     public struct Summary: Sendable, Equatable {
         /// Scenarios generated, runs made, and runs in which some calls overlapped.
         public var scenarios = 0, runs = 0, conclusive = 0
+        /// Runs whose history the checker could not decide within its limits: they count as
+        /// runs, never as evidence.
+        public var undecided = 0
         /// Runs whose meeting happened, of two calls and of a call and a point of the suite's
         /// code inside the subject.
         public var callMeetings = 0, returnMeetings = 0
@@ -126,10 +129,14 @@ public enum ScenarioExplorer {
                 throw context.hang(
                     error.message, stuck: crew.stragglers.map { ("scenario thread \($0.index + 1)", $0.threadID) })
             }
-            guard case .refused(let refusal) = Linearizability.check(execution.history, from: execution.initial) else {
+            switch Linearizability.check(execution.history, from: execution.initial) {
+            case .linearizable:
                 return Trial(scenario: scenario, execution: execution, jitter: jitter, refusal: nil)
+            case .refused(let refusal):
+                return Trial(scenario: scenario, execution: execution, jitter: jitter, refusal: refusal)
+            case .undecided:
+                return Trial(scenario: scenario, execution: execution, jitter: jitter, refusal: nil, undecided: true)
             }
-            return Trial(scenario: scenario, execution: execution, jitter: jitter, refusal: refusal)
         }
         var explored = false
         repeat {
@@ -144,6 +151,11 @@ public enum ScenarioExplorer {
             for index in 0..<runsPerScenario {
                 let run = try trial(scenario, seed: seed, index: index)
                 summary.runs += 1
+                // A history the checker could not judge is no evidence, whatever met in it.
+                if run.undecided {
+                    summary.undecided += 1
+                    continue
+                }
                 if run.execution.overlaps > 0 { summary.conclusive += 1 }
                 switch run.execution.met {
                 case .calls?:
@@ -170,21 +182,25 @@ public enum ScenarioExplorer {
         } while !explored
         let seconds = (ContinuousClock.now - started).timeInterval
         context.note(
-            "\(summary.scenarios) scenarios (\(Int(Double(summary.scenarios) / seconds))/s), \(summary.runs) runs, \(summary.conclusive) with calls overlapping; \(summary.callMeetings) meetings of two calls, \(summary.returnMeetings) of a call and the suite's code inside the subject"
+            "\(summary.scenarios) scenarios (\(Int(Double(summary.scenarios) / seconds))/s), \(summary.runs) runs (\(summary.undecided) the checker could not decide), \(summary.conclusive) with calls overlapping; \(summary.callMeetings) meetings of two calls, \(summary.returnMeetings) of a call and the suite's code inside the subject"
         )
+        let undecided =
+            summary.undecided == 0
+            ? ""
+            : " (\(summary.undecided) runs whose history the checker could not decide within \(Linearizability.timeLimit) are not counted)"
         if summary.conclusive == 0 {
             throw RuleFailure(
-                "in \(summary.runs) runs of \(summary.scenarios) scenarios no two calls ever overlapped, nor did any call meet a running action: nothing concurrent was judged",
+                "in \(summary.runs) runs of \(summary.scenarios) scenarios no two calls ever overlapped, nor did any call meet a running action: nothing concurrent was judged\(undecided)",
                 kind: .inconclusive)
         }
         if summary.meetings(of: evidence) < exploration.meetings {
             throw RuleFailure(
-                "in \(summary.runs) runs of \(summary.scenarios) scenarios over \(Int(seconds)) s, \(summary.callMeetings) meetings of two calls and \(summary.returnMeetings) of a call and the suite's code inside the subject happened, of the \(exploration.meetings) of \(evidence.count == 1 ? "the first" : "each") needed: the machine was too busy for the suite's threads to hold their cores together, and the narrow races were too seldom tried to judge",
+                "in \(summary.runs) runs of \(summary.scenarios) scenarios over \(Int(seconds)) s, \(summary.callMeetings) meetings of two calls and \(summary.returnMeetings) of a call and the suite's code inside the subject happened, of the \(exploration.meetings) of \(evidence.count == 1 ? "the first" : "each") needed: the machine was too busy for the suite's threads to hold their cores together, and the narrow races were too seldom tried to judge\(undecided)",
                 kind: .inconclusive)
         }
         if let (pair, met) = summary.shortPair(needing: pairsNeeded) {
             throw RuleFailure(
-                "in \(summary.runs) runs of \(summary.scenarios) scenarios over \(Int(seconds)) s, calls of \(pair) met \(met) times, of the \(pairsNeeded) needed for each pair of kinds of call: the machine was too busy for the suite's threads to hold their cores together, and the race between those two calls was too seldom tried to judge",
+                "in \(summary.runs) runs of \(summary.scenarios) scenarios over \(Int(seconds)) s, calls of \(pair) met \(met) times, of the \(pairsNeeded) needed for each pair of kinds of call: the machine was too busy for the suite's threads to hold their cores together, and the race between those two calls was too seldom tried to judge\(undecided)",
                 kind: .inconclusive)
         }
         return summary
@@ -196,6 +212,8 @@ public enum ScenarioExplorer {
         var execution: ScenarioExecution<Model>
         var jitter: Jitter
         var refusal: Linearizability.Refusal<Model>?
+        /// The checker gave up on this run's history.
+        var undecided = false
     }
 
     /// The smallest scenario reached by dropping threads and operations while some run of it
