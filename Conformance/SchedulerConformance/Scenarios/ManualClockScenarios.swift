@@ -6,9 +6,10 @@ import Schedulers
 /// the test moves time. Every scenario ends by settling, running whatever still sleeps, and
 /// checking that nothing does any more.
 enum ManualClockScenarios {
-    /// A scenario of a driver and 1–2 other threads, 1–4 calls each, after 1–2 sleepers that
-    /// are asleep before the parallel part begins. Without `run` (a clock that has none) the
-    /// driver only advances, and the scenario ends with an advance past every deadline.
+    /// A scenario of a driver (one driving call, with reads of `now` around it) and 1–2 other
+    /// threads of 1–4 calls each, after 1–2 sleepers that are asleep before the parallel part
+    /// begins. Without `run` (a clock that has none) the driver only advances, and the
+    /// scenario ends with an advance past every deadline.
     static func generate(_ random: inout SplitMix64, run: Bool = true) -> Scenario<ManualClockModel.Operation> {
         var made = 0
         func sleep(_ random: inout SplitMix64) -> ManualClockModel.Operation {
@@ -22,15 +23,19 @@ enum ManualClockScenarios {
             default: sleep(&random)
             }
         }
-        func driver(_ random: inout SplitMix64) -> ManualClockModel.Operation {
-            switch random.next() % 5 {
-            case 0..<3: .drive(.by(Int(random.next() % 4)))
-            case 3: run ? .drive(.all) : .drive(.by(3))
-            default: .now
-            }
-        }
         let initial = (0..<1 + Int(random.next() % 2)).map { _ in sleep(&random) } + [.unfinished]
-        var parallel = [(0..<1 + Int(random.next() % 3)).map { _ in driver(&random) }]
+        // One driving call: a sleeper an advance loses (it registered against the time the
+        // advance was leaving) is found by the next advance, which resumes it as if it had come
+        // later, so a second driving call hides what the first did. With up to three, two
+        // mutants of that shape passed 4 runs of 60 with every core busy; with one, 1 of 90.
+        let drive: ManualClockModel.Operation =
+            switch random.next() % 4 {
+            case 0..<3: .drive(.by(Int(random.next() % 4)))
+            default: run ? .drive(.all) : .drive(.by(3))
+            }
+        var parallel = [
+            (random.next() % 3 == 0 ? [.now] : []) + [drive] + (random.next() % 3 == 0 ? [.now] : [])
+        ]
         for _ in 0..<1 + Int(random.next() % 2) {
             parallel.append((0..<1 + Int(random.next() % 4)).map { _ in caller(&random) })
         }
