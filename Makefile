@@ -25,7 +25,7 @@ MATRIX_STRESS      := $(THIRD_PARTY)/.build/release/matrix-stress
 # A test command ($(1)) whose output is kept in $(2); when it fails, its failing tests are
 # printed again at the end, where a CI log cut to its tail still shows them.
 RUN_TESTS = set -o pipefail; mkdir -p $(dir $(2)); $(1) 2>&1 | tee $(2); status=$$?; \
-	if [ $$status -ne 0 ]; then echo "── failing tests ($(2)) ──"; grep -E -A3 '✘ .*(recorded an issue|failed)' $(2) | grep -v 'known issue' | tail -60; fi; exit $$status
+	if [ $$status -ne 0 ]; then $(call FAILING,$(2)); fi; exit $$status
 BUSY_CORES := pids=""; for i in $$(seq $$(nproc)); do (while :; do :; done) & pids="$$pids $$!"; done; trap 'kill $$pids' EXIT;
 
 .DELETE_ON_ERROR:
@@ -37,12 +37,27 @@ help: ## List the targets
 build: ## Build everything, tests included (debug)
 	$(SWIFT) build --build-tests
 
-TEST_PARTS := python-deps build docs test-package test-mutator test-third-party test-example
+# `make test`'s parts: the first ones in turn, then this package's tests with the other
+# packages' beside them. The mutant-kill test that sets this package's time keeps about one
+# core busy (the racing rules run alone), so the other lane costs it little wall time; each
+# rule is built to judge on a loaded machine, which this makes of it.
+TEST_FIRST := python-deps build docs
+TEST_LANE  := test-mutator test-third-party test-example
+# Runs the parts $(1) in turn, each with its wall and processor time: where CI's time goes is
+# read from its log. The processor time beside the wall time says which parts wait and which compute.
+TIMED_PARTS = for part in $(1); do TIMEFORMAT="make test: '$$part' took %0R s (processor %0U s user, %0S s system)"; \
+	time $(MAKE) --no-print-directory $$part || exit $$?; done
+# The failing tests in the test log $(1), printed again at the end, where a CI log cut to its tail still shows them.
+FAILING = echo "── failing tests ($(1)) ──"; grep -E -A3 '✘ .*(recorded an issue|failed)' $(1) | grep -v 'known issue' | tail -60
 test: ## Build and run every test: this package's, the mutator's, the third-party matrix's and the example's (and the documentation, whose links a test follows)
-	@# Part by part, each with its wall time: where CI's time goes is read from its log.
-	@# The processor time beside the wall time says which parts wait and which compute.
-	@for part in $(TEST_PARTS); do TIMEFORMAT="make test: '$$part' took %0R s (processor %0U s user, %0S s system)"; \
-		time $(MAKE) --no-print-directory $$part || exit $$?; done
+	@$(call TIMED_PARTS,$(TEST_FIRST))
+	@lane=$$(mktemp); started=$$SECONDS; \
+	( $(call TIMED_PARTS,$(TEST_LANE)) ) >$$lane 2>&1 & other=$$!; \
+	status=0; ( $(call TIMED_PARTS,test-package) ) || status=$$?; \
+	other_status=0; wait $$other || other_status=$$?; \
+	echo "── $(TEST_LANE), run beside test-package ──"; cat $$lane; rm -f $$lane; \
+	echo "make test: test-package beside $(TEST_LANE) took $$((SECONDS - started)) s"; \
+	if [ $$status -ne 0 ]; then $(call FAILING,.build/test.log); exit $$status; fi; exit $$other_status
 
 test-package:
 	$(SWIFT) build --build-tests
@@ -84,13 +99,15 @@ TSAN_RUNTIME := suppressions=$(CURDIR)/Tests/ThreadSanitizer.supp log_path=$(abs
 # runtime dies in its own fork handling when the backtracer is spawned from a crashing
 # process ("CHECK failed … ForkChildAfter"), which would leave a log that is not a report.
 
-tsan: tsan-build docs ## Build and run this package's and the third-party adapters' tests under ThreadSanitizer; fails on any report outside Tests/ThreadSanitizer.supp
+tsan: tsan-build docs ## Build and run this package's and (beside them) the third-party adapters' tests under ThreadSanitizer; fails on any report outside Tests/ThreadSanitizer.supp
 	@rm -rf $(TSAN_REPORTS) && mkdir -p $(TSAN_REPORTS)
 	@status=0; export TSAN_OPTIONS="$(TSAN_RUNTIME)" SWIFT_BACKTRACE=enable=no $(if $(TSAN_CANARY),SCHEDULERS_TSAN_CANARY=1); \
+	other=$$(mktemp); \
+	( TIMEFORMAT="make tsan: the third-party adapters' tests (beside) took %0R s (processor %0U s user, %0S s system)"; \
+	  time (cd $(THIRD_PARTY) && $(SWIFT) test --skip-build $(TSAN_BUILD)) ) >$$other 2>&1 & pid=$$!; \
 	TIMEFORMAT="make tsan: this package's tests took %0R s (processor %0U s user, %0S s system)"; \
 	time $(SWIFT) test --skip-build $(TSAN_BUILD) || status=$$?; \
-	TIMEFORMAT="make tsan: the third-party adapters' tests took %0R s (processor %0U s user, %0S s system)"; \
-	time (cd $(THIRD_PARTY) && $(SWIFT) test --skip-build $(TSAN_BUILD)) || status=$$?; \
+	wait $$pid || status=$$?; cat $$other; rm -f $$other; \
 	reports=$$(ls $(TSAN_REPORTS) | wc -l); \
 	if [ $$reports -gt 0 ]; then cat $(TSAN_REPORTS)/*; echo "make tsan: ThreadSanitizer reports from $$reports process(es), kept in $(TSAN_REPORTS)"; exit 1; fi; \
 	if [ $$status -ne 0 ]; then echo "make tsan: the tests failed (exit $$status)"; exit $$status; fi; \
