@@ -100,6 +100,7 @@ import Testing
             return
         }
     }
+
     /// Of two threads cancelling one task at once, the second returns only once the first
     /// ran the task's cancellation handler: LIN-3 takes a returned cancel to have reached the
     /// clock, and the runtime alone lets the second return as soon as the task is marked.

@@ -118,11 +118,8 @@ public enum Linearizability {
             }
             if order.count >= (deepest?.prefix.count ?? -1) {
                 // What each candidate could have given here, for the refusal's explanation only.
-                var options: [(entry: Int, allowed: [Model.Outcome])] = []
-                for index in next {
-                    var allowed: [Model.Outcome] = []
-                    for step in state.apply(history[index].operation) { allowed.append(step.outcome) }
-                    options.append((index, allowed))
+                let options = next.map { index in
+                    (entry: index, allowed: state.apply(history[index].operation).map { $0.outcome })
                 }
                 deepest = Refusal(prefix: order, state: state, candidates: options)
             }

@@ -187,7 +187,7 @@ public enum ScenarioExplorer {
         let undecided =
             summary.undecided == 0
             ? ""
-            : " (\(summary.undecided) runs whose history the checker could not decide within \(Linearizability.timeLimit) are not counted)"
+            : " (\(summary.undecided) runs whose history the checker could not decide within \(Linearizability.stateLimit) states or \(Linearizability.timeLimit) are not counted)"
         if summary.conclusive == 0 {
             throw RuleFailure(
                 "in \(summary.runs) runs of \(summary.scenarios) scenarios no two calls ever overlapped, nor did any call meet a running action: nothing concurrent was judged\(undecided)",
