@@ -175,14 +175,17 @@ struct RepeatingGrid {
                 "point \(k): the tick \(next), the references \(ms(machine)), a plain action on the subject \(ms(hopDelay))"
             )
         }
-        // Every tick an interval after the action before it ended, give or take the grid
-        // references' noise meanwhile: the other choice, undeclared.
+        // No tick sooner than an interval after the action before it ended, and most within
+        // the allowance of it: the other choice, undeclared. Most, not all: one period that a
+        // stall of the subject's own thread stretched past what the references saw hid the
+        // hint under load, though the other seven periods were a fixed delay's.
         let gaps = Array(zip(tickEnds, times.dropFirst()))
+        let onDelay = gaps.filter { end, next in
+            next <= end + step + allowance + lateness(from: end, to: next)
+        }.count
         let looksFixedDelay =
-            actionLength > 0 && gaps.count >= 3
-            && gaps.allSatisfy { end, next in
-                next + slack >= end + step && next <= end + step + allowance + lateness(from: end, to: next)
-            }
+            actionLength > 0 && gaps.count >= 3 && gaps.allSatisfy { end, next in next + slack >= end + step }
+            && onDelay * 2 > gaps.count
         try ctx.expect(
             report.isEmpty,
             "\(report.count) of \(points) grid points of a timer every \(ms(step)) with leeway \(ms(UInt64(leeway.nanoseconds))) got no tick within leeway + \(ms(UInt64(Self.pathAllowance.nanoseconds))) + the latest of the suite's own timers (zero leeway and the same leeway) and a plain action it handed the subject there (\(report.prefix(4).joined(separator: "; ")))"
