@@ -17,10 +17,15 @@ import XCTest
 /// `ConformanceTool.main` (SchedulerHarness) for a subject that may trap.
 ///
 /// ```swift
-/// @Test func myScheduler() {
+/// func testMyScheduler() {  // XCTest
 ///     assertConformance(ConformanceSubject(name: "mine") { MyScheduler() })
 /// }
 /// ```
+///
+/// In Swift Testing, call the `async` variant with `await`: this one holds the calling
+/// thread while the rules run, and a test body's thread is one of the cooperative pool's,
+/// which on Linux are also Dispatch's global queues: a subject on them can wait a second for
+/// a thread and be judged late or lossy.
 ///
 /// - Parameters:
 ///   - rules: the rules to run; the whole catalogue by default.

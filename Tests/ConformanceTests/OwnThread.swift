@@ -1,12 +1,13 @@
 import Dispatch
 import Foundation
 
-/// Where the tests run what holds a thread for long: a mutant's ten runs, a rule's verdict.
+/// Where the tests run what holds a thread for long: a mutant's ten runs, a subject's whole
+/// catalogue, a rule's verdict.
 enum OwnThread {
     /// Which bodies wait for which places: a short body (one rule's verdict) does not wait
-    /// behind a mutant's ten runs.
+    /// behind a mutant's ten runs, nor a mutant behind a subject's whole catalogue.
     enum Lane {
-        case long, short
+        case long, catalogue, short
 
         /// At most two bodies of a lane at once in the test process, as many as the
         /// cooperative pool has threads on this machine's two cores. Four long ones at once,
@@ -15,12 +16,14 @@ enum OwnThread {
         fileprivate var slots: DispatchSemaphore {
             switch self {
             case .long: OwnThread.longSlots
+            case .catalogue: OwnThread.catalogueSlots
             case .short: OwnThread.shortSlots
             }
         }
     }
 
     private static let longSlots = DispatchSemaphore(value: 2)
+    private static let catalogueSlots = DispatchSemaphore(value: 2)
     private static let shortSlots = DispatchSemaphore(value: 2)
 
     /// Runs `body` on a thread of its own once a place in `lane` is free, and returns what it

@@ -202,7 +202,11 @@ import Testing
         }
         #expect(outcome.status == .exited(0), "\(outcome.output)\n\(outcome.error)")
         #expect(queue.status == .passed, "\(queue.message ?? "") \(queue.memory?.liveGrowthPerMillion ?? -1)")
-        #expect(queue.outcomes["steady"]?.count == 1 && (queue.outcomes["ran"]?.count ?? 0) > 1_000_000)
+        // The work ran: a floor far under any machine's rate (CI's slowest machine, loaded
+        // by the other tests, ran fewer than a million in its half of the 8 s), not a speed.
+        #expect(
+            queue.outcomes["steady"]?.count == 1 && (queue.outcomes["ran"]?.count ?? 0) > 50_000,
+            "\(queue.outcomes)")
         let memory = try #require(queue.memory)
         #expect(memory.samples.count >= MemoryCurve.minimumRounds && memory.samples.allSatisfy { $0.liveBytes != nil })
         #expect(

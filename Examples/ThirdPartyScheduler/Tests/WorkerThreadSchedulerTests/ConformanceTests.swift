@@ -5,17 +5,18 @@ import WorkerThreadScheduler
 import WorkerThreadSubjects
 import XCTest
 
-/// One call checks the scheduler against every rule it claims.
-@Test func workerThreadSchedulerConforms() {
-    let results = assertConformance(ConformanceSubject(name: "worker-thread") { WorkerThreadScheduler() })
+/// One call checks the scheduler against every rule it claims. From Swift Testing, `await`
+/// it: the rules then run on a thread of their own, not on one of the cooperative pool's.
+@Test func workerThreadSchedulerConforms() async {
+    let results = await assertConformance(ConformanceSubject(name: "worker-thread") { WorkerThreadScheduler() })
     // It claims no timers, so the timer rules are skipped, with the reason.
     #expect(results.first { $0.ruleID == .tim1 }?.status == .skipped)
 }
 
 /// An executor is checked the same way, by the rules for executors (EXE-1 …, and LIN-4's
 /// model-checked scenarios).
-@Test func workerThreadExecutorConforms() {
-    let results = assertConformance(
+@Test func workerThreadExecutorConforms() async {
+    let results = await assertConformance(
         ConformanceSubject(name: "worker-thread-executor") {
             ExecutorUnderTest(WorkerThreadExecutor(), checksIsolation: true)
         })
@@ -33,7 +34,7 @@ import XCTest
 /// that never returned, read from the stuck threads' own stacks (the tool's report adds every
 /// thread's stack; see `ToolTests`). ORD-3's producers schedule while an action runs, so
 /// they deadlock for good; they stay parked until the process ends.
-@Test func aDeadlockNamesTheCallThatNeverReturned() {
+@Test func aDeadlockNamesTheCallThatNeverReturned() async {
     // The producers meet at a barrier before each round of calls, and are pinned to the
     // cores: on a busy machine one may not reach the first round for a second or more, and
     // the others then wait for it outside the subject, where a diagnosis made then finds
@@ -42,8 +43,8 @@ import XCTest
     timing.mustHappen = .seconds(10)
     timing.ruleTimeout = .seconds(20)
     var results: [RuleResult] = []
-    withKnownIssue("the variant deadlocks when a producer schedules while an action runs") {
-        results = assertConformance(
+    await withKnownIssue("the variant deadlocks when a producer schedules while an action runs") {
+        results = await assertConformance(
             WorkerThreadSubjects.lockedWhileRunning, rules: [RuleCatalogue.rule(.ord3)], timing: timing)
     }
     #expect(results.map(\.status) == [.timeout], "\(results)")
