@@ -25,7 +25,7 @@ import Testing
     func correctSubjectPassesEveryRuleOfItsKind(_ name: String) async throws {
         let subject = try #require(Self.correct.first { $0.name == name })
         let rules = RuleCatalogue.all.filter { $0.kind == subject.kind }
-        let results = await OwnThread.run(.catalogue) {
+        let results = await OwnThread.run(.rules) {
             ConformanceRunner.run(subject, rules: rules, timing: Self.timing)
         }
         // Inconclusive is not a failure: in a test process full of parallel tests a rule that

@@ -32,7 +32,7 @@ private final class ShuttingDownPool: Scheduler {
 /// failure names the declaration; undeclared, either policy passes.
 @Suite struct PendingWorkDeclarationTests {
     private static func thr2(_ subject: ConformanceSubject) async -> RuleResult {
-        await OwnThread.run(.short) {
+        await OwnThread.run(.rules) {
             ConformanceRunner.run(subject, rules: [RuleCatalogue.rule(.thr2)], timing: MutantKillTests.timing)[0]
         }
     }
@@ -61,7 +61,7 @@ private final class ShuttingDownPool: Scheduler {
 /// again, up to five times, so that a verdict is judged. The tool's own "must happen" bound:
 /// these verdicts include passes, which the other tests running beside must not starve.
 private func judge(_ subject: ConformanceSubject, _ rules: RuleID...) async -> [RuleID: RuleResult] {
-    await OwnThread.run(.short) { judgeHere(subject, rules) }
+    await OwnThread.run(.rules) { judgeHere(subject, rules) }
 }
 
 private func judgeHere(_ subject: ConformanceSubject, _ rules: [RuleID]) -> [RuleID: RuleResult] {

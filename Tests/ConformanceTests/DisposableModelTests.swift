@@ -68,13 +68,17 @@ import Testing
 
     /// A serial disposable that drops the member it was made with, and an action disposable
     /// whose check and set are two steps, are refused in every run.
-    @Test func aDroppedFirstMemberAndADoubledActionAreRefusedInEveryRun() {
-        let dropped = Self.escapes("serial disposable made holding one", serial: true) {
-            DisposableScenarios.serialInstance(holdingFirst: true) { _ in SerialDisposable() }
+    @Test func aDroppedFirstMemberAndADoubledActionAreRefusedInEveryRun() async {
+        let dropped = await OwnThread.run(.rules) {
+            Self.escapes("serial disposable made holding one", serial: true) {
+                DisposableScenarios.serialInstance(holdingFirst: true) { _ in SerialDisposable() }
+            }
         }
         #expect(dropped.isEmpty, "a dropped first member escaped in \(dropped.count) of \(Self.runs) runs")
-        let doubled = Self.escapes("action disposable", serial: true, disposeOnly: true) {
-            DisposableScenarios.actionInstance { RacyAction($0) }
+        let doubled = await OwnThread.run(.rules) {
+            Self.escapes("action disposable", serial: true, disposeOnly: true) {
+                DisposableScenarios.actionInstance { RacyAction($0) }
+            }
         }
         #expect(doubled.isEmpty, "a doubled action escaped in \(doubled.count) of \(Self.runs) runs")
     }
@@ -83,7 +87,7 @@ import Testing
     /// library's disposables too; a pass is the library's, so it is reported as guaranteed.
     @Test func theCatalogueChecksThePackagesDisposablesAsAGuarantee() async {
         let queue = ConformanceSubject(name: "queue") { QueueScheduler(name: "lin-5") }
-        let result = await OwnThread.run(.short) {
+        let result = await OwnThread.run(.rules) {
             ConformanceRunner.run(queue, rules: [RuleCatalogue.rule(.lin5)], timing: MutantKillTests.timing)[0]
         }
         // A busy machine may leave the meetings short: inconclusive, never failed.
@@ -110,17 +114,21 @@ import Testing
     }
 
     @Test(arguments: RacyComposite.Fault.allCases)
-    func aRacyCompositeIsRefusedInEveryRun(_ fault: RacyComposite.Fault) {
-        let escaped = Self.escapes("composite disposable", serial: false) {
-            DisposableScenarios.compositeInstance { RacyComposite(fault) }
+    func aRacyCompositeIsRefusedInEveryRun(_ fault: RacyComposite.Fault) async {
+        let escaped = await OwnThread.run(.rules) {
+            Self.escapes("composite disposable", serial: false) {
+                DisposableScenarios.compositeInstance { RacyComposite(fault) }
+            }
         }
         #expect(escaped.isEmpty, "\(fault) escaped in \(escaped.count) of \(Self.runs) runs")
     }
 
     @Test(arguments: RacySerial.Fault.allCases)
-    func aRacySerialDisposableIsRefusedInEveryRun(_ fault: RacySerial.Fault) {
-        let escaped = Self.escapes("serial disposable", serial: true) {
-            DisposableScenarios.serialInstance { _ in RacySerial(fault) }
+    func aRacySerialDisposableIsRefusedInEveryRun(_ fault: RacySerial.Fault) async {
+        let escaped = await OwnThread.run(.rules) {
+            Self.escapes("serial disposable", serial: true) {
+                DisposableScenarios.serialInstance { _ in RacySerial(fault) }
+            }
         }
         #expect(escaped.isEmpty, "\(fault) escaped in \(escaped.count) of \(Self.runs) runs")
     }

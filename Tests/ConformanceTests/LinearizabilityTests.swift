@@ -239,7 +239,7 @@ import Testing
         // test held the cores.
         var timing = MutantKillTests.timing
         timing.mustHappen = .seconds(10)
-        let correct = await OwnThread.run(.short) { [timing] in
+        let correct = await OwnThread.run(.rules) { [timing] in
             ConformanceRunner.run(Mutants.correctLane, rules: [RuleCatalogue.rule(.lin1)], timing: timing)[0]
         }
         // With other tests holding the cores (four mutants judged at once beside it, or the

@@ -57,7 +57,7 @@ import Testing
         if let reason = rule.skipReason(for: mutant.subject) {
             return "does not claim what \(rule.id) needs: \(reason)"
         }
-        let misses = await OwnThread.run { Self.misses(of: mutant, by: rule) }
+        let misses = await OwnThread.run(.mutants) { Self.misses(of: mutant, by: rule) }
         return misses.isEmpty
             ? nil
             : "(\(mutant.fault)) escaped \(rule.id) in \(misses.count) of \(Self.runs) runs: \(misses.prefix(3).joined(separator: "; "))"

@@ -1,30 +1,32 @@
 import Dispatch
 import Foundation
 
-/// Where the tests run what holds a thread for long: a mutant's ten runs, a subject's whole
-/// catalogue, a rule's verdict.
+/// Where the tests run what holds a thread for long: a mutant's ten runs, a subject's
+/// catalogue, a rule's verdict, an exploration.
 enum OwnThread {
-    /// Which bodies wait for which places: a short body (one rule's verdict) does not wait
-    /// behind a mutant's ten runs, nor a mutant behind a subject's whole catalogue.
+    /// Which bodies wait for which places: one rule's verdict does not wait behind a
+    /// mutant's ten runs, nor a mutant behind a subject's catalogue.
     enum Lane {
-        case long, catalogue, short
+        /// The mutant-kill test's runs, which set this package's test time.
+        case mutants
+        /// Every other run of rules or explorations.
+        case rules
 
         /// At most two bodies of a lane at once in the test process, as many as the
-        /// cooperative pool has threads on this machine's two cores. Four long ones at once,
-        /// beside the rest of the suite, left too few idle cores for rules that race threads
-        /// (REC-5 passed a mutant in 9 runs of 10, before it measured its sweep).
+        /// cooperative pool has threads on this machine's two cores (these bodies ran there
+        /// before, two at a time). Four mutants at once, beside the rest of the suite, left
+        /// too few idle cores for rules that race threads (REC-5 passed a mutant in 9 runs of
+        /// 10, before it measured its sweep).
         fileprivate var slots: DispatchSemaphore {
             switch self {
-            case .long: OwnThread.longSlots
-            case .catalogue: OwnThread.catalogueSlots
-            case .short: OwnThread.shortSlots
+            case .mutants: OwnThread.mutantSlots
+            case .rules: OwnThread.ruleSlots
             }
         }
     }
 
-    private static let longSlots = DispatchSemaphore(value: 2)
-    private static let catalogueSlots = DispatchSemaphore(value: 2)
-    private static let shortSlots = DispatchSemaphore(value: 2)
+    private static let mutantSlots = DispatchSemaphore(value: 2)
+    private static let ruleSlots = DispatchSemaphore(value: 2)
 
     /// Runs `body` on a thread of its own once a place in `lane` is free, and returns what it
     /// returns. A synchronous test body runs on the cooperative pool, one thread per core,
@@ -34,7 +36,7 @@ enum OwnThread {
     /// so does a subject on those queues: with two test bodies blocked there, libdispatch
     /// waited its 1 s before adding a thread and a queue scheduler's 5 ms timer fired 965 ms
     /// late.
-    static func run<T: Sendable>(_ lane: Lane = .long, _ body: @escaping @Sendable () -> T) async -> T {
+    static func run<T: Sendable>(_ lane: Lane, _ body: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { done in
             Thread {
                 lane.slots.wait()

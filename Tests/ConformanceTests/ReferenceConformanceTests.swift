@@ -11,7 +11,7 @@ import Testing
         // Off the pool: the concurrent scheduler runs on Dispatch's global queues, which are
         // the pool on Linux, and with test bodies holding them THR-2 saw one of its actions
         // never run (libdispatch adds a thread only after a second).
-        let results = await OwnThread.run(.catalogue) { ConformanceRunner.run(subject, timing: Self.timing) }
+        let results = await OwnThread.run(.rules) { ConformanceRunner.run(subject, timing: Self.timing) }
         // Inconclusive is not a failure: in a test process full of parallel tests a
         // concurrent scheduler's workers may never overlap; the command runs it alone.
         for result in results where ![.passed, .skipped, .guaranteed, .inconclusive].contains(result.status) {

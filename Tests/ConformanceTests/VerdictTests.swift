@@ -18,13 +18,32 @@ import Testing
     @Test func aRuleWhoseSituationNeverOccurredIsInconclusiveNotPassed() async throws {
         // Claims concurrency but runs one action at a time: CUR-7's pairs never overlap.
         let mutant = try #require(Mutants.named("serial-claiming-concurrency"))
-        let result = await OwnThread.run(.short) {
+        let result = await OwnThread.run(.rules) {
             ConformanceRunner.run(mutant.subject, rules: [RuleCatalogue.rule(.cur7)], timing: Self.timing)[0]
         }
         #expect(result.status == .inconclusive, "\(result.status): \(result.message ?? "")")
         #expect(result.exercised == false)
         #expect(result.level == .required)
         #expect(result.message?.contains("ever ran at once") == true)
+    }
+
+    /// A correct queue scheduler whose target queue runs nothing for 300 ms after the rule
+    /// makes it (as Dispatch's global queues did in CI while test bodies held their threads):
+    /// its ticks and the plain actions the suite hands it wait alike, so TIM-6 and TIM-12
+    /// cannot blame the timer. The first tick, queued before the plain actions, runs before
+    /// them; it must not excuse their wait.
+    @Test(arguments: [RuleID.tim6, .tim12])
+    func aTimerWhoseTargetQueueStallsIsNotBlamed(_ rule: RuleID) async {
+        let stalled = ConformanceSubject(name: "queue on a stalled target") {
+            let target = DispatchQueue(label: "stalled target")
+            target.async { Thread.sleep(forTimeInterval: 0.3) }
+            return QueueScheduler(name: "stalled", targetQueue: target)
+        }
+        let result = await OwnThread.run(.rules) {
+            ConformanceRunner.run(stalled, rules: [RuleCatalogue.rule(rule)], timing: Self.timing)[0]
+        }
+        #expect(result.status == .inconclusive, "\(rule) \(result.status): \(result.message ?? "")")
+        #expect(result.message?.contains("too noisy") == true, "\(result.message ?? "")")
     }
 
     @Test func aRuleNoSchedulerCanFailIsReportedAsGuaranteed() throws {
@@ -81,7 +100,7 @@ import Testing
             lateness: .seconds(1), ruleTimeout: .seconds(60) * ThreadSanitizerBuild.slowdown
         )
         // Off the pool, which the queue's global target queue is on Linux.
-        let result = await OwnThread.run(.short) { ConformanceRunner.run(hooked, rules: [rule], timing: loaded)[0] }
+        let result = await OwnThread.run(.rules) { ConformanceRunner.run(hooked, rules: [rule], timing: loaded)[0] }
         #expect(result.status == .passed, "\(result.status): \(result.message ?? "")")
     }
 }

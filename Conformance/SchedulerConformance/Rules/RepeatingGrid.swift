@@ -109,6 +109,11 @@ struct RepeatingGrid {
         try ctx.expect(
             alike.done.wait(ctx.timing.mustHappen),
             "the suite's reference timer with the subject's leeway did not reach the last grid point", kind: .error)
+        // The plain actions handed so far have run before they are read: a queue that ran
+        // nothing for a while runs the tick queued first, which can be the one the rule waits
+        // for, and the hops queued behind it would otherwise be read as never run, no stall.
+        reference.cancel()
+        reference.waitForHops(within: ctx.timing.mustHappen)
 
         let times = ticks.all
         let referenceTimes = reference.times
@@ -117,9 +122,15 @@ struct RepeatingGrid {
         let tickEnds = times.map { $0 + actionLength }
         let allowance = UInt64((leeway + Self.pathAllowance).nanoseconds)
         // The hop's own delay counts from when the subject was free to run it: on a serial
-        // scheduler it waits for a tick's action that was running, which is no stall.
+        // scheduler it waits for a tick's action that was running when it was handed, which
+        // is no stall. A tick that started after that and still ran before the hop was queued
+        // ahead of it while the queue ran nothing: a stall of both (CI saw a queue
+        // scheduler's ticks and hops wait half a second for a thread of Dispatch's global
+        // queues, which test bodies held, and the tick's action then excused the hops).
         func hopDelay(at point: UInt64) -> UInt64 {
-            hopTimes.first { $0 >= point }.map { hop in hop - max(point, tickEnds.last { $0 <= hop } ?? point) } ?? 0
+            guard let hop = hopTimes.first(where: { $0 >= point }) else { return 0 }
+            let handed = referenceTimes.first { $0 >= point } ?? point
+            return hop - max(point, Self.busyUntil(handed: handed, ran: hop, starts: times, ends: tickEnds))
         }
         // The noise between two instants: the latest the suite's timers, or a plain action
         // they handed the subject, were at a grid point in between.
@@ -144,8 +155,10 @@ struct RepeatingGrid {
                         kind: .error)
                 }
                 // The plain action's wait counts from when the subject was free to run it: on
-                // a serial scheduler it waits for tick k + 1's action, which is no stall.
-                let free = max(handedAt, actionEnds.values.filter { $0 <= hopRan }.max() ?? handedAt)
+                // a serial scheduler it waits for tick k + 1's action, which is no stall, if
+                // that action had started when it was handed (see `hopDelay`).
+                let ends = times.indices.map { actionEnds[$0] ?? times[$0] }
+                let free = Self.busyUntil(handed: handedAt, ran: hopRan, starts: times, ends: ends)
                 return Period(end: end, latest: max(fired, handedAt + (hopRan - free)), next: times[k + 1])
             }
             return try judgeFixedDelay(
@@ -197,6 +210,15 @@ struct RepeatingGrid {
             judged * 2 >= points,
             "the suite's reference timers, or a plain action it handed the subject, were later than the leeway at \(points - judged) of \(points) grid points: the machine was too noisy to judge the timer"
         )
+    }
+
+    /// When a plain action handed to a serial subject at `handed`, which ran at `ran`, could
+    /// first have run: after the ticks' actions (`starts`, `ends`) that had started by the
+    /// time it was handed and ended before it ran; at `handed` if there were none.
+    static func busyUntil(handed: UInt64, ran: UInt64, starts: [UInt64], ends: [UInt64]) -> UInt64 {
+        var free = handed
+        for (start, end) in zip(starts, ends) where start <= handed && end <= ran { free = max(free, end) }
+        return free
     }
 
     /// The declared fixed delay (``RepeatPolicy/fixedDelay``): the first tick within the
@@ -356,6 +378,8 @@ private final class ReferenceTimer: Sendable {
     nonisolated(unsafe) private let source: any DispatchSourceTimer
     private let recorded = Box<[UInt64]>([])
     private let hopped = Box<[UInt64]>([])
+    /// Signalled once for each plain action handed to the subject that has run.
+    private let hopRan = DispatchSemaphore(value: 0)
     /// Fires once a tick ran at or after the last grid point.
     let done = Signal()
 
@@ -372,10 +396,13 @@ private final class ReferenceTimer: Sendable {
             deadline: DispatchTime(uptimeNanoseconds: first),
             repeating: interval.map { .nanoseconds(Int($0.nanoseconds)) } ?? .never,
             leeway: .nanoseconds(Int(leeway.nanoseconds)))
-        source.setEventHandler { [recorded, hopped, done] in
+        source.setEventHandler { [recorded, hopped, hopRan, done] in
             let at = uptime()
             recorded.update { $0.append(at) }
-            hop? { hopped.update { $0.append(uptime()) } }
+            hop? {
+                hopped.update { $0.append(uptime()) }
+                hopRan.signal()
+            }
             if at >= last, !done.hasFired { done.fire() }
         }
         source.resume()
@@ -385,6 +412,14 @@ private final class ReferenceTimer: Sendable {
     var hops: [UInt64] { hopped.value.sorted() }
 
     func cancel() { source.cancel() }
+
+    /// Waits until every plain action handed to the subject so far has run, or `bound` passed.
+    func waitForHops(within bound: Duration) {
+        let deadline = DispatchTime.now() + .nanoseconds(Int(bound.nanoseconds))
+        for _ in recorded.value {
+            if hopRan.wait(timeout: deadline) == .timedOut { return }
+        }
+    }
 }
 
 /// The suite's uptime clock, the one Dispatch timers are armed on.
