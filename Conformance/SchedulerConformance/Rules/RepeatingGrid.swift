@@ -127,10 +127,13 @@ struct RepeatingGrid {
         // ahead of it while the queue ran nothing: a stall of both (CI saw a queue
         // scheduler's ticks and hops wait half a second for a thread of Dispatch's global
         // queues, which test bodies held, and the tick's action then excused the hops).
+        // The hop is the first to run after this point's was handed: on a serial subject its
+        // own, or one handed before it (which ran no later), never one that ran before it was
+        // handed (CI crashed on that subtraction).
         func hopDelay(at point: UInt64) -> UInt64 {
-            guard let hop = hopTimes.first(where: { $0 >= point }) else { return 0 }
             let handed = referenceTimes.first { $0 >= point } ?? point
-            return hop - max(point, Self.busyUntil(handed: handed, ran: hop, starts: times, ends: tickEnds))
+            guard let hop = hopTimes.first(where: { $0 >= handed }) else { return 0 }
+            return hop - Self.busyUntil(handed: handed, ran: hop, starts: times, ends: tickEnds)
         }
         // The noise between two instants: the latest the suite's timers, or a plain action
         // they handed the subject, were at a grid point in between.
@@ -159,7 +162,8 @@ struct RepeatingGrid {
                 // that action had started when it was handed (see `hopDelay`).
                 let ends = times.indices.map { actionEnds[$0] ?? times[$0] }
                 let free = Self.busyUntil(handed: handedAt, ran: hopRan, starts: times, ends: ends)
-                return Period(end: end, latest: max(fired, handedAt + (hopRan - free)), next: times[k + 1])
+                let waited = hopRan > free ? hopRan - free : 0
+                return Period(end: end, latest: max(fired, handedAt + waited), next: times[k + 1])
             }
             return try judgeFixedDelay(
                 ctx, times: times, periods: evidence, first: first, allowance: allowance, lateness: lateness)
@@ -215,6 +219,7 @@ struct RepeatingGrid {
     /// When a plain action handed to a serial subject at `handed`, which ran at `ran`, could
     /// first have run: after the ticks' actions (`starts`, `ends`) that had started by the
     /// time it was handed and ended before it ran; at `handed` if there were none.
+    /// Never later than `ran` when `handed` is not.
     static func busyUntil(handed: UInt64, ran: UInt64, starts: [UInt64], ends: [UInt64]) -> UInt64 {
         var free = handed
         for (start, end) in zip(starts, ends) where start <= handed && end <= ran { free = max(free, end) }
