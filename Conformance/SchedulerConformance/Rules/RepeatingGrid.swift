@@ -149,6 +149,7 @@ struct RepeatingGrid {
             // Each period's evidence: tick k's action's end, and when the suite's timers armed
             // once the subject was done with tick k let a tick k + 1 run.
             let actionEnds = ends.withLock { $0 }
+            let tickActionEnds = times.indices.map { actionEnds[$0] ?? times[$0] }
             let evidence = try (0..<max(times.count - 1, 0)).map { k throws(RuleFailure) in
                 guard let end = actionEnds[k],
                     let (fired, handedAt, hopRan) = periods.times(after: k, within: ctx.timing.mustHappen)
@@ -160,8 +161,7 @@ struct RepeatingGrid {
                 // The plain action's wait counts from when the subject was free to run it: on
                 // a serial scheduler it waits for tick k + 1's action, which is no stall, if
                 // that action had started when it was handed (see `hopDelay`).
-                let ends = times.indices.map { actionEnds[$0] ?? times[$0] }
-                let free = Self.busyUntil(handed: handedAt, ran: hopRan, starts: times, ends: ends)
+                let free = Self.busyUntil(handed: handedAt, ran: hopRan, starts: times, ends: tickActionEnds)
                 let waited = hopRan > free ? hopRan - free : 0
                 return Period(end: end, latest: max(fired, handedAt + waited), next: times[k + 1])
             }
