@@ -20,7 +20,8 @@ public final class MainThreadScheduler: DispatchBackedScheduler {
     private init() {}
 
     /// Runs the main run loop, which drains the main queue, until `condition` holds or
-    /// `timeout` passes.
+    /// `timeout` passes. The condition is read again after every action the main queue
+    /// runs and at least every 10 ms, so one that another thread makes true is seen.
     ///
     /// - Returns: whether `condition` held before the timeout.
     /// - Throws: ``SchedulerError/notOnMainThread`` when called from another thread.
@@ -28,10 +29,18 @@ public final class MainThreadScheduler: DispatchBackedScheduler {
     public static func drain(until condition: () -> Bool, timeout: Duration) throws(SchedulerError) -> Bool {
         guard ThreadState.local.isMainThread else { throw .notOnMainThread }
         let deadline = try DispatchBackend.now.advanced(by: timeout)
+        // One timer for the whole drain wakes the loop so the condition is re-read: on Linux
+        // every `RunLoop.run(mode:before:)` given a finite date keeps about 100 bytes for
+        // good (Foundation's run loop arms a timeout timer per call), one call per action
+        // drained, and THR-6 failed the main scheduler for the process's growth.
+        let wake = DispatchSource.makeTimerSource(queue: .main)
+        wake.schedule(deadline: .now() + .milliseconds(10), repeating: .milliseconds(10), leeway: .milliseconds(5))
+        wake.setEventHandler {}
+        wake.resume()
+        defer { wake.cancel() }
         while !condition() {
             guard DispatchBackend.now < deadline else { return false }
-            // Short slices so the condition is re-read even when no source fires.
-            _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.01))
+            _ = RunLoop.main.run(mode: .default, before: .distantFuture)
         }
         return true
     }

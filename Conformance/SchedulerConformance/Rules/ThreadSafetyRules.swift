@@ -155,9 +155,9 @@ extension RuleCatalogue {
 /// in a short-lived round each action comes from a thread of its own that then exits, in a
 /// control round all come from two threads that live on. The allocator's bytes in use are
 /// read before and after each round, once every action ran, so what the actions, the
-/// scheduler's queue and whatever serves it cost (a run loop grows its own state with its
-/// wake-ups, by jumps of 100 KB per thousand for the first ten thousand or so, then stops)
-/// is in both rounds alike, and only what a thread leaves behind tells them apart. A first round of each pays the one-time growth. Then seven pairs: a subject
+/// scheduler's queue and whatever serves it cost is in both rounds alike, and only what a
+/// thread leaves behind tells them apart. A first round of each pays the one-time growth.
+/// Then seven pairs: a subject
 /// whose threads each leave something grows, in every short-lived round, by at least the
 /// smallest block the allocator hands out (32 bytes) per thread more than in the control
 /// beside it; one that leaves nothing grows by about as much as the control (a few kilobytes
