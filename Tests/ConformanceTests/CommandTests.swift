@@ -108,8 +108,14 @@ import Testing
     }
 
     @Test func twoShardsMergedEqualTheUnshardedRun() async throws {
-        // Rules whose verdict cannot turn inconclusive under load (no race of threads), so two runs agree.
-        let selection = ["--subject", "queue,test,trampoline", "--category", "CUR,REC,VT", "--quiet"]
+        // Rules whose verdict cannot turn inconclusive under load, so two runs agree: no rule
+        // that races threads (REC-4 found the sanitizer's machine too busy in one run of two).
+        let rules = RuleCatalogue.all.filter {
+            [.current, .recursion, .virtualTime].contains($0.category) && !$0.needsIdleCores
+        }
+        let selection = [
+            "--subject", "queue,test,trampoline", "--rule", rules.map(\.id.rawValue).joined(separator: ","), "--quiet",
+        ]
         let whole = Self.temporaryFolder()
         let first = Self.temporaryFolder()
         let second = Self.temporaryFolder()
