@@ -2,7 +2,10 @@ import ArgumentParser
 import CommandSupport
 import Foundation
 import SchedulerConformance
+import SchedulerProbes
 import SchedulerStress
+import Schedulers
+import Synchronization
 
 extension StressCommand {
     /// Counts the reference library's hot paths under callgrind and gates on the committed
@@ -37,6 +40,12 @@ extension StressCommand {
         @Option(help: "Runs of each count, of which the median is taken.")
         var repeats = 5
 
+        @Option(
+            help:
+                "Children under callgrind at once; default: the machine's cores. Each counts its own process only, so they do not disturb one another's counts."
+        )
+        var jobs: Int?
+
         @Option(help: "The committed counts (JSON).")
         var baselines = "Stress/instruction-baselines.json"
 
@@ -58,6 +67,9 @@ extension StressCommand {
             }
             guard (1...99).contains(repeats) else {
                 throw ValidationError("--repeats must be between 1 and 99, got \(repeats)")
+            }
+            if let jobs, !(1...64).contains(jobs) {
+                throw ValidationError("--jobs must be between 1 and 64, got \(jobs)")
             }
             guard tolerance.isFinite, tolerance >= 0, tolerance <= 100 else {
                 throw ValidationError("--tolerance must be between 0 and 100 percent, got \(tolerance)")
@@ -99,17 +111,18 @@ extension StressCommand {
             let program = try Self.withoutDebugInformation()
             defer { try? FileManager.default.removeItem(atPath: program) }
             let fewer = max(100, operations / 10)
-            var costs: [(HotPath, PathCost)] = []
-            for path in chosen {
-                // The median of several runs: a path with threads has a few interleavings, and
-                // now and then one costs a wake-up more.
-                let counts = try [fewer, fewer + operations].map { count in
-                    CallgrindCount.median(
-                        try (0..<repeats).map { _ in
-                            try Self.count(path, operations: count, program: program, valgrind: valgrind)
-                        })
+            // The median of several runs: a path with threads has a few interleavings, and now
+            // and then one costs a wake-up more.
+            let runs = chosen.flatMap { path in
+                [fewer, fewer + operations].flatMap { count in repeatElement((path, count), count: repeats) }
+            }
+            let counted = try Self.count(
+                runs, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount, program: program, valgrind: valgrind)
+            let costs = chosen.map { path in
+                let counts = [fewer, fewer + operations].map { count in
+                    CallgrindCount.median(runs.indices.filter { runs[$0] == (path, count) }.map { counted[$0] })
                 }
-                costs.append((path, .perOperation(fewer: counts[0], more: counts[1], operations: operations)))
+                return (path, PathCost.perOperation(fewer: counts[0], more: counts[1], operations: operations))
             }
             var committed = try Self.readBaselines(baselines)
             let report = InstructionReport(
@@ -154,6 +167,30 @@ extension StressCommand {
                 throw InstructionFailure.failed("`strip --strip-debug` failed on \(CommandLine.arguments[0])")
             }
             return copy
+        }
+
+        /// Every run of `runs` (a path and its operations), `jobs` children at a time, and their
+        /// totals in the same order; the first failure once all are done. Callgrind counts one
+        /// process's instructions whatever runs beside it: ninety runs of two seconds, each
+        /// mostly valgrind loading the runtime, took three minutes one at a time in CI.
+        private static func count(_ runs: [(HotPath, Int)], jobs: Int, program: String, valgrind: String) throws
+            -> [CallgrindCount]
+        {
+            let results = Lock<[Result<CallgrindCount, any Error>?]>(Array(repeating: nil, count: runs.count))
+            let next = Atomic<Int>(0)
+            // Each child has its own 600-second deadline, so the threads end.
+            _ = Threads.run(min(jobs, runs.count), within: .seconds(86_400)) { _ in
+                while case let index = next.wrappingAdd(1, ordering: .relaxed).oldValue, index < runs.count {
+                    let result = Result {
+                        try count(runs[index].0, operations: runs[index].1, program: program, valgrind: valgrind)
+                    }
+                    results.withLock { $0[index] = result }
+                }
+            }
+            return try results.withLock { $0 }.map { result in
+                guard let result else { throw InstructionFailure.failed("a run under callgrind never finished") }
+                return try result.get()
+            }
         }
 
         /// One run of `path` under callgrind in a child process, and its totals.

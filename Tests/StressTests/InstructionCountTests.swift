@@ -74,7 +74,9 @@ import Testing
     }
 
     @Test func badInputIsOneLineAndExit64() async throws {
-        for arguments in [["--paths", "nope"], ["--operations", "5"], ["--tolerance", "-1"], ["--toolchain", " "]] {
+        for arguments in [
+            ["--paths", "nope"], ["--operations", "5"], ["--tolerance", "-1"], ["--toolchain", " "], ["--jobs", "0"],
+        ] {
             let outcome = try await StressCommandTests.stress(["instructions"] + arguments)
             #expect(outcome.status == .exited(64), "\(arguments)")
             #expect(outcome.error.split(separator: "\n").first?.hasPrefix("Error: ") == true, "\(outcome.error)")
