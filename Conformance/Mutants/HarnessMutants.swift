@@ -121,6 +121,46 @@ final class ResortingVirtualMutant: VirtualTimeScheduler {
     }
 }
 
+/// A serial Dispatch scheduler whose pending actions wait in an `Array`, each run taking
+/// `removeFirst()`: the hand-rolled FIFO that shifts the whole backlog on every dequeue. In
+/// order and on time, so every rule passes it; a fan-in whose producers outpace its one
+/// consumer costs n² and the `growth` scenario must call it superlinear.
+final class ArrayFIFOMutant: MutantBase, @unchecked Sendable {
+    private struct Entry {
+        let action: SchedulerAction
+        let disposable: BooleanDisposable
+        /// When it was queued, as a scheduler keeping queue-wait statistics would.
+        let enqueued: UInt64
+    }
+    private struct Pending {
+        var entries: [Entry] = []
+        var draining = false
+    }
+    private let pending = Lock(Pending())
+
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let entry = Entry(
+            action: action, disposable: BooleanDisposable(), enqueued: DispatchTime.now().uptimeNanoseconds)
+        let startsDrain = pending.withLock { state in
+            state.entries.append(entry)
+            defer { state.draining = true }
+            return !state.draining
+        }
+        if startsDrain { queue.async { self.drain() } }
+        return entry.disposable
+    }
+
+    private func drain() {
+        while let next = pending.withLock({ state -> Entry? in
+            if state.entries.isEmpty {
+                state.draining = false
+                return nil
+            }
+            return state.entries.removeFirst()
+        }) { run(next.action, unless: next.disposable) }
+    }
+}
+
 /// A Dispatch scheduler that keeps one closure in ten thousand forever, as a cache that is
 /// never trimmed would: every rule run is too short to see it, the `soak` must.
 final class KeepsOneClosureInTenThousandMutant: MutantBase, @unchecked Sendable {

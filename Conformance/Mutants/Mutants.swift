@@ -197,6 +197,12 @@ public enum Mutants {
         ResortingVirtualMutant("mutant-resorting-virtual")
     }
 
+    /// Correct, but its pending actions are an array it removes the first of: the `growth`
+    /// scenario's fan-in mutant.
+    public static let arrayFIFO = ConformanceSubject(name: "mutant-array-fifo", origin: .mutant) {
+        ArrayFIFOMutant("mutant-array-fifo")
+    }
+
     /// Correct but for one closure in ten thousand it keeps forever: the `soak`'s mutant.
     public static let leaking = ConformanceSubject(name: "mutant-keeps-one-closure-in-10000", origin: .mutant) {
         KeepsOneClosureInTenThousandMutant("mutant-keeps-one-closure-in-10000")
@@ -204,7 +210,7 @@ public enum Mutants {
 
     /// Every mutant subject, the harness ones included.
     public static var subjects: [ConformanceSubject] {
-        all.map(\.subject) + [hanging, crashing, growing, spinning, resorting, leaking]
+        all.map(\.subject) + [hanging, crashing, growing, spinning, resorting, arrayFIFO, leaking]
     }
 
     /// The mutant named `name` (with or without its `mutant-` prefix).
