@@ -193,20 +193,18 @@ extension GrowthCurve.Workload {
     }
 }
 
-/// The calling thread's own clock.
+/// Processor-time clocks, which stand still while a thread waits or is preempted.
 enum ThreadTime {
     /// Nanoseconds of processor time this thread has used: it stands still while the thread
     /// waits or is preempted.
-    static func processorNanoseconds() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
-    }
+    static func processorNanoseconds() -> UInt64 { nanoseconds(CLOCK_THREAD_CPUTIME_ID) }
 
     /// Nanoseconds of processor time all this process's threads have used.
-    static func processNanoseconds() -> UInt64 {
+    static func processNanoseconds() -> UInt64 { nanoseconds(CLOCK_PROCESS_CPUTIME_ID) }
+
+    private static func nanoseconds(_ clock: clockid_t) -> UInt64 {
         var time = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        clock_gettime(clock, &time)
         return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 }
