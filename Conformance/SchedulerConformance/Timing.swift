@@ -63,6 +63,20 @@ public struct Timing: Sendable, Codable, Equatable {
     }
 }
 
+extension Timing {
+    /// How long a racing rule may go on gathering its evidence before it gives up short of
+    /// it (inconclusive): `standard`, except in `make tsan`'s build, where it is an eighth.
+    ///
+    /// There the suite looks for data races on the paths a rule takes, and its first trials
+    /// take them as its thousandth would (the sanitizer sees a race by the order of events,
+    /// whichever way the race resolved). Ten times slower, a racing rule seldom gathered its
+    /// evidence there anyway: it spent its whole budget to come out inconclusive, one rule at
+    /// a time (482 s of a 632 s sanitizer run). Each rule's verdict is `make test`'s to give.
+    static func evidenceBudget(_ standard: Duration) -> Duration {
+        ThreadSanitizerBuild.isEnabled ? standard / 8 : standard
+    }
+}
+
 extension Duration {
     /// In seconds, for Foundation and for reports.
     public var timeInterval: Double {

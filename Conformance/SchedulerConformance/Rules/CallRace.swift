@@ -184,10 +184,11 @@ extension CallRace {
         var reached: [Trial] = []
         let start = ContinuousClock.now
         /// Whether to race on: within 10 s, or within 30 s where the rate so far will get there.
+        let (budget, extended) = (Timing.evidenceBudget(.seconds(10)), Timing.evidenceBudget(.seconds(30)))
         func inBudget() -> Bool {
             let elapsed = ContinuousClock.now - start
-            guard elapsed >= .seconds(10) else { return true }
-            return elapsed < .seconds(30) && met > 0 && elapsed * (Double(wanted) / Double(met)) < .seconds(30)
+            guard elapsed >= budget else { return true }
+            return elapsed < extended && met > 0 && elapsed * (Double(wanted) / Double(met)) < extended
         }
         // Coverage is counted once enough met, then each time the trials grew by a quarter:
         // it sorts every trial so far.

@@ -49,7 +49,7 @@ func disposeRacingTheStart(_ ctx: RuleContext) throws(RuleFailure) {
     // Bounded in time too: on a machine so loaded that the two threads rarely run at once,
     // every trial costs a watch and a pacer spin, and the rule gives up (inconclusive) well
     // inside its timeout.
-    let budget = ContinuousClock.now + .seconds(20)
+    let budget = ContinuousClock.now + Timing.evidenceBudget(.seconds(20))
     var attempted = 0
     while tally.exercised < wanted && attempted < attempts && ContinuousClock.now < budget {
         var trials: [DisposalTrial] = []

@@ -93,7 +93,7 @@ private func recursionsStartingEarlyReleased(
     var early = 0
     var trials = 0
     var random = SystemRandomNumberGenerator()
-    let budget = ContinuousClock.now + .seconds(10)
+    let budget = ContinuousClock.now + Timing.evidenceBudget(.seconds(10))
     let pacerBound = min(ctx.timing.mustHappen, .milliseconds(100))
     // Whether this thread was moved off the pacer's core (and must be let back on it): two
     // threads sharing a core never run at once, and the pacer's spin would only delay us.

@@ -314,7 +314,7 @@ private func reschedulesAtOnceEachCount(_ ctx: RuleContext) throws(RuleFailure) 
     // Every trial's count, judged once all are quiet: a settle per trial would cost a
     // concurrent scheduler a quiet window each time.
     var counts: [Box<Int>] = []
-    let budget = ContinuousClock.now + .seconds(10)
+    let budget = ContinuousClock.now + Timing.evidenceBudget(.seconds(10))
     while overlaps < wanted && trials < 2_000 && ContinuousClock.now < budget {
         let runs = Box(0)
         counts.append(runs)

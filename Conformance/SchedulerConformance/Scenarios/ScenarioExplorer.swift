@@ -13,8 +13,8 @@ public struct Exploration: Sendable, Codable, Equatable {
     /// How many runs whose meeting happened (two chosen points on two cores at once) an
     /// exploration needs of each kind of meeting before it may pass. A quiet 2-core machine
     /// gathers them well within the standard budget; a loaded one, where threads seldom hold
-    /// their cores together, explores on, up to ten budgets, and is inconclusive if it still
-    /// has too few.
+    /// their cores together, explores on, up to ten budgets (``Timing/evidenceBudget(_:)``),
+    /// and is inconclusive if it still has too few.
     public var meetings: Int
 
     /// Explore for `budget` from `seed` (a drawn one when nil), and on until `meetings`
@@ -175,10 +175,11 @@ public enum ScenarioExplorer {
                     ).description)
             }
             let elapsed = ContinuousClock.now - started
+            let evidenced =
+                summary.meetings(of: evidence) >= exploration.meetings && summary.shortPair(needing: pairsNeeded) == nil
             explored =
                 elapsed >= exploration.budget
-                && ((summary.meetings(of: evidence) >= exploration.meetings
-                    && summary.shortPair(needing: pairsNeeded) == nil) || elapsed >= exploration.budget * 10)
+                && (evidenced || elapsed >= Timing.evidenceBudget(exploration.budget * 10))
         } while !explored
         let seconds = (ContinuousClock.now - started).timeInterval
         context.note(
