@@ -124,7 +124,7 @@ tsan: tsan-build docs ## Build and run this package's and (beside them) the thir
 	if [ $$status -ne 0 ]; then echo "make tsan: the tests failed (exit $$status)"; exit $$status; fi; \
 	echo "make tsan: every test passed with no ThreadSanitizer report"
 
-tsan-build: # the sanitizer's builds alone: CI runs the soak beside them (the soak judges memory, not time)
+tsan-build: # the sanitizer's builds alone: CI runs them beside the optimised build, then make tsan with the soak beside it
 	$(SWIFT) build --build-tests $(TSAN_BUILD)
 	cd $(THIRD_PARTY) && $(SWIFT) build --build-tests $(TSAN_BUILD)
 
