@@ -37,27 +37,34 @@ help: ## List the targets
 build: ## Build everything, tests included (debug)
 	$(SWIFT) build --build-tests
 
-# `make test`'s parts: the first ones in turn, then this package's tests with the other
+# `make test`'s parts, two lanes at a time: this package's build (and its documentation) with
+# the mutator's build beside it (swift-syntax: the two together keep both cores busy where one
+# alone leaves one idle while it plans or links), then this package's tests with the other
 # packages' beside them. The mutant-kill test that sets this package's time keeps about one
 # core busy (the racing rules run alone), so the other lane costs it little wall time; each
 # rule is built to judge on a loaded machine, which this makes of it.
-TEST_FIRST := python-deps build docs
-TEST_LANE  := test-mutator test-third-party test-example
+TEST_FIRST  := python-deps build docs
+TEST_BESIDE := test-mutator
+TEST_LANE   := test-third-party test-example
 # Runs the parts $(1) in turn, each with its wall and processor time: where CI's time goes is
 # read from its log. The processor time beside the wall time says which parts wait and which compute.
 TIMED_PARTS = for part in $(1); do TIMEFORMAT="make test: '$$part' took %0R s (processor %0U s user, %0S s system)"; \
 	time $(MAKE) --no-print-directory $$part || exit $$?; done
+# Runs the parts $(1) with the parts $(2) beside them in a lane of their own, whose output is
+# printed after; on a failure of $(1), runs $(3) at the end, where a CI log cut to its tail
+# still shows it. Fails when either lane failed.
+BESIDE = lane=$$(mktemp); started=$$SECONDS; \
+	( $(call TIMED_PARTS,$(2)) ) >$$lane 2>&1 & other=$$!; \
+	status=0; ( $(call TIMED_PARTS,$(1)) ) || status=$$?; \
+	other_status=0; wait $$other || other_status=$$?; \
+	echo "── $(2), run beside $(1) ──"; cat $$lane; rm -f $$lane; \
+	echo "make test: $(1) beside $(2) took $$((SECONDS - started)) s"; \
+	if [ $$status -ne 0 ]; then $(3); exit $$status; fi; exit $$other_status
 # The failing tests in the test log $(1), printed again at the end, where a CI log cut to its tail still shows them.
 FAILING = echo "── failing tests ($(1)) ──"; grep -E -A3 '✘ .*(recorded an issue|failed)' $(1) | grep -v 'known issue' | tail -60
 test: ## Build and run every test: this package's, the mutator's, the third-party matrix's and the example's (and the documentation, whose links a test follows)
-	@$(call TIMED_PARTS,$(TEST_FIRST))
-	@lane=$$(mktemp); started=$$SECONDS; \
-	( $(call TIMED_PARTS,$(TEST_LANE)) ) >$$lane 2>&1 & other=$$!; \
-	status=0; ( $(call TIMED_PARTS,test-package) ) || status=$$?; \
-	other_status=0; wait $$other || other_status=$$?; \
-	echo "── $(TEST_LANE), run beside test-package ──"; cat $$lane; rm -f $$lane; \
-	echo "make test: test-package beside $(TEST_LANE) took $$((SECONDS - started)) s"; \
-	if [ $$status -ne 0 ]; then $(call FAILING,.build/test.log); exit $$status; fi; exit $$other_status
+	@$(call BESIDE,$(TEST_FIRST),$(TEST_BESIDE),true)
+	@$(call BESIDE,test-package,$(TEST_LANE),$(call FAILING,.build/test.log))
 
 test-package:
 	$(SWIFT) build --build-tests
