@@ -13,7 +13,7 @@ public struct Exploration: Sendable, Codable, Equatable {
     /// How many runs whose meeting happened (two chosen points on two cores at once) an
     /// exploration needs of each kind of meeting before it may pass. A quiet 2-core machine
     /// gathers them well within the standard budget; a loaded one, where threads seldom hold
-    /// their cores together, explores on, up to ten budgets (``Timing/evidenceBudget(_:)``),
+    /// their cores together, explores on, up to ten budgets (an eighth of that in `make tsan`'s build),
     /// and is inconclusive if it still has too few.
     public var meetings: Int
 
