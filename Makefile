@@ -21,15 +21,21 @@ THIRD_PARTY := Conformance/ThirdParty
 MUTATOR     := Conformance/Mutator
 MATRIX_CONFORMANCE := $(THIRD_PARTY)/.build/release/matrix-conformance
 MATRIX_STRESS      := $(THIRD_PARTY)/.build/release/matrix-stress
-# Prefix for a recipe line: a busy loop on every core until the line's shell exits.
 # A test command ($(1)) whose output is kept in $(2); when it fails, its failing tests are
 # printed again at the end, where a CI log cut to its tail still shows them.
 RUN_TESTS = set -o pipefail; mkdir -p $(dir $(2)); $(1) 2>&1 | tee $(2); status=$$?; \
 	if [ $$status -ne 0 ]; then $(call FAILING,$(2)); fi; exit $$status
+# The built test bundle $(1) run as `swift test --skip-build` runs it (XCTest's tests, then
+# Swift Testing's), but without holding its build folder: another package's build can use the
+# folder meanwhile. Uncoloured, as `swift test` writes to a pipe. Fails when either library's
+# tests failed.
+RUN_BUNDLE = { export NO_COLOR=1; $(1); xctest=$$?; $(1) --testing-library swift-testing; testing=$$?; \
+	[ $$xctest -eq 0 ] && [ $$testing -eq 0 ]; }
+# Prefix for a recipe line: a busy loop on every core until the line's shell exits.
 BUSY_CORES := pids=""; for i in $$(seq $$(nproc)); do (while :; do :; done) & pids="$$pids $$!"; done; trap 'kill $$pids' EXIT;
 
 .DELETE_ON_ERROR:
-.PHONY: lint format tsan tsan-build docs help build test bench-instructions test-package test-third-party test-example test-mutator python-deps release conformance conformance-mutants conformance-mutants-loaded conformance-kill-matrix conformance-loaded matrix stress stress-nightly stress-soak stress-trend dashboard mutate mutate-full rules clean
+.PHONY: lint format tsan tsan-build docs help build test bench-instructions test-package test-package-built test-third-party test-example test-mutator python-deps release conformance conformance-mutants conformance-mutants-loaded conformance-kill-matrix conformance-loaded matrix stress stress-nightly stress-soak stress-trend dashboard mutate mutate-full rules clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-20s %s\n", $$1, $$2}'
@@ -64,26 +70,32 @@ BESIDE = lane=$$(mktemp); started=$$SECONDS; \
 FAILING = echo "── failing tests ($(1)) ──"; grep -E -A3 '✘ .*(recorded an issue|failed)' $(1) | grep -v 'known issue' | tail -60
 test: ## Build and run every test: this package's, the mutator's, the third-party matrix's and the example's (and the documentation, whose links a test follows)
 	@$(call BESIDE,$(TEST_FIRST),$(TEST_BESIDE),true)
-	@$(call BESIDE,test-package,$(TEST_LANE),$(call FAILING,.build/test.log))
+	@$(call BESIDE,test-package-built,$(TEST_LANE),$(call FAILING,.build/test.log))
 
-test-package:
-	$(SWIFT) build --build-tests
-	@$(call RUN_TESTS,$(SWIFT) test --skip-build,.build/test.log)
+test-package: build test-package-built ## Run this package's tests
+
+# This package's tests from their bundle, already built: the third-party package and the
+# example build in this package's folder meanwhile (see DEBUG_SCRATCH).
+test-package-built:
+	@$(call RUN_TESTS,$(call RUN_BUNDLE,.build/debug/SchedulerBehaviourPackageTests.xctest),.build/test.log)
 
 test-mutator: ## Run the source mutator's tests (its own package, on swift-syntax)
 	cd $(MUTATOR) && $(SWIFT) build --build-tests
 	@cd $(MUTATOR) && $(call RUN_TESTS,$(SWIFT) test --skip-build,.build/test.log)
 
+# The third-party package and the example build for their tests in this package's folder:
+# both depend on this package by path, and in one folder SwiftPM compiles this package's
+# modules (and the dependencies they share) once for all three. In folders of their own, the
+# third-party build compiled them again (half its 671 compile steps), and the example's build
+# took 83-102 s against 15 s. Their tests run from their bundles, or by `swift test` while
+# this package's do not hold the folder.
+DEBUG_SCRATCH := $(CURDIR)/.build
 test-third-party: ## Run the third-party adapters' tests (their own package)
-	cd $(THIRD_PARTY) && $(SWIFT) build --build-tests
-	@cd $(THIRD_PARTY) && $(call RUN_TESTS,$(SWIFT) test --skip-build,.build/test.log)
+	cd $(THIRD_PARTY) && $(SWIFT) build --build-tests --scratch-path $(DEBUG_SCRATCH)
+	@cd $(THIRD_PARTY) && $(call RUN_TESTS,$(call RUN_BUNDLE,$(DEBUG_SCRATCH)/debug/ThirdPartyMatrixPackageTests.xctest),$(DEBUG_SCRATCH)/test-third-party.log)
 
-# The example builds in the third-party package's scratch folder: both depend on this package
-# by path, and in one folder SwiftPM compiles this package's modules once for both (the
-# example's build took 15 s there, 83-102 s in a folder of its own). Run after
-# test-third-party, or alone (then the folder holds only what the example needs).
 EXAMPLE       := Examples/ThirdPartyScheduler
-EXAMPLE_BUILD := $(CURDIR)/$(THIRD_PARTY)/.build
+EXAMPLE_BUILD := $(DEBUG_SCRATCH)
 test-example: ## Run the example package's tests, then its own conformance and stress tools
 	cd $(EXAMPLE) && $(SWIFT) build --build-tests --scratch-path $(EXAMPLE_BUILD)
 	@cd $(EXAMPLE) && $(call RUN_TESTS,$(SWIFT) test --skip-build --scratch-path $(EXAMPLE_BUILD),.build/test.log)
@@ -121,8 +133,8 @@ tsan: tsan-build docs ## Build and run this package's and (beside them) the thir
 	@status=0; export TSAN_OPTIONS="$(TSAN_RUNTIME)" SWIFT_BACKTRACE=enable=no $(if $(TSAN_CANARY),SCHEDULERS_TSAN_CANARY=1); \
 	other=$$(mktemp); \
 	( TIMEFORMAT="make tsan: the third-party adapters' tests (beside) took %0R s (processor %0U s user, %0S s system)"; \
-	  time (cd $(THIRD_PARTY) && NO_COLOR=1 $(TSAN_SCRATCH)/debug/ThirdPartyMatrixPackageTests.xctest \
-	    --testing-library swift-testing) ) >$$other 2>&1 & pid=$$!; \
+	  time (cd $(THIRD_PARTY) && $(call RUN_BUNDLE,$(TSAN_SCRATCH)/debug/ThirdPartyMatrixPackageTests.xctest)) ) \
+	  >$$other 2>&1 & pid=$$!; \
 	TIMEFORMAT="make tsan: this package's tests took %0R s (processor %0U s user, %0S s system)"; \
 	time $(SWIFT) test --skip-build $(TSAN_BUILD) || status=$$?; \
 	wait $$pid || status=$$?; cat $$other; rm -f $$other; \
