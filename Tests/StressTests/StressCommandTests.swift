@@ -234,12 +234,13 @@ import Testing
         // cores busy), and in CI's loaded run the mutant measured too few sizes to fit: its
         // verdict is `make test`'s; here the sanitizer watches the paths it took.
         guard !ThreadSanitizerBuild.isEnabled else { return }
-        #expect(fifo.growth?.workload == .fanIn)
+        #expect(fifo.growth?.workload == .fanIn, "\(fifo.status): \(fifo.message ?? "")")
         // A mutant's failure is expected, so it does not fail the command.
         #expect(outcome.status == .exited(0), "\(outcome.output)\n\(outcome.error)")
         #expect(
             fifo.status == .failed && fifo.outcomes["superlinear"]?.count == 1,
-            "array FIFO: \(fifo.status), exponent \(fifo.growth?.exponent ?? -1)")
+            "array FIFO: \(fifo.status), exponent \(fifo.growth?.exponent ?? -1) over \(fifo.growth?.sizes ?? []), \(fifo.message ?? "")"
+        )
     }
 
     @Test func aShortRunWritesAValidReportWithAllocatorAndSeed() async throws {
