@@ -10,12 +10,14 @@ import Testing
 /// (`StressCommandTests`): their subjects are Swift concurrency's, and in this process other
 /// tests hold the cooperative pool.
 @Suite(.serialized) struct ScenarioTests {
-    static func run(_ scenario: String, on subjectName: String, seconds: Double = 0.3) throws -> StressRun {
+    static func run(
+        _ scenario: String, on subjectName: String, seconds: Double = 0.3, mustHappen: Duration = .seconds(5)
+    ) throws -> StressRun {
         let scenario = try #require(StressCatalogue.scenario(scenario))
         let subject = try #require((ReferenceSubjects.all + Mutants.subjects).first { $0.name == subjectName })
         let context = StressContext(
             subject: subject, threads: 4, duration: .milliseconds(Int64(seconds * 1_000)), seed: 42,
-            mustHappen: .seconds(5) * ThreadSanitizerBuild.slowdown)
+            mustHappen: mustHappen * ThreadSanitizerBuild.slowdown)
         let start = ContinuousClock.now
         var failure: StressFailure?
         do throws(StressFailure) { try scenario.run(context) } catch { failure = error }
@@ -51,6 +53,7 @@ import Testing
 
     @Test(arguments: [
         ("fan-in", "mutant-lossy", "lost"),
+        ("growth", "mutant-lossy", "lost"),
         // Which of the two a thread-per-action scheduler shows first depends on timing.
         ("fan-in", "mutant-overlapping", "overlapped|out of order"),
         ("fan-in", "mutant-lifo", "out of order"),
@@ -102,6 +105,19 @@ import Testing
         let run = try Self.run("growth", on: "mutant-resorting-virtual", seconds: 0.5)
         #expect(run.status == .failed, "\(run.status): \(run.message ?? "")")
         #expect(run.outcomes["superlinear"]?.count == 1, "exponent \(run.growth?.exponent ?? -1)")
+    }
+
+    /// A round whose backlog drains for longer than `mustHappen` is slow, not lossy, while its
+    /// actions keep running: CI's loaded machine called the array FIFO's drain of 31,623 lost
+    /// after 10 s. Here a 20 ms bound stands for a machine that slow: the array FIFO's round of
+    /// 10⁴ alone costs some 80 ms of processor time, its larger ones far more.
+    @Test func growthWaitsForABacklogThatKeepsDraining() throws {
+        let run = try Self.run("growth", on: "mutant-array-fifo", seconds: 0.5, mustHappen: .milliseconds(20))
+        #expect(run.outcomes["lost"]?.count == 0, "\(run.status): \(run.message ?? "")")
+        let curve = try #require(run.growth)
+        #expect(curve.sizes.count >= 3, "only \(curve.sizes) measured")
+        let slowest = zip(curve.sizes, curve.nanosecondsPerAction).map { Double($0) * $1 / 1e9 }.max() ?? 0
+        #expect(slowest > 0.04 * ThreadSanitizerBuild.slowdown, "no round outlasted the bound twice: \(slowest) s")
     }
 
     @Test func throughputReportsTheRatioToTheBareBaseline() throws {
