@@ -36,10 +36,12 @@ extension RuleCatalogue {
             // On a concurrent scheduler a run scheduled too early would start on another
             // thread while the first still runs; the first stays until a probe scheduled
             // after the reschedules has run (so anything queued ahead of it was taken),
-            // then for the quiet window, in which such a run would have started.
+            // then for a quiet window in which the process's threads were getting their
+            // cores, in which such a run would have started.
             let concurrent = ctx.subject.capabilities.contains(.concurrent)
             let probeRan = Signal()
             let secondStarted = Signal()
+            let watched = Box<Bool?>(nil)
             scheduler.scheduleRecursive { reschedule in
                 let run = runs.update {
                     $0 += 1
@@ -52,7 +54,10 @@ extension RuleCatalogue {
                     reschedule()
                     if concurrent {
                         scheduler.schedule { probeRan.fire() }
-                        if probeRan.wait(ctx.timing.mustHappen) { _ = secondStarted.wait(ctx.timing.quietWindow) }
+                        if probeRan.wait(ctx.timing.mustHappen) {
+                            watched.value = secondStarted.watchThroughResponsiveWindow(
+                                ctx.timing.quietWindow, bound: ctx.timing.mustHappen)
+                        }
                     }
                 }
                 log.record("end \(run)")
@@ -68,6 +73,10 @@ extension RuleCatalogue {
             try ctx.requireExercised(
                 !concurrent || probeRan.hasFired,
                 "an action scheduled during the first run did not run while it waited, so an early run could not have started either"
+            )
+            try ctx.requireExercised(
+                !concurrent || watched.value != nil,
+                "the first run watched for an early run for \(ctx.timing.mustHappen), and its thread never kept its core through a quiet window of \(ctx.timing.quietWindow): an early run's thread may not have had one either"
             )
             let events = log.all
             let endOfFirst = try ctx.unwrap(events.firstIndex(of: "end 1"), "no end of the first run in \(events)")
