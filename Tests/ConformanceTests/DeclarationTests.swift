@@ -4,6 +4,7 @@ import SchedulerConformance
 import SchedulerMutants
 import SchedulerProbes
 import Schedulers
+import TestSupport
 import Testing
 import XCTest
 
@@ -465,16 +466,16 @@ final class MainThreadScheduleDeclarationXCTests: XCTestCase {
 
 /// A serial queue whose repeating timer arms each next tick where `next` says, from the
 /// timer's start, the tick just run (from 0), the time its action returned and the interval.
-private final class HandArmedTimers: Scheduler {
+private final class HandArmedTimers: TimerWrapping {
     typealias Next = @Sendable (_ start: UInt64, _ tick: Int, _ returned: UInt64, _ step: UInt64) -> UInt64
     let name: String
     var capabilities: SchedulerCapabilities { [.asynchronous, .serial, .timers, .repeating, .cancellation] }
-    private let base: QueueScheduler
+    let wrapped: QueueScheduler
     private let next: Next
 
     init(_ name: String, next: @escaping Next) {
         self.name = name
-        self.base = QueueScheduler(name: name)
+        self.wrapped = QueueScheduler(name: name)
         self.next = next
     }
 
@@ -495,16 +496,6 @@ private final class HandArmedTimers: Scheduler {
         }
     }
 
-    var now: SchedulerTime { base.now }
-
-    @discardableResult
-    func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? { base.schedule(action) }
-
-    @discardableResult
-    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
-        any Disposable
-    )? { try base.schedule(at: deadline, action) }
-
     func schedule(
         at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
         _ action: @escaping SchedulerAction
@@ -513,7 +504,7 @@ private final class HandArmedTimers: Scheduler {
         // A flag each tick reads, not a serial handle: a tick that ran and re-armed before
         // `schedule` returned here would have its successor disposed by the late assignment.
         let handle = BooleanDisposable()
-        let (base, next) = (self.base, self.next)
+        let (base, next) = (self.wrapped, self.next)
         @Sendable func arm(_ at: SchedulerTime, tick: Int) {
             _ = try? base.schedule(at: at) {
                 guard !handle.isDisposed else { return }

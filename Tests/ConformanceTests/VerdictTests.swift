@@ -2,6 +2,7 @@ import Foundation
 import SchedulerMutants
 import Schedulers
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import SchedulerConformance
@@ -125,9 +126,9 @@ import Testing
 /// A ``ConcurrentQueueScheduler`` whose repeating tick number `stalledTick` (from 0) has its
 /// thread stopped for 40 ms just after the action started, by a signal whose handler
 /// sleeps: what a preemption does to the action, on demand. Only the first timer is touched.
-private final class TickPreempting: Scheduler {
+private final class TickPreempting: TimerWrapping {
     static let stall = Duration.milliseconds(40)
-    let inner = ConcurrentQueueScheduler(name: "concurrent, one tick preempted")
+    let wrapped = ConcurrentQueueScheduler(name: "concurrent, one tick preempted")
     let stalledTick: Int
     private let ticks = Atomic<Int>(0)
     private let overran = Atomic<Bool>(false)
@@ -149,21 +150,13 @@ private final class TickPreempting: Scheduler {
         }
     }()
 
-    var name: String { inner.name }
-    var capabilities: SchedulerCapabilities { inner.capabilities }
-    var now: SchedulerTime { inner.now }
-
-    func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? { inner.schedule(action) }
-
-    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
-        any Disposable
-    )? { try inner.schedule(at: deadline, action) }
-
+    var name: String { wrapped.name }
+    var capabilities: SchedulerCapabilities { wrapped.capabilities }
     func schedule(
         at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
         _ action: @escaping SchedulerAction
     ) throws(SchedulerError) -> any Disposable {
-        try inner.schedule(at: deadline, repeatingEvery: interval, leeway: leeway) { [self] in
+        try wrapped.schedule(at: deadline, repeatingEvery: interval, leeway: leeway) { [self] in
             guard ticks.add(1, ordering: .relaxed).oldValue == stalledTick else { return action() }
             // Dispatch's worker threads block every asynchronous signal: this one is let in.
             var usr2 = sigset_t()
