@@ -103,4 +103,18 @@ public final class Countdown: Sendable {
         zero.signal()
         return true
     }
+
+    /// Waits until zero for as long as the count keeps falling; false once a whole `stall`
+    /// passed in which no tick came. Work that drains slowly is slow, not lost: only a stall
+    /// says some of it will never come.
+    public func wait(whileFalling stall: Duration) -> Bool {
+        var last = count
+        while !wait(stall) {
+            let now = count
+            // At zero the last tick is opening the latch.
+            guard now == 0 || now < last else { return false }
+            last = now
+        }
+        return true
+    }
 }

@@ -1,5 +1,7 @@
+import Foundation
 import SchedulerConformance
 import SchedulerMutants
+import SchedulerProbes
 import SchedulerStress
 import Schedulers
 import Testing
@@ -107,21 +109,28 @@ import Testing
         #expect(run.outcomes["superlinear"]?.count == 1, "exponent \(run.growth?.exponent ?? -1)")
     }
 
-    /// A round whose backlog drains for longer than `mustHappen` is slow, not lossy, while its
-    /// actions keep running: CI's loaded machine called the array FIFO's drain of 31,623 lost
-    /// after 10 s. Here a 5 ms bound stands for a machine that slow: the array FIFO's round of
-    /// 3,162 alone costs some 13 ms of processor time, its larger ones far more (the old wait
-    /// called 1,688 of 10,000 lost at 20 ms). Two seconds of budget, so that the producers,
-    /// whose bound is the budget and two of `mustHappen`, have time on a loaded machine.
-    @Test func growthWaitsForABacklogThatKeepsDraining() throws {
-        let bound = Duration.milliseconds(5)
-        let run = try Self.run("growth", on: "mutant-array-fifo", seconds: 2, mustHappen: bound)
-        #expect(run.outcomes["lost"]?.count == 0, "\(run.status): \(run.message ?? "")")
-        let curve = try #require(run.growth, "\(run.status): \(run.message ?? "")")
-        let slowest = zip(curve.sizes, curve.nanosecondsPerAction).map { Double($0) * $1 / 1e9 }.max() ?? 0
-        #expect(
-            slowest > 2 * (bound * ThreadSanitizerBuild.slowdown).timeInterval,
-            "no round outlasted the bound twice: \(slowest) s over \(curve.sizes)")
+    /// A backlog that drains for three times the stall bound, an action every 10 ms, is
+    /// waited for to the end; one whose last five never come is given up a bound after the
+    /// last tick. (CI's loaded machine called the array FIFO's drain of 31,623 lost when a
+    /// round's wait was one bound in all.)
+    @Test func growthWaitsForABacklogWhileItKeepsDraining() {
+        let stall = Duration.milliseconds(500)
+        let draining = Countdown(150)
+        let slow = Thread {
+            for _ in 0..<150 {
+                Thread.sleep(forTimeInterval: 0.01)
+                draining.tick()
+            }
+        }
+        slow.start()
+        let start = ContinuousClock.now
+        #expect(draining.wait(whileFalling: stall))
+        #expect(ContinuousClock.now - start > stall * 2, "the drain was not longer than the bound")
+
+        let stalled = Countdown(10)
+        for _ in 0..<5 { stalled.tick() }
+        #expect(!stalled.wait(whileFalling: .milliseconds(50)))
+        #expect(stalled.count == 5)
     }
 
     @Test func throughputReportsTheRatioToTheBareBaseline() throws {

@@ -144,8 +144,10 @@ extension GrowthCurve.Workload {
         // so the process's time is the run's.
         let finishedInProcess = Atomic<UInt64>(0)
         let fanIn = self == .fanIn
-        let done = Countdown(1)
+        // Every action ticks it, after the last one's times are stored.
+        let done = Countdown(size)
         let action: SchedulerAction = {
+            defer { done.tick() }
             if remaining.wrappingSubtract(1, ordering: .relaxed).newValue == 0 {
                 if fanIn {
                     finishedInProcess.store(ThreadTime.processNanoseconds(), ordering: .relaxed)
@@ -153,7 +155,6 @@ extension GrowthCurve.Workload {
                     finishedOnThread.store(ThreadTime.processorNanoseconds(), ordering: .relaxed)
                 }
                 finishedAt.store(StressContext.nanoseconds(), ordering: .relaxed)
-                done.tick()
             }
         }
         let startedAt: UInt64
@@ -193,17 +194,12 @@ extension GrowthCurve.Workload {
             (scheduler as? any VirtualTimeScheduler)?.stepAll()
             startedAt = firstSchedule.load(ordering: .relaxed)
         }
-        // A quadratic backlog on a loaded machine drains for longer than `mustHappen`; while
-        // actions keep running it is draining, and only a stall is loss.
-        var left = remaining.load(ordering: .relaxed)
-        while !done.wait(ctx.mustHappen) {
-            let now = remaining.load(ordering: .relaxed)
-            guard now < left else {
-                ctx.record(GrowthOutcome.lost, count: now)
-                throw StressFailure(
-                    "\(now) of \(size) actions (\(rawValue)) did not run, none of them in \(ctx.mustHappen)")
-            }
-            left = now
+        // A quadratic backlog on a loaded machine drains for longer than `mustHappen`.
+        guard done.wait(whileFalling: ctx.mustHappen) else {
+            let lost = done.count
+            ctx.record(GrowthOutcome.lost, count: lost)
+            throw StressFailure(
+                "\(lost) of \(size) actions (\(rawValue)) did not run, none of them in \(ctx.mustHappen)")
         }
         let finished = finishedAt.load(ordering: .relaxed)
         let wall = Double(finished &- wallStart) / 1e9
