@@ -53,15 +53,26 @@ import Testing
     /// preemption CI saw): the next tick can only start once that action returned, late
     /// while the suite's timers and a plain action kept time. TIM-12 sees the action run past
     /// its length and does not blame the timer. Before it did, it failed the point 4 of 4.
+    ///
+    /// The signal comes from another thread, which a loaded machine can hold off past the
+    /// action: then nothing stalls (the handler sleeps only inside the action) and the next
+    /// ticks try again. A run in which no tick was stalled, or that the rule found too noisy
+    /// to judge, did not show the situation, and the rule runs again.
     @Test(.disabled(if: ThreadSanitizerBuild.isEnabled, "the sanitizer delivers a signal only after the action"))
     func aTickHeldBackByTheTickBeforeItIsNotBlamed() async {
-        let stalled = TickPreempting(stalledTick: 4)
-        let subject = ConformanceSubject(name: "concurrent, one tick preempted") { stalled }
-        let result = await OwnThread.run(.rules) {
-            ConformanceRunner.run(subject, rules: [RuleCatalogue.rule(.tim12)], timing: Self.timing)[0]
+        for _ in 0..<5 {
+            let stalled = TickPreempting(stalledTicks: 4..<9)
+            let subject = ConformanceSubject(name: "concurrent, one tick preempted") { stalled }
+            let result = await OwnThread.run(.rules) {
+                ConformanceRunner.run(subject, rules: [RuleCatalogue.rule(.tim12)], timing: Self.timing)[0]
+            }
+            #expect(result.status != .failed, "\(result.message ?? "")")
+            if stalled.actionOverran, result.status != .inconclusive {
+                #expect(result.status == .passed, "\(result.status): \(result.message ?? "")")
+                return
+            }
         }
-        #expect(stalled.actionOverran, "the signal did not stretch the stalled tick's action")
-        #expect(result.status == .passed, "\(result.status): \(result.message ?? "")")
+        Issue.record("in five runs of the rule none both stalled a tick's action and was judged")
     }
 
     @Test func aRuleNoSchedulerCanFailIsReportedAsGuaranteed() throws {
@@ -123,28 +134,36 @@ import Testing
     }
 }
 
-/// A ``ConcurrentQueueScheduler`` whose repeating tick number `stalledTick` (from 0) has its
-/// thread stopped for 40 ms just after the action started, by a signal whose handler
-/// sleeps: what a preemption does to the action, on demand. Only the first timer is touched.
+/// A ``ConcurrentQueueScheduler`` one of whose repeating ticks has its thread stopped for
+/// 40 ms a few milliseconds into the action, by a signal whose handler sleeps: what a
+/// preemption does to the action, on demand. The first tick in `stalledTicks` (counted from
+/// 0 over the first timer) tries; while the signal lands outside the action (the signaller
+/// held off past it), it stalls nothing and the next one in the range tries again.
 private final class TickPreempting: TimerWrapping {
     static let stall = Duration.milliseconds(40)
+    /// Into the action, so that the stall falls between the times the suite's action reads
+    /// as it starts and ends, never before its start (which would make the tick look late).
+    static let into = Duration.milliseconds(2)
     let wrapped = ConcurrentQueueScheduler(name: "concurrent, one tick preempted")
-    let stalledTick: Int
+    let stalledTicks: Range<Int>
     private let ticks = Atomic<Int>(0)
     private let overran = Atomic<Bool>(false)
     private let signaller = DispatchQueue(label: "tick preempter")
 
-    init(stalledTick: Int) {
-        self.stalledTick = stalledTick
+    init(stalledTicks: Range<Int>) {
+        self.stalledTicks = stalledTicks
         _ = Self.installHandler
     }
 
-    /// Whether the stalled tick's action took at least the stall: the situation occurred.
+    /// Whether a stalled tick's action took at least the stall: the situation occurred.
     var actionOverran: Bool { overran.load(ordering: .relaxed) }
 
-    /// SIGUSR2 sleeps the thread it is sent to for ``stall`` (nanosleep is async-signal-safe).
+    /// SIGUSR2 sleeps the thread it is sent to for ``stall`` (nanosleep is async-signal-safe),
+    /// if that thread is inside a stalled tick's action; elsewhere it does nothing.
     private static let installHandler: Void = {
+        _ = tickActionRunning.load(ordering: .relaxed)
         signal(SIGUSR2) { _ in
+            guard tickActionRunning.load(ordering: .relaxed) else { return }
             var pause = timespec(tv_sec: 0, tv_nsec: 40_000_000)
             nanosleep(&pause, nil)
         }
@@ -157,8 +176,10 @@ private final class TickPreempting: TimerWrapping {
         _ action: @escaping SchedulerAction
     ) throws(SchedulerError) -> any Disposable {
         try wrapped.schedule(at: deadline, repeatingEvery: interval, leeway: leeway) { [self] in
-            guard ticks.add(1, ordering: .relaxed).oldValue == stalledTick else { return action() }
-            // Dispatch's worker threads block every asynchronous signal: this one is let in.
+            let tick = ticks.add(1, ordering: .relaxed).oldValue
+            guard stalledTicks.contains(tick), !actionOverran else { return action() }
+            // Dispatch's worker threads block every asynchronous signal: this one is let in
+            // (a signal of an earlier try, held pending since, is delivered here and ignored).
             var usr2 = sigset_t()
             var previous = sigset_t()
             sigemptyset(&usr2)
@@ -166,11 +187,16 @@ private final class TickPreempting: TimerWrapping {
             pthread_sigmask(SIG_UNBLOCK, &usr2, &previous)
             defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
             let thread = pthread_self()
-            // From another thread, so that it lands while the action runs.
-            signaller.async { _ = pthread_kill(thread, SIGUSR2) }
             let started = ContinuousClock.now
+            signaller.asyncAfter(deadline: .now() + Self.into.dispatchInterval) { _ = pthread_kill(thread, SIGUSR2) }
+            tickActionRunning.store(true, ordering: .relaxed)
             action()
-            overran.store(ContinuousClock.now - started >= Self.stall, ordering: .relaxed)
+            tickActionRunning.store(false, ordering: .relaxed)
+            if ContinuousClock.now - started >= Self.stall { overran.store(true, ordering: .relaxed) }
         }
     }
 }
+
+/// Whether a stalled tick's action is running: read by the signal handler, which can see no
+/// instance (ticks of one timer never overlap, so one flag serves).
+private let tickActionRunning = Atomic<Bool>(false)

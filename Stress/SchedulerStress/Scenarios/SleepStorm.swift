@@ -14,8 +14,13 @@ extension StressScenario {
         outcomes: SleepStormOutcome.self
     ) { ctx throws(StressFailure) in
         let clock = ctx.subject.makeClock()
-        let probe = ProbeExecutor()
-        let executor = clock.sleeperExecutor ?? probe
+        // Not the suite's ProbeExecutor: it is a serial executor too, so each call into a
+        // nonisolated async function (the adapter's closure, the clock's `sleep`) and each
+        // return hops to the back of its queue, and a sleep that returned early was read
+        // after it had hundreds of jobs later (a sanitizer's run saw no early sleep from a
+        // clock that skips every sleep under a millisecond). On the global executor the
+        // read follows the return with no hop.
+        let executor = clock.sleeperExecutor
         let live = LiveCounter()
         let perThread = 40
         try ctx.eachRound { round throws(StressFailure) in
