@@ -2,7 +2,9 @@
 #include "CoreAffinity.h"
 
 #ifdef __linux__
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -13,6 +15,20 @@ long core_affinity_context_switches(void) {
     struct rusage usage;
     if (getrusage(RUSAGE_THREAD, &usage) != 0) return -1;
     return usage.ru_nivcsw + usage.ru_nvcsw;
+}
+
+long long core_affinity_run_delay(void) {
+    // The second of schedstat's three counts: nanoseconds spent runnable, waiting for a core.
+    int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    char text[96];
+    ssize_t length = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (length <= 0) return -1;
+    text[length] = '\0';
+    unsigned long long running = 0, waiting = 0;
+    if (sscanf(text, "%llu %llu", &running, &waiting) != 2) return -1;
+    return (long long)waiting;
 }
 
 long core_affinity_thread_id(void) {
@@ -71,6 +87,8 @@ int core_affinity_move_current_thread_off(int core) {
 int core_affinity_unpin_current_thread(void) { return -1; }
 
 long core_affinity_context_switches(void) { return -1; }
+
+long long core_affinity_run_delay(void) { return -1; }
 
 long core_affinity_thread_id(void) { return -1; }
 

@@ -205,6 +205,32 @@ public struct ThreadMark: Sendable, Equatable {
     }
 }
 
+/// How long one thread has been ready to run but kept off a core, over its life, as the
+/// kernel counts it. Two readings on the same thread bound the time the machine held it back
+/// in between: a late event whose thread waited that long for a core is the machine's doing,
+/// and one whose thread did not wait is the code's. Only readings of the same thread compare.
+public struct CoreWait: Sendable, Equatable {
+    /// The kernel's ID of the thread.
+    public let thread: Int
+    /// Nanoseconds the thread has waited for a core so far.
+    public let nanoseconds: Int64
+
+    /// The calling thread's reading, or nil where the platform does not count the wait.
+    public static func now() -> CoreWait? {
+        let waited = core_affinity_run_delay()
+        let thread = core_affinity_thread_id()
+        guard waited >= 0, thread >= 0 else { return nil }
+        return CoreWait(thread: thread, nanoseconds: waited)
+    }
+
+    /// Nanoseconds this thread waited for a core since `earlier`, or nil when `earlier` was
+    /// read on another thread.
+    public func since(_ earlier: CoreWait) -> UInt64? {
+        guard earlier.thread == thread else { return nil }
+        return UInt64(max(nanoseconds - earlier.nanoseconds, 0))
+    }
+}
+
 /// Pins threads to cores, where the platform allows it.
 package enum CorePinning {
     /// Names the calling thread, for Foundation and for the kernel (`/proc`, gdb) at once.

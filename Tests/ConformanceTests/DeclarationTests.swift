@@ -468,13 +468,11 @@ final class MainThreadScheduleDeclarationXCTests: XCTestCase {
 /// timer's start, the tick just run (from 0), the time its action returned and the interval.
 private final class HandArmedTimers: TimerWrapping {
     typealias Next = @Sendable (_ start: UInt64, _ tick: Int, _ returned: UInt64, _ step: UInt64) -> UInt64
-    let name: String
     var capabilities: SchedulerCapabilities { [.asynchronous, .serial, .timers, .repeating, .cancellation] }
     let wrapped: QueueScheduler
     private let next: Next
 
     init(_ name: String, next: @escaping Next) {
-        self.name = name
         self.wrapped = QueueScheduler(name: name)
         self.next = next
     }

@@ -1,5 +1,6 @@
 import Foundation
 import SchedulerMutants
+import SchedulerProbes
 import Schedulers
 import Synchronization
 import TestSupport
@@ -73,6 +74,31 @@ import Testing
             }
         }
         Issue.record("in five runs of the rule none both stalled a tick's action and was judged")
+    }
+
+    /// A correct timer whose thread, due to tick, is kept off its core for 60 ms (it shares
+    /// one with a spinning thread and yields to it) is held back by the machine: the thread's
+    /// own count of time spent waiting for a core says so, and TIM-12 does not blame the
+    /// timer. The same tick held back by a sleep (the thread never waited for a core: the
+    /// timer's own doing) fails it, and the failure says how long the thread waited.
+    /// A run the rule found too noisy to judge did not show either, and runs again.
+    @Test(.enabled(if: CoreWait.now() != nil, "the kernel does not count a thread's wait for a core here"))
+    func aTickWhoseThreadWaitedForACoreIsNotBlamed() async {
+        func judge(_ stall: ThreadTicking.Stall) async -> RuleResult? {
+            let subject = ConformanceSubject(name: "ticks on a thread of its own") { ThreadTicking(stall) }
+            for _ in 0..<3 {
+                let result = await OwnThread.run(.rules) {
+                    ConformanceRunner.run(subject, rules: [RuleCatalogue.rule(.tim12)], timing: Self.timing)[0]
+                }
+                if result.status != .inconclusive { return result }
+            }
+            return nil
+        }
+        let waited = await judge(.waitsForACore)
+        #expect(waited?.status == .passed, "\(waited?.message ?? "inconclusive three times")")
+        let slept = await judge(.sleeps)
+        #expect(slept?.status == .failed, "\(slept?.message ?? "inconclusive three times")")
+        #expect(slept?.message?.contains("for a core") == true, "\(slept?.message ?? "")")
     }
 
     @Test func aRuleNoSchedulerCanFailIsReportedAsGuaranteed() throws {
@@ -169,8 +195,6 @@ private final class TickPreempting: TimerWrapping {
         }
     }()
 
-    var name: String { wrapped.name }
-    var capabilities: SchedulerCapabilities { wrapped.capabilities }
     func schedule(
         at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
         _ action: @escaping SchedulerAction
@@ -200,3 +224,57 @@ private final class TickPreempting: TimerWrapping {
 /// Whether a stalled tick's action is running: read by the signal handler, which can see no
 /// instance (ticks of one timer never overlap, so one flag serves).
 private let tickActionRunning = Atomic<Bool>(false)
+
+/// A repeating timer on a thread of its own, anchored to its start, that holds back its
+/// fifth tick for 60 ms: by sleeping, or by sharing a core with a spinning thread and
+/// yielding to it, so that the thread is ready to run but has no core.
+private final class ThreadTicking: TimerWrapping {
+    enum Stall { case sleeps, waitsForACore }
+    static let stalledTick = 4
+    static let stall = Duration.milliseconds(60)
+    let wrapped = QueueScheduler(name: "ticks on a thread of its own")
+    let stall: Stall
+
+    init(_ stall: Stall) { self.stall = stall }
+
+    func schedule(
+        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
+        _ action: @escaping SchedulerAction
+    ) throws(SchedulerError) -> any Disposable {
+        let handle = BooleanDisposable()
+        let (start, step) = (deadline.nanoseconds, UInt64(try interval.checkedNanoseconds()))
+        let stall = self.stall
+        Thread {
+            var tick = 0
+            while !handle.isDisposed {
+                let due = start + UInt64(tick) * step
+                // Slept to just short of the tick, then spun to it: a sleep alone wakes late.
+                while case let now = DispatchTime.now().uptimeNanoseconds, now < due {
+                    if due - now > 200_000 { usleep(useconds_t((due - now - 100_000) / 1_000)) }
+                }
+                if tick == Self.stalledTick { Self.holdBack(stall) }
+                guard !handle.isDisposed else { return }
+                action()
+                tick += 1
+            }
+        }.start()
+        return handle
+    }
+
+    private static func holdBack(_ stall: Stall) {
+        let end = ContinuousClock.now + Self.stall
+        guard stall == .waitsForACore else { return Thread.sleep(forTimeInterval: 0.06) }
+        let spinning = Atomic<Bool>(true)
+        let ready = DispatchSemaphore(value: 0)
+        Thread {
+            CorePinning.pinCurrentThread(toCore: 0)
+            ready.signal()
+            while spinning.load(ordering: .relaxed) {}
+        }.start()
+        ready.wait()
+        CorePinning.pinCurrentThread(toCore: 0)
+        while ContinuousClock.now < end { sched_yield() }
+        spinning.store(false, ordering: .relaxed)
+        CorePinning.unpinCurrentThread()
+    }
+}

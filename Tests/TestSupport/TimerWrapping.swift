@@ -10,6 +10,12 @@ public protocol TimerWrapping: Scheduler {
 }
 
 extension TimerWrapping {
+    /// The wrapped scheduler's name.
+    public var name: String { wrapped.name }
+
+    /// What the wrapped scheduler claims.
+    public var capabilities: SchedulerCapabilities { wrapped.capabilities }
+
     /// The wrapped scheduler's clock.
     public var now: SchedulerTime { wrapped.now }
 

@@ -16,8 +16,11 @@ import Schedulers
 /// subject's tick also delays the reference, or the subject's own queue (a queue whose target
 /// has no thread free runs nothing, timers or not), so it is excused, and so is a tick held
 /// back by the tick before it, whose action ran past its length because its thread lost its
-/// core (the action reads the clock as it ends); a tick that is late while all were on time
-/// is the timer's own doing. The leeway asked
+/// core (the action reads the clock as it ends), and a tick whose own thread waited for a
+/// core (the kernel counts that wait per thread: CI saw a queue scheduler's first tick 12 ms
+/// behind the suite's timers, with no other witness); a tick that is late while all were on
+/// time and its thread did not wait is the timer's own doing, and one whose thread the suite
+/// had not seen run before is not judged. The leeway asked
 /// for is large against that noise, so a period stretched by a leeway (or an action's length)
 /// leaves some grid point uncovered within two or three ticks, far outside it.
 ///
@@ -73,10 +76,12 @@ struct RepeatingGrid {
         let last = first + step * UInt64(points - 1)
         let slack = UInt64(Self.mappingSlack.nanoseconds)
 
-        let reference = ReferenceTimer(first: first, interval: interval, leeway: .zero, until: last) { hop in
-            _ = scheduler.schedule(hop)
+        let waits = CoreWaits()
+        let reference = ReferenceTimer(first: first, interval: interval, leeway: .zero, until: last, waits: waits) {
+            hop in _ = scheduler.schedule(hop)
         }
-        let alike = ReferenceTimer(first: first, interval: interval, leeway: leeway, until: last, hop: nil)
+        let alike = ReferenceTimer(
+            first: first, interval: interval, leeway: leeway, until: last, waits: waits, hop: nil)
         defer {
             reference.cancel()
             alike.cancel()
@@ -95,9 +100,12 @@ struct RepeatingGrid {
             try scheduler.schedule(at: start, repeatingEvery: interval, leeway: leeway) {
                 let at = uptime()
                 let k = ticks.record(at)
+                waits.started(tick: k)
                 if at + slack >= last, !done.hasFired { done.fire() }
                 while uptime() < at + actionLength {}
-                ends.withLock { $0[k] = uptime() }
+                let end = uptime()
+                ends.withLock { $0[k] = end }
+                waits.record(at: end)
                 if fixedDelay { _ = scheduler.schedule { periods.arm(after: k) } }
             }
         }
@@ -193,21 +201,34 @@ struct RepeatingGrid {
             // noise alone does not excuse; a point excused by a delay longer than the leeway
             // was not judged.
             let witnessNeeded = !coveredWithin(machine)
-            let noise = witnessNeeded ? max(machine, hopDelay, heldBack(at: point)) : machine
+            var noise = witnessNeeded ? max(machine, hopDelay, heldBack(at: point)) : machine
+            // The last witness is the thread that ran the late tick: the time it waited for a
+            // core since it last ran the suite's code (the suite's timers fired on time, so
+            // the subject's was due to wake it then). A thread the suite had not seen leaves
+            // the point unjudged: its wait cannot be told from the timer's.
+            let late = times.firstIndex { $0 + slack >= point }
+            var waited: UInt64?
+            if witnessNeeded, !coveredWithin(noise), let late {
+                waited = waits.waited(tick: late, at: times[late])
+                guard let waited else { continue }
+                noise = max(noise, machine + waited)
+            }
             if noise <= UInt64(leeway.nanoseconds) { judged += 1 }
             if !witnessNeeded || coveredWithin(noise) { continue }
-            let next = times.first { $0 + slack >= point }.map { "came \(ms($0 &- point)) after it" } ?? "never came"
+            let next = late.map { "came \(ms(times[$0] &- point)) after it" } ?? "never came"
             report.append(
-                "point \(k): the tick \(next), the references \(ms(machine)), a plain action on the subject \(ms(hopDelay))"
+                "point \(k): the tick \(next)\(waited.map { " (its thread had waited \(ms($0)) for a core)" } ?? ""), the references \(ms(machine)), a plain action on the subject \(ms(hopDelay))"
             )
         }
         // No tick sooner than an interval after the action before it ended, and most within
-        // the allowance of it: the other choice, undeclared. Most, not all: one period that a
+        // the allowance of it (or of what held back the suite's timers or the tick's thread):
+        // the other choice, undeclared. Most, not all: one period that a
         // stall of the subject's own thread stretched past what the references saw hid the
         // hint under load, though the other seven periods were a fixed delay's.
         let gaps = Array(zip(tickEnds, times.dropFirst()))
-        let onDelay = gaps.filter { end, next in
-            next <= end + step + allowance + lateness(from: end, to: next)
+        let onDelay = gaps.enumerated().filter { k, gap in
+            let waited = waits.waited(tick: k + 1, at: gap.1) ?? 0
+            return gap.1 <= gap.0 + step + allowance + max(lateness(from: gap.0, to: gap.1), waited)
         }.count
         let looksFixedDelay =
             actionLength > 0 && gaps.count >= 3 && gaps.allSatisfy { end, next in next + slack >= end + step }
@@ -399,7 +420,7 @@ private final class ReferenceTimer: Sendable {
 
     init(
         first: UInt64, interval: Duration?, leeway: Duration, until last: UInt64,
-        on queue: DispatchQueue = DispatchQueue(label: "repeating-grid reference"),
+        on queue: DispatchQueue = DispatchQueue(label: "repeating-grid reference"), waits: CoreWaits = CoreWaits(),
         hop: (@Sendable (@escaping SchedulerAction) -> Void)?
     ) {
         // Not `.strict`: a strict timer sits in Dispatch's critical timer class, which kept
@@ -410,13 +431,16 @@ private final class ReferenceTimer: Sendable {
             deadline: DispatchTime(uptimeNanoseconds: first),
             repeating: interval.map { .nanoseconds(Int($0.nanoseconds)) } ?? .never,
             leeway: .nanoseconds(Int(leeway.nanoseconds)))
-        source.setEventHandler { [recorded, hopped, hopRan, done] in
+        source.setEventHandler { [recorded, hopped, hopRan, done, waits] in
             let at = uptime()
             recorded.update { $0.append(at) }
             hop? {
-                hopped.update { $0.append(uptime()) }
+                let ran = uptime()
+                hopped.update { $0.append(ran) }
+                waits.record(at: ran)
                 hopRan.signal()
             }
+            waits.record(at: uptime())
             if at >= last, !done.hasFired { done.fire() }
         }
         source.resume()
@@ -433,6 +457,34 @@ private final class ReferenceTimer: Sendable {
         for _ in recorded.value {
             if hopRan.wait(timeout: deadline) == .timedOut { return }
         }
+    }
+}
+
+/// The time each thread that ran the suite's code during a measurement had waited for a core
+/// (``CoreWait``), read at each tick's start and as its code ended: what says whether a late
+/// tick's thread was kept off a core.
+final class CoreWaits: Sendable {
+    private let readings = Lock<[(at: UInt64, wait: CoreWait)]>([])
+    private let starts = Lock<[Int: CoreWait]>([:])
+
+    /// Reads the calling thread as tick `tick` starts.
+    func started(tick: Int) {
+        guard let wait = CoreWait.now() else { return }
+        starts.withLock { $0[tick] = wait }
+    }
+
+    /// Reads the calling thread as the suite's code on it ends, at `at`.
+    func record(at: UInt64) {
+        guard let wait = CoreWait.now() else { return }
+        readings.withLock { $0.append((at, wait)) }
+    }
+
+    /// How long the thread of tick `tick`, which started at `at`, waited for a core since the
+    /// suite's code last ended on it; nil when none had (or the platform does not count).
+    func waited(tick: Int, at: UInt64) -> UInt64? {
+        guard let start = starts.withLock({ $0[tick] }) else { return nil }
+        let before = readings.withLock { $0.last { $0.at <= at && $0.wait.thread == start.thread } }
+        return before.flatMap { start.since($0.wait) }
     }
 }
 

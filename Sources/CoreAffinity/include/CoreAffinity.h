@@ -26,6 +26,10 @@ int core_affinity_unpin_current_thread(void);
 /// platform does not count them per thread.
 long core_affinity_context_switches(void);
 
+/// The nanoseconds the calling thread has spent ready to run but waiting for a core, over its
+/// life (the kernel's schedstat), or -1 where the platform does not count them.
+long long core_affinity_run_delay(void);
+
 /// The calling thread's kernel thread ID (never shared by two live threads, and reused far
 /// less readily than a pthread_t), or -1 where there is none.
 long core_affinity_thread_id(void);
