@@ -19,8 +19,8 @@ import Schedulers
 /// core (the action reads the clock as it ends), and a tick whose own thread waited for a
 /// core (the kernel counts that wait per thread: CI saw a queue scheduler's first tick 12 ms
 /// behind the suite's timers, with no other witness); a tick that is late while all were on
-/// time and its thread did not wait is the timer's own doing, and one whose thread the suite
-/// had not seen run before is not judged. The leeway asked
+/// time and its thread did not wait (or was not seen to: the suite had not seen it run) is
+/// the timer's own doing. The leeway asked
 /// for is large against that noise, so a period stretched by a leeway (or an action's length)
 /// leaves some grid point uncovered within two or three ticks, far outside it.
 ///
@@ -204,14 +204,15 @@ struct RepeatingGrid {
             var noise = witnessNeeded ? max(machine, hopDelay, heldBack(at: point)) : machine
             // The last witness is the thread that ran the late tick: the time it waited for a
             // core since it last ran the suite's code (the suite's timers fired on time, so
-            // the subject's was due to wake it then). A thread the suite had not seen leaves
-            // the point unjudged: its wait cannot be told from the timer's.
+            // the subject's was due to wake it then). A thread the suite had not seen run
+            // excuses nothing: leaving its point unjudged let a timer drifting by 8 ms a tick
+            // pass 3 runs in 10 in a loaded test process, whose pool threads were mostly new
+            // to the measurement.
             let late = times.firstIndex { $0 + slack >= point }
             var waited: UInt64?
             if witnessNeeded, !coveredWithin(noise), let late {
                 waited = waits.waited(tick: late, at: times[late])
-                guard let waited else { continue }
-                noise = max(noise, machine + waited)
+                noise = max(noise, machine + (waited ?? 0))
             }
             if noise <= UInt64(leeway.nanoseconds) { judged += 1 }
             if !witnessNeeded || coveredWithin(noise) { continue }
