@@ -233,9 +233,9 @@ private final class ThreadTicking: TimerWrapping {
     static let stalledTick = 4
     static let stall = Duration.milliseconds(60)
     let wrapped = QueueScheduler(name: "ticks on a thread of its own")
-    let stall: Stall
+    let how: Stall
 
-    init(_ stall: Stall) { self.stall = stall }
+    init(_ how: Stall) { self.how = how }
 
     func schedule(
         at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
@@ -243,7 +243,7 @@ private final class ThreadTicking: TimerWrapping {
     ) throws(SchedulerError) -> any Disposable {
         let handle = BooleanDisposable()
         let (start, step) = (deadline.nanoseconds, UInt64(try interval.checkedNanoseconds()))
-        let stall = self.stall
+        let how = self.how
         Thread {
             var tick = 0
             while !handle.isDisposed {
@@ -252,7 +252,7 @@ private final class ThreadTicking: TimerWrapping {
                 while case let now = DispatchTime.now().uptimeNanoseconds, now < due {
                     if due - now > 200_000 { usleep(useconds_t((due - now - 100_000) / 1_000)) }
                 }
-                if tick == Self.stalledTick { Self.holdBack(stall) }
+                if tick == Self.stalledTick { Self.holdBack(how) }
                 guard !handle.isDisposed else { return }
                 action()
                 tick += 1
@@ -261,9 +261,9 @@ private final class ThreadTicking: TimerWrapping {
         return handle
     }
 
-    private static func holdBack(_ stall: Stall) {
-        let end = ContinuousClock.now + Self.stall
-        guard stall == .waitsForACore else { return Thread.sleep(forTimeInterval: 0.06) }
+    private static func holdBack(_ how: Stall) {
+        guard how == .waitsForACore else { return Thread.sleep(forTimeInterval: stall.timeInterval) }
+        let end = ContinuousClock.now + stall
         let spinning = Atomic<Bool>(true)
         let ready = DispatchSemaphore(value: 0)
         Thread {

@@ -421,7 +421,7 @@ private final class ReferenceTimer: Sendable {
 
     init(
         first: UInt64, interval: Duration?, leeway: Duration, until last: UInt64,
-        on queue: DispatchQueue = DispatchQueue(label: "repeating-grid reference"), waits: CoreWaits = CoreWaits(),
+        on queue: DispatchQueue = DispatchQueue(label: "repeating-grid reference"), waits: CoreWaits? = nil,
         hop: (@Sendable (@escaping SchedulerAction) -> Void)?
     ) {
         // Not `.strict`: a strict timer sits in Dispatch's critical timer class, which kept
@@ -438,10 +438,10 @@ private final class ReferenceTimer: Sendable {
             hop? {
                 let ran = uptime()
                 hopped.update { $0.append(ran) }
-                waits.record(at: ran)
+                waits?.record(at: ran)
                 hopRan.signal()
             }
-            waits.record(at: uptime())
+            waits?.record(at: uptime())
             if at >= last, !done.hasFired { done.fire() }
         }
         source.resume()
