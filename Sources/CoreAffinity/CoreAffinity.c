@@ -9,12 +9,22 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 long core_affinity_context_switches(void) {
     struct rusage usage;
     if (getrusage(RUSAGE_THREAD, &usage) != 0) return -1;
     return usage.ru_nivcsw + usage.ru_nvcsw;
+}
+
+int core_affinity_thread_clocks(long long *monotonic, long long *running) {
+    struct timespec wall, cpu;
+    if (clock_gettime(CLOCK_MONOTONIC, &wall) != 0) return -1;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) != 0) return -1;
+    *monotonic = (long long)wall.tv_sec * 1000000000LL + wall.tv_nsec;
+    *running = (long long)cpu.tv_sec * 1000000000LL + cpu.tv_nsec;
+    return 0;
 }
 
 long long core_affinity_run_delay(void) {
@@ -87,6 +97,12 @@ int core_affinity_move_current_thread_off(int core) {
 int core_affinity_unpin_current_thread(void) { return -1; }
 
 long core_affinity_context_switches(void) { return -1; }
+
+int core_affinity_thread_clocks(long long *monotonic, long long *running) {
+    (void)monotonic;
+    (void)running;
+    return -1;
+}
 
 long long core_affinity_run_delay(void) { return -1; }
 

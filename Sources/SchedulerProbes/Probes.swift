@@ -128,9 +128,10 @@ public func blackHole<T>(_ value: T) {}
 /// What one thread saw of the machine while it watched the clock flat out from another core:
 /// the longest pause between two of its reads, and whether the kernel switched it out. On a
 /// virtual machine the host pauses every virtual core at once, thousands of times a second,
-/// for 5 to 60 µs, and the guest counts none of it (no context switch, no steal time, the
-/// paused thread's CPU time keeps running): a thread watching from the other core sees such a
-/// pause as a gap in its reads. Measured on the 2-core CI machine, 19 of 20 pauses of one
+/// for 5 to 60 µs, and the guest counts most of it nowhere (no context switch, and for three
+/// gaps in four of a spinning thread on the CI machine no steal time either: the paused
+/// thread's CPU time keeps running): a thread watching from the other core sees such a pause
+/// as a gap in its reads. Measured on the 2-core CI machine, 19 of 20 pauses of one
 /// core were also seen from the other.
 public struct PauseWatch: Sendable {
     /// When the watch began.
@@ -168,12 +169,15 @@ public struct PauseWatch: Sendable {
     }
 }
 
-/// A point in one thread's run: which kernel thread it was, and how many context switches
-/// (involuntary, and voluntary: a lock, a page fault) it had made. Two marks of the same
-/// thread with the same count bracket a stretch in which the thread kept its core; rules
-/// that judge a race by time excuse a late event only with such evidence, never by a
-/// tolerated rate. The marks must bracket exactly the stretch judged, on the thread that ran
-/// it: a thread of a shared pool may run other work between two of the suite's actions.
+/// A point in one thread's run: which kernel thread it was, how many context switches
+/// (involuntary, and voluntary: a lock, a page fault) it had made, and its processor time
+/// against the monotonic clock. Two marks of the same thread with the same count, between
+/// which the clock ran no further than the thread's processor time, bracket a stretch in
+/// which the thread kept its core: the host of a virtual machine takes a core without the
+/// guest switching anything, and the guest leaves that time out of the thread's. Rules that
+/// judge a race by time excuse a late event only with such evidence, never by a tolerated
+/// rate. The marks must bracket exactly the stretch judged, on the thread that ran it: a
+/// thread of a shared pool may run other work between two of the suite's actions.
 public struct ThreadMark: Sendable, Equatable {
     /// What two marks say about the stretch between them.
     public enum Evidence: Sendable, Equatable {
@@ -189,19 +193,31 @@ public struct ThreadMark: Sendable, Equatable {
     public let thread: Int
     /// The thread's context switches so far.
     public let switches: Int
+    /// The monotonic clock and the thread's processor time when the mark was taken, in
+    /// nanoseconds.
+    let monotonic: Int64
+    let running: Int64
+
+    /// How far the clock may run ahead of the thread's processor time on a thread that kept
+    /// its core: the two are read one after the other (about 0.3 µs apart, measured), and
+    /// the host's thefts judged are 5 µs and longer.
+    static let clockSkew: Int64 = 2_000
 
     /// The calling thread's mark, or nil where the platform does not count switches per thread.
     public static func now() -> ThreadMark? {
         let switches = core_affinity_context_switches()
+        var monotonic: Int64 = 0
+        var running: Int64 = 0
         let thread = core_affinity_thread_id()
-        guard switches >= 0, thread >= 0 else { return nil }
-        return ThreadMark(thread: thread, switches: switches)
+        guard switches >= 0, thread >= 0, core_affinity_thread_clocks(&monotonic, &running) == 0 else { return nil }
+        return ThreadMark(thread: thread, switches: switches, monotonic: monotonic, running: running)
     }
 
     /// What this mark, taken later, says about the stretch since `earlier`.
     public func evidence(since earlier: ThreadMark?) -> Evidence {
         guard let earlier, earlier.thread == thread else { return .unknown }
-        return earlier.switches == switches ? .notPreempted : .preempted
+        let lost = (monotonic - earlier.monotonic) - (running - earlier.running)
+        return earlier.switches == switches && lost <= Self.clockSkew ? .notPreempted : .preempted
     }
 }
 

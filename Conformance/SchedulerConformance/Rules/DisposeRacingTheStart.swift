@@ -7,7 +7,8 @@ import Schedulers
 /// one atomic step and calls it at once, so its start trails its claim by well under a
 /// microsecond unless the thread is stopped there. Two kinds of evidence are read, and no
 /// share of late starts is put down to luck:
-/// - the worker's own context switches since the pacer ahead of the action returned
+/// - the worker's own context switches since the pacer ahead of the action returned, and
+///   its processor time falling behind the clock (the host took its core) in that stretch
 ///   (`ThreadMark`s taken by the pacer as it ends and by the action as it starts: on another
 ///   thread than its pacer's, a start has no evidence);
 /// - pauses of the whole machine, which a virtual machine's host makes without the guest
@@ -155,7 +156,8 @@ private struct DisposalRacer {
 /// the order of events proves it, whatever the timing. A late start after a disposal that
 /// raced the pick-up, with no evidence that the worker or the machine was held up, is a
 /// *suspect*: the host of a virtual machine also stops one core alone, now and then (about
-/// one pause in twenty on the CI machine, 5 to 60 µs), and nothing in the guest counts it,
+/// one pause in twenty on the CI machine, 5 to 60 µs); the guest counts about a quarter of
+/// such stops as steal, which the worker's `ThreadMark`s read, and nothing counts the rest,
 /// so one such start may be that. The second suspect is a violation. Suspects count only from
 /// rounds in which the suite's own atomic-claim control, put through a trial after each of
 /// the subject's, had none: a machine that stops running threads unseen (a test process full

@@ -26,6 +26,13 @@ int core_affinity_unpin_current_thread(void);
 /// platform does not count them per thread.
 long core_affinity_context_switches(void);
 
+/// Reads the monotonic clock and, right after it, the calling thread's processor time, both in
+/// nanoseconds. Between two reads on one thread that kept its core, the two grow alike; the
+/// monotonic clock running ahead is time the thread was not on its core although the kernel
+/// switched nothing: the host of a virtual machine took the core (the guest counts that as
+/// steal and leaves it out of the thread's time). Returns 0, or -1 where that cannot be read.
+int core_affinity_thread_clocks(long long *monotonic, long long *running);
+
 /// The nanoseconds the calling thread has spent ready to run but waiting for a core, over its
 /// life (the kernel's schedstat), or -1 where the platform does not count them.
 long long core_affinity_run_delay(void);
