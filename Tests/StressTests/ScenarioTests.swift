@@ -2,9 +2,10 @@ import Foundation
 import SchedulerConformance
 import SchedulerMutants
 import SchedulerProbes
-import SchedulerStress
 import Schedulers
 import Testing
+
+@testable import SchedulerStress
 
 /// Each scenario in-process, briefly: reference subjects show no forbidden outcome, and a
 /// deliberately broken subject shows the forbidden outcome the scenario exists to catch.
@@ -133,6 +134,42 @@ import Testing
         #expect(stalled.count == 5)
     }
 
+    /// The measurement a superlinear fan-in from preempted rounds is judged by instead: every
+    /// action queued behind a held worker, then drained alone. A queue that removes the first
+    /// of an array grows with what is queued there (every action is, by construction); the
+    /// reference queue does not.
+    @Test func aHeldDrainQueuesEverythingBehindTheWorker() throws {
+        // The sanitizer makes every action ten times dearer and leaves the array's shifts
+        // alone, which flattens the mutant's exponent below the line.
+        guard !ThreadSanitizerBuild.isEnabled else { return }
+        func exponent(_ name: String) throws -> Double? {
+            let subject = try #require((ReferenceSubjects.all + Mutants.subjects).first { $0.name == name })
+            let context = StressContext(
+                subject: subject, threads: 4, duration: .seconds(1), seed: 42, mustHappen: .seconds(5))
+            let points = try [1_000, 10_000].map { size in
+                let rounds = try (0..<3).map { _ in try GrowthCurve.Workload.measureHeld(size, context) }
+                return rounds.sorted { $0.seconds < $1.seconds }[1]
+            }
+            return GrowthCurve.exponent(points.map { ($0.size, $0.seconds) })
+        }
+        let fifo = try #require(try exponent("mutant-array-fifo"))
+        #expect(fifo > GrowthCurve.superlinear)
+        let queue = try #require(try exponent("queue"))
+        #expect(queue < GrowthCurve.superlinear)
+    }
+
+    /// A scheduler whose `schedule` waits for room does not deadlock the held drain: the hold
+    /// ends after `mustHappen`, and every action still runs.
+    @Test func aHeldDrainEndsItsHoldWhenSchedulingWaitsForRoom() throws {
+        let subject = ConformanceSubject(name: "bounded") { BoundedQueue(room: 100) }
+        let context = StressContext(
+            subject: subject, threads: 1, duration: .seconds(1), seed: 42, mustHappen: .milliseconds(300))
+        let start = ContinuousClock.now
+        let point = try GrowthCurve.Workload.measureHeld(1_000, context)
+        #expect(point.size == 1_000 && point.seconds > 0)
+        #expect(ContinuousClock.now - start >= .milliseconds(300), "the hold ended before its bound")
+    }
+
     @Test func throughputReportsTheRatioToTheBareBaseline() throws {
         let run = try Self.run("throughput", on: "queue", seconds: 0.2)
         let ratio = try #require(run.ratioToBaseline)
@@ -150,5 +187,28 @@ import Testing
     @Test func skipsWhatASubjectDoesNotClaim() throws {
         let scenario = try #require(StressCatalogue.scenario("timer-storm"))
         #expect(scenario.skipReason(for: TrampolineScheduler.shared.capabilities) == "does not claim timers")
+    }
+}
+
+/// A serial queue whose `schedule` blocks while `room` actions are pending: the shape of a
+/// bounded work queue.
+private final class BoundedQueue: Scheduler {
+    let name = "bounded"
+    var capabilities: SchedulerCapabilities { [.asynchronous, .serial] }
+    private let queue = QueueScheduler(name: "bounded")
+    private let room: DispatchSemaphore
+
+    init(room: Int) { self.room = DispatchSemaphore(value: room) }
+
+    var now: SchedulerTime { queue.now }
+
+    @discardableResult
+    func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        room.wait()
+        let room = self.room
+        return queue.schedule {
+            action()
+            room.signal()
+        }
     }
 }
