@@ -2,10 +2,12 @@
 #include "CoreAffinity.h"
 
 #ifdef __linux__
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -27,9 +29,9 @@ int core_affinity_thread_clocks(long long *monotonic, long long *running) {
     return 0;
 }
 
-long long core_affinity_run_delay(void) {
-    // The second of schedstat's three counts: nanoseconds spent runnable, waiting for a core.
-    int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+// The second of schedstat's three counts: nanoseconds spent runnable, waiting for a core.
+static long long run_delay_at(const char *path) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
     char text[96];
     ssize_t length = read(fd, text, sizeof text - 1);
@@ -39,6 +41,30 @@ long long core_affinity_run_delay(void) {
     unsigned long long running = 0, waiting = 0;
     if (sscanf(text, "%llu %llu", &running, &waiting) != 2) return -1;
     return (long long)waiting;
+}
+
+long long core_affinity_run_delay(void) {
+    return run_delay_at("/proc/thread-self/schedstat");
+}
+
+long long core_affinity_thread_run_delay(long thread) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", thread);
+    return run_delay_at(path);
+}
+
+int core_affinity_thread_ids(long *ids, int capacity) {
+    DIR *tasks = opendir("/proc/self/task");
+    if (tasks == NULL) return -1;
+    int count = 0;
+    struct dirent *entry;
+    while ((entry = readdir(tasks)) != NULL) {
+        if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+        if (count < capacity) ids[count] = strtol(entry->d_name, NULL, 10);
+        count++;
+    }
+    closedir(tasks);
+    return count;
 }
 
 long core_affinity_thread_id(void) {
@@ -105,6 +131,17 @@ int core_affinity_thread_clocks(long long *monotonic, long long *running) {
 }
 
 long long core_affinity_run_delay(void) { return -1; }
+
+long long core_affinity_thread_run_delay(long thread) {
+    (void)thread;
+    return -1;
+}
+
+int core_affinity_thread_ids(long *ids, int capacity) {
+    (void)ids;
+    (void)capacity;
+    return -1;
+}
 
 long core_affinity_thread_id(void) { return -1; }
 

@@ -239,6 +239,18 @@ public struct CoreWait: Sendable, Equatable {
         return CoreWait(thread: thread, nanoseconds: waited)
     }
 
+    /// Every thread of this process, read from the calling one: a baseline for threads that
+    /// have not read their own yet (a pool thread about to run the code judged). Empty where
+    /// the platform does not count the wait.
+    public static func everyThread() -> [CoreWait] {
+        var ids = [Int](repeating: 0, count: 512)
+        let count = ids.withUnsafeMutableBufferPointer { core_affinity_thread_ids($0.baseAddress, Int32($0.count)) }
+        return ids.prefix(Int(max(0, min(count, 512)))).compactMap { thread in
+            let waited = core_affinity_thread_run_delay(thread)
+            return waited >= 0 ? CoreWait(thread: thread, nanoseconds: waited) : nil
+        }
+    }
+
     /// Nanoseconds this thread waited for a core since `earlier`, or nil when `earlier` was
     /// read on another thread.
     public func since(_ earlier: CoreWait) -> UInt64? {

@@ -77,15 +77,19 @@ import Testing
     }
 
     /// A correct timer whose thread, due to tick, is kept off its core for 60 ms (it shares
-    /// one with a spinning thread and yields to it) is held back by the machine: the thread's
-    /// own count of time spent waiting for a core says so, and TIM-12 does not blame the
-    /// timer. The same tick held back by a sleep (the thread never waited for a core: the
-    /// timer's own doing) fails it, and the failure says how long the thread waited.
-    /// A run the rule found too noisy to judge did not show either, and runs again.
-    @Test(.enabled(if: CoreWait.now() != nil, "the kernel does not count a thread's wait for a core here"))
-    func aTickWhoseThreadWaitedForACoreIsNotBlamed() async {
+    /// one with spinning threads) is held back by the machine: the thread's count of time
+    /// spent waiting for a core says so, and TIM-12 does not blame the timer, whether the
+    /// thread ran the timer's earlier ticks or is one of a pool the suite never saw run its
+    /// code (read as the suite's timer fired at the grid point). The same tick held back by
+    /// a sleep (the thread never waited for a core: the timer's own doing) fails it, and the
+    /// failure says how long the thread waited. A run the rule found too noisy to judge did
+    /// not show either, and runs again.
+    @Test(
+        .enabled(if: CoreWait.now() != nil, "the kernel does not count a thread's wait for a core here"),
+        arguments: [ThreadTicking.Threads.one, .freshPerTick])
+    func aTickWhoseThreadWaitedForACoreIsNotBlamed(_ threads: ThreadTicking.Threads) async {
         func judge(_ stall: ThreadTicking.Stall) async -> RuleResult? {
-            let subject = ConformanceSubject(name: "ticks on a thread of its own") { ThreadTicking(stall) }
+            let subject = ConformanceSubject(name: "ticks on threads of its own") { ThreadTicking(stall, threads) }
             for _ in 0..<3 {
                 let result = await OwnThread.run(.rules) {
                     ConformanceRunner.run(subject, rules: [RuleCatalogue.rule(.tim12)], timing: Self.timing)[0]
@@ -225,17 +229,31 @@ private final class TickPreempting: TimerWrapping {
 /// instance (ticks of one timer never overlap, so one flag serves).
 private let tickActionRunning = Atomic<Bool>(false)
 
-/// A repeating timer on a thread of its own, anchored to its start, that holds back its
-/// fifth tick for 60 ms: by sleeping, or by sharing a core with a spinning thread and
-/// yielding to it, so that the thread is ready to run but has no core.
-private final class ThreadTicking: TimerWrapping {
+/// A repeating timer on threads of its own, anchored to its start, that holds back its fifth
+/// tick for 60 ms: by sleeping, or by sharing a core with fifteen spinning threads, so that
+/// the thread is ready to run but has a core one slice in sixteen. Yielding to one spinner
+/// instead left the thread running its yields for most of the stall (the kernel's fair
+/// scheduler gives a yielding thread its core back at once: 3.9 ms of 60 counted as waiting
+/// on a quiet machine, 23.9 on a loaded one), and a thread whose priority was lowered cannot
+/// raise it again to run the tick.
+final class ThreadTicking: TimerWrapping {
     enum Stall { case sleeps, waitsForACore }
+    /// Which threads run the ticks: one for all, or each tick one of a pool made with the
+    /// timer, which has run nothing before (as a thread pool's may have).
+    enum Threads: Sendable, CustomStringConvertible {
+        case one, freshPerTick
+        var description: String { self == .one ? "one thread" : "a fresh thread per tick" }
+    }
     static let stalledTick = 4
     static let stall = Duration.milliseconds(60)
-    let wrapped = QueueScheduler(name: "ticks on a thread of its own")
+    let wrapped = QueueScheduler(name: "ticks on threads of its own")
     let how: Stall
+    let threads: Threads
 
-    init(_ how: Stall) { self.how = how }
+    init(_ how: Stall, _ threads: Threads = .one) {
+        self.how = how
+        self.threads = threads
+    }
 
     func schedule(
         at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
@@ -243,38 +261,75 @@ private final class ThreadTicking: TimerWrapping {
     ) throws(SchedulerError) -> any Disposable {
         let handle = BooleanDisposable()
         let (start, step) = (deadline.nanoseconds, UInt64(try interval.checkedNanoseconds()))
-        let how = self.how
+        let spinners = how == .waitsForACore ? Spinners(15) : nil
+        let tick: @Sendable (Int) -> Void = { index in
+            if index == Self.stalledTick { Self.holdBack(spinners) }
+            if !handle.isDisposed { action() }
+        }
+        // Each fresh thread sleeps until its tick is handed to it, and says when it is done:
+        // ticks never overlap.
+        let pool = threads == .freshPerTick ? (0..<32).map { _ in DispatchSemaphore(value: 0) } : []
+        let done = DispatchSemaphore(value: 0)
+        for (index, handed) in pool.enumerated() {
+            Thread {
+                handed.wait()
+                tick(index)
+                done.signal()
+            }.start()
+        }
         Thread {
-            var tick = 0
+            var index = 0
             while !handle.isDisposed {
-                let due = start + UInt64(tick) * step
+                let due = start + UInt64(index) * step
                 // Slept to just short of the tick, then spun to it: a sleep alone wakes late.
                 while case let now = DispatchTime.now().uptimeNanoseconds, now < due {
                     if due - now > 200_000 { usleep(useconds_t((due - now - 100_000) / 1_000)) }
                 }
-                if tick == Self.stalledTick { Self.holdBack(how) }
-                guard !handle.isDisposed else { return }
-                action()
-                tick += 1
+                if index < pool.count {
+                    pool[index].signal()
+                    done.wait()
+                } else {
+                    tick(index)
+                }
+                index += 1
             }
+            // The pool's threads not yet handed a tick end too.
+            for handed in pool.dropFirst(index) { handed.signal() }
         }.start()
         return handle
     }
 
-    private static func holdBack(_ how: Stall) {
-        guard how == .waitsForACore else { return Thread.sleep(forTimeInterval: stall.timeInterval) }
-        let end = ContinuousClock.now + stall
-        let spinning = Atomic<Bool>(true)
-        let ready = DispatchSemaphore(value: 0)
-        Thread {
-            CorePinning.pinCurrentThread(toCore: 0)
-            ready.signal()
-            while spinning.load(ordering: .relaxed) {}
-        }.start()
-        ready.wait()
+    /// Holds the calling thread back for `stall`: on a core full of `spinners`, or asleep.
+    private static func holdBack(_ spinners: Spinners?) {
+        guard let spinners else { return Thread.sleep(forTimeInterval: stall.timeInterval) }
+        spinners.start()
         CorePinning.pinCurrentThread(toCore: 0)
-        while ContinuousClock.now < end { sched_yield() }
-        spinning.store(false, ordering: .relaxed)
+        let end = ContinuousClock.now + stall
+        while ContinuousClock.now < end {}
+        spinners.stop()
         CorePinning.unpinCurrentThread()
     }
+}
+
+/// Threads that wait on the first core until started, then spin there until stopped: made
+/// ahead, so that starting them costs the thread they hold back nothing but the wake-ups.
+private final class Spinners: Sendable {
+    private let go = DispatchSemaphore(value: 0)
+    private let spinning = Atomic<Bool>(true)
+    private let count: Int
+
+    init(_ count: Int) {
+        self.count = count
+        for _ in 0..<count {
+            Thread { [self] in
+                CorePinning.pinCurrentThread(toCore: 0)
+                go.wait()
+                while spinning.load(ordering: .relaxed) {}
+            }.start()
+        }
+    }
+
+    func start() { for _ in 0..<count { go.signal() } }
+
+    func stop() { spinning.store(false, ordering: .relaxed) }
 }

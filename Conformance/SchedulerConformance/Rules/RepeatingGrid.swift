@@ -77,9 +77,9 @@ struct RepeatingGrid {
         let slack = UInt64(Self.mappingSlack.nanoseconds)
 
         let waits = CoreWaits()
-        let reference = ReferenceTimer(first: first, interval: interval, leeway: .zero, until: last, waits: waits) {
-            hop in _ = scheduler.schedule(hop)
-        }
+        let reference = ReferenceTimer(
+            first: first, interval: interval, leeway: .zero, until: last, waits: waits, snapshots: true
+        ) { hop in _ = scheduler.schedule(hop) }
         let alike = ReferenceTimer(
             first: first, interval: interval, leeway: leeway, until: last, waits: waits, hop: nil)
         defer {
@@ -203,15 +203,17 @@ struct RepeatingGrid {
             let witnessNeeded = !coveredWithin(machine)
             var noise = witnessNeeded ? max(machine, hopDelay, heldBack(at: point)) : machine
             // The last witness is the thread that ran the late tick: the time it waited for a
-            // core since it last ran the suite's code (the suite's timers fired on time, so
-            // the subject's was due to wake it then). A thread the suite had not seen run
+            // core since the latest reading of it, as it last ran the suite's code or as the
+            // suite's timer read every thread at a grid point (the suite's timers fired on
+            // time, so the subject's was due to wake it then). A thread with no reading
             // excuses nothing: leaving its point unjudged let a timer drifting by 8 ms a tick
             // pass 3 runs in 10 in a loaded test process, whose pool threads were mostly new
-            // to the measurement.
+            // to the measurement; CI then failed the main scheduler, whose ticks ran on such
+            // threads, for a tick 17 ms late, which the readings at each point now judge.
             let late = times.firstIndex { $0 + slack >= point }
             var waited: UInt64?
             if witnessNeeded, !coveredWithin(noise), let late {
-                waited = waits.waited(tick: late, at: times[late])
+                waited = waits.waited(tick: late, since: referenceAt)
                 noise = max(noise, machine + (waited ?? 0))
             }
             if noise <= UInt64(leeway.nanoseconds) { judged += 1 }
@@ -228,7 +230,7 @@ struct RepeatingGrid {
         // hint under load, though the other seven periods were a fixed delay's.
         let gaps = Array(zip(tickEnds, times.dropFirst()))
         let onDelay = gaps.enumerated().filter { k, gap in
-            let waited = waits.waited(tick: k + 1, at: gap.1) ?? 0
+            let waited = waits.waited(tick: k + 1, since: actionEnds[k] ?? gap.0) ?? 0
             return gap.1 <= gap.0 + step + allowance + max(lateness(from: gap.0, to: gap.1), waited)
         }.count
         let looksFixedDelay =
@@ -422,7 +424,7 @@ private final class ReferenceTimer: Sendable {
     init(
         first: UInt64, interval: Duration?, leeway: Duration, until last: UInt64,
         on queue: DispatchQueue = DispatchQueue(label: "repeating-grid reference"), waits: CoreWaits? = nil,
-        hop: (@Sendable (@escaping SchedulerAction) -> Void)?
+        snapshots: Bool = false, hop: (@Sendable (@escaping SchedulerAction) -> Void)?
     ) {
         // Not `.strict`: a strict timer sits in Dispatch's critical timer class, which kept
         // time in a loaded test process while the ordinary class, the subject's, was 265 ms
@@ -442,6 +444,7 @@ private final class ReferenceTimer: Sendable {
                 hopRan.signal()
             }
             waits?.record(at: uptime())
+            if snapshots { waits?.snapshot(fired: at) }
             if at >= last, !done.hasFired { done.fire() }
         }
         source.resume()
@@ -462,11 +465,13 @@ private final class ReferenceTimer: Sendable {
 }
 
 /// The time each thread that ran the suite's code during a measurement had waited for a core
-/// (``CoreWait``), read at each tick's start and as its code ended: what says whether a late
-/// tick's thread was kept off a core.
+/// (``CoreWait``), read at each tick's start and as its code ended, and every thread's, read
+/// as the suite's timer fires at each grid point: what says whether a late tick's thread was
+/// kept off a core.
 final class CoreWaits: Sendable {
     private let readings = Lock<[(at: UInt64, wait: CoreWait)]>([])
     private let starts = Lock<[Int: CoreWait]>([:])
+    private let snapshots = Lock<[(at: UInt64, waits: [Int: Int64])]>([])
 
     /// Reads the calling thread as tick `tick` starts.
     func started(tick: Int) {
@@ -480,12 +485,29 @@ final class CoreWaits: Sendable {
         readings.withLock { $0.append((at, wait)) }
     }
 
-    /// How long the thread of tick `tick`, which started at `at`, waited for a core since the
-    /// suite's code last ended on it; nil when none had (or the platform does not count).
-    func waited(tick: Int, at: UInt64) -> UInt64? {
+    /// Reads every thread of the process from the calling one, as the suite's timer fires at a
+    /// grid point (at `fired`): a tick that comes late on a thread that had not run the suite's
+    /// code before (a pool thread) still has a reading from when it was due.
+    func snapshot(fired: UInt64) {
+        let waits = CoreWait.everyThread()
+        guard !waits.isEmpty else { return }
+        snapshots.withLock {
+            $0.append((fired, Dictionary(waits.map { ($0.thread, $0.nanoseconds) }, uniquingKeysWith: max)))
+        }
+    }
+
+    /// How long the thread of tick `tick` waited for a core, from its latest reading at or
+    /// before `due` (the suite's code ending on it, or a snapshot of every thread taken as the
+    /// suite's timer fired) to the tick's start; nil when there was none (or the platform
+    /// does not count). Counted from when the tick was due, not from a reading taken while it
+    /// was already held back: a snapshot in the middle of a stall would hide its first part.
+    func waited(tick: Int, since due: UInt64) -> UInt64? {
         guard let start = starts.withLock({ $0[tick] }) else { return nil }
-        let before = readings.withLock { $0.last { $0.at <= at && $0.wait.thread == start.thread } }
-        return before.flatMap { start.since($0.wait) }
+        let own = readings.withLock { $0.last { $0.at <= due && $0.wait.thread == start.thread } }
+        let seen = snapshots.withLock { $0.last { $0.at <= due && $0.waits[start.thread] != nil } }
+        let baseline: Int64? =
+            if let own, own.at >= seen?.at ?? 0 { own.wait.nanoseconds } else { seen?.waits[start.thread] }
+        return baseline.map { UInt64(max(start.nanoseconds - $0, 0)) }
     }
 }
 

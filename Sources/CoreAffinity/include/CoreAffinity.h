@@ -37,6 +37,15 @@ int core_affinity_thread_clocks(long long *monotonic, long long *running);
 /// life (the kernel's schedstat), or -1 where the platform does not count them.
 long long core_affinity_run_delay(void);
 
+/// The same count for thread `thread` of this process, read from any thread, or -1 where it
+/// cannot be read (not Linux, or the thread is gone).
+long long core_affinity_thread_run_delay(long thread);
+
+/// Writes the kernel IDs of this process's threads into `ids`, at most `capacity` of them, and
+/// returns how many threads there are (more than `capacity` when some did not fit), or -1
+/// where they cannot be listed.
+int core_affinity_thread_ids(long *ids, int capacity);
+
 /// The calling thread's kernel thread ID (never shared by two live threads, and reused far
 /// less readily than a pthread_t), or -1 where there is none.
 long core_affinity_thread_id(void);
