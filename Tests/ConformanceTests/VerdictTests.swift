@@ -231,11 +231,11 @@ private let tickActionRunning = Atomic<Bool>(false)
 
 /// A repeating timer on threads of its own, anchored to its start, that holds back its fifth
 /// tick for 60 ms: by sleeping, or by sharing a core with fifteen spinning threads, so that
-/// the thread is ready to run but has a core one slice in sixteen. Yielding to one spinner
-/// instead left the thread running its yields for most of the stall (the kernel's fair
-/// scheduler gives a yielding thread its core back at once: 3.9 ms of 60 counted as waiting
-/// on a quiet machine, 23.9 on a loaded one), and a thread whose priority was lowered cannot
-/// raise it again to run the tick.
+/// the thread is ready to run but seldom on a core. Yielding to one spinner instead left the
+/// thread running its yields for most of the stall (the kernel's fair scheduler gives a
+/// yielding thread its core back at once when one other waits: 3.9 ms of 60 counted as
+/// waiting on a quiet machine, 23.9 on a loaded one), and a thread whose priority was lowered
+/// cannot raise it again to run the tick.
 final class ThreadTicking: TimerWrapping {
     enum Stall { case sleeps, waitsForACore }
     /// Which threads run the ticks: one for all, or each tick one of a pool made with the
@@ -281,10 +281,11 @@ final class ThreadTicking: TimerWrapping {
             var index = 0
             while !handle.isDisposed {
                 let due = start + UInt64(index) * step
-                // Slept to just short of the tick, then spun to it: a sleep alone wakes late.
-                while case let now = DispatchTime.now().uptimeNanoseconds, now < due {
-                    if due - now > 200_000 { usleep(useconds_t((due - now - 100_000) / 1_000)) }
-                }
+                // Spun to, yielding: a sleep wakes late when the host is slow to deliver its
+                // timer (CI saw a first tick 12.2 ms late with the thread never kept off a
+                // core), and a thread that keeps yielding is ready to run, so what holds it
+                // back is a wait for a core, which the rule reads.
+                while DispatchTime.now().uptimeNanoseconds < due { sched_yield() }
                 if index < pool.count {
                     pool[index].signal()
                     done.wait()
@@ -304,8 +305,10 @@ final class ThreadTicking: TimerWrapping {
         guard let spinners else { return Thread.sleep(forTimeInterval: stall.timeInterval) }
         spinners.start()
         CorePinning.pinCurrentThread(toCore: 0)
+        // Yielding, so each turn it gets is microseconds long: spinning through its turns, it
+        // ran 4 to 8 ms of a 60 ms stall beside fifteen spinners, 0.1 ms yielding.
         let end = ContinuousClock.now + stall
-        while ContinuousClock.now < end {}
+        while ContinuousClock.now < end { sched_yield() }
         spinners.stop()
         CorePinning.unpinCurrentThread()
     }

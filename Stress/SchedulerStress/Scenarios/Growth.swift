@@ -245,32 +245,43 @@ extension GrowthCurve.Workload {
 
 extension GrowthCurve.Workload {
     /// One round of `size` actions scheduled by the calling thread while the scheduler's
-    /// worker runs an action that holds it, then released and drained: timed, like a fan-in,
-    /// by the process's processor time from the first schedule to the last run, with no
-    /// thread contending for the queue. The hold is bounded by `mustHappen`, so a scheduler
-    /// whose `schedule` waits for room cannot deadlock it.
+    /// worker runs an action that holds it, then released and drained, with no thread
+    /// contending for the queue. Timed by the processor time of the two threads that did the
+    /// work, the scheduling thread's over its calls and the worker's from the hold's release
+    /// to the last action (other threads of the process, a test run's among them, are not
+    /// the subject's), or by the whole process's when the drain ran on more than one thread.
+    /// The hold is bounded by `mustHappen`, so a scheduler whose `schedule` waits for room
+    /// cannot deadlock it.
     static func measureHeld(_ size: Int, _ ctx: StressContext) throws(StressFailure) -> GrowthCurve.Point {
         let scheduler = ctx.subject.makeScheduler()
         let holding = Signal()
         let release = Signal()
         let remaining = Atomic<Int>(size)
         let done = Countdown(size)
+        // The drain's thread and its processor time as the hold ends and as the last action
+        // runs; the process's time at the last action, for a drain spread over threads.
+        let drainStart = Lock<(thread: pthread_t, nanoseconds: UInt64)?>(nil)
+        let drainEnd = Lock<(thread: pthread_t, nanoseconds: UInt64)?>(nil)
         let finished = Atomic<UInt64>(0)
         scheduler.schedule {
             holding.fire()
             _ = release.wait(ctx.mustHappen)
+            drainStart.withLock { $0 = (pthread_self(), ThreadTime.processorNanoseconds()) }
         }
         _ = holding.wait(ctx.mustHappen)
         let wallStart = StressContext.nanoseconds()
         let started = ThreadTime.processNanoseconds()
+        let producing = ThreadTime.processorNanoseconds()
         for _ in 0..<size {
             scheduler.schedule {
                 if remaining.wrappingSubtract(1, ordering: .relaxed).newValue == 0 {
+                    drainEnd.withLock { $0 = (pthread_self(), ThreadTime.processorNanoseconds()) }
                     finished.store(ThreadTime.processNanoseconds(), ordering: .relaxed)
                 }
                 done.tick()
             }
         }
+        let produced = ThreadTime.processorNanoseconds() &- producing
         release.fire()
         guard done.wait(whileFalling: ctx.mustHappen) else {
             ctx.record(GrowthOutcome.lost, count: done.count)
@@ -279,8 +290,13 @@ extension GrowthCurve.Workload {
             )
         }
         let wall = Double(StressContext.nanoseconds() &- wallStart) / 1e9
-        return GrowthCurve.Point(
-            size: size, seconds: Double(finished.load(ordering: .relaxed) &- started) / 1e9, wallSeconds: wall)
+        var nanoseconds = finished.load(ordering: .relaxed) &- started
+        if let start = drainStart.withLock({ $0 }), let end = drainEnd.withLock({ $0 }),
+            pthread_equal(start.thread, end.thread) != 0
+        {
+            nanoseconds = produced &+ (end.nanoseconds &- start.nanoseconds)
+        }
+        return GrowthCurve.Point(size: size, seconds: Double(nanoseconds) / 1e9, wallSeconds: wall)
     }
 }
 
