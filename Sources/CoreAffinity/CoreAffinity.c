@@ -29,6 +29,66 @@ int core_affinity_thread_clocks(long long *monotonic, long long *running) {
     return 0;
 }
 
+static int interrupts_in(char *text, long long *counts, int capacity);
+
+int core_affinity_interrupts(long long *counts, int capacity) {
+    int fd = open("/proc/interrupts", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    enum { size = 1 << 16 };
+    char *text = malloc(size);
+    if (text == NULL) {
+        close(fd);
+        return -1;
+    }
+    size_t length = 0;
+    ssize_t got;
+    while (length < size - 1 && (got = read(fd, text + length, size - 1 - length)) > 0) length += got;
+    close(fd);
+    text[length] = '\0';
+    int cores = interrupts_in(text, counts, capacity);
+    free(text);
+    return cores;
+}
+
+static int interrupts_in(char *text, long long *counts, int capacity) {
+    // The header names the columns ("CPU0 CPU1 ..."); each row after it gives a count per
+    // column, then a description. Rows with fewer counts (ERR, MIS: one total) are skipped.
+    int columns[1024];
+    int count = 0, highest = -1;
+    char *line = text, *end = strchr(line, '\n');
+    if (end == NULL) return -1;
+    for (char *cursor = line; cursor < end && count < 1024;) {
+        char *found = strstr(cursor, "CPU");
+        if (found == NULL || found >= end) break;
+        columns[count] = (int)strtol(found + 3, &cursor, 10);
+        if (columns[count] > highest) highest = columns[count];
+        count++;
+    }
+    if (count == 0 || highest >= capacity) return -1;
+    for (int index = 0; index <= highest; index++) counts[index] = 0;
+    for (line = end + 1; *line != '\0'; line = end + 1) {
+        end = strchr(line, '\n');
+        if (end == NULL) end = line + strlen(line);
+        char *cursor = strchr(line, ':');
+        if (cursor != NULL && cursor < end) {
+            long long row[1024];
+            int taken = 0;
+            cursor++;
+            while (taken < count) {
+                char *after;
+                long long value = strtoll(cursor, &after, 10);
+                if (after == cursor || after > end) break;
+                row[taken++] = value;
+                cursor = after;
+            }
+            if (taken == count)
+                for (int index = 0; index < count; index++) counts[columns[index]] += row[index];
+        }
+        if (*end == '\0') break;
+    }
+    return highest + 1;
+}
+
 // The second of schedstat's three counts: nanoseconds spent runnable, waiting for a core.
 static long long run_delay_at(const char *path) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -127,6 +187,12 @@ long core_affinity_context_switches(void) { return -1; }
 int core_affinity_thread_clocks(long long *monotonic, long long *running) {
     (void)monotonic;
     (void)running;
+    return -1;
+}
+
+int core_affinity_interrupts(long long *counts, int capacity) {
+    (void)counts;
+    (void)capacity;
     return -1;
 }
 

@@ -221,6 +221,32 @@ public struct ThreadMark: Sendable, Equatable {
     }
 }
 
+/// How many interrupts each core had taken when it was read (the kernel's
+/// `/proc/interrupts`). A thread on a core that takes an interrupt stops while the kernel
+/// handles it, and neither its context switches nor its processor time show that (the
+/// handler's time is charged to it); on the CI machine, a nested virtual machine, every timer
+/// interrupt stopped a spinning thread for 20 to 100 µs. Two readings say whether a core took
+/// any in between; reading costs about 40 µs, so it brackets a trial, not a step of one.
+public struct CoreInterrupts: Sendable, Equatable {
+    /// Interrupts taken so far, indexed by core number.
+    public let counts: [Int64]
+
+    /// Every core's count now, or nil where it cannot be read.
+    public static func now() -> CoreInterrupts? {
+        var counts = [Int64](repeating: 0, count: 1_024)
+        let cores = counts.withUnsafeMutableBufferPointer { core_affinity_interrupts($0.baseAddress, Int32($0.count)) }
+        guard cores > 0 else { return nil }
+        return CoreInterrupts(counts: Array(counts.prefix(Int(cores))))
+    }
+
+    /// Whether `core` took an interrupt between `earlier` and this reading; nil when either
+    /// does not know the core.
+    public func interrupted(_ core: Int, since earlier: CoreInterrupts) -> Bool? {
+        guard counts.indices.contains(core), earlier.counts.indices.contains(core) else { return nil }
+        return counts[core] != earlier.counts[core]
+    }
+}
+
 /// How long one thread has been ready to run but kept off a core, over its life, as the
 /// kernel counts it. Two readings on the same thread bound the time the machine held it back
 /// in between: a late event whose thread waited that long for a core is the machine's doing,

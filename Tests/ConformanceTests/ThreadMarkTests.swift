@@ -3,7 +3,8 @@ import Testing
 
 @testable import SchedulerProbes
 
-/// The evidence racing rules read about a thread: whether it kept its core between two marks.
+/// The evidence racing rules read about a thread: whether it kept its core between two marks,
+/// and whether its core took an interrupt.
 @Suite struct ThreadMarkTests {
     private func mark(thread: Int = 7, switches: Int = 3, monotonic: Int64, running: Int64) -> ThreadMark {
         ThreadMark(thread: thread, switches: switches, monotonic: monotonic, running: running)
@@ -32,5 +33,30 @@ import Testing
         let before = try #require(ThreadMark.now())
         usleep(2_000)
         #expect(ThreadMark.now()?.evidence(since: before) == .preempted)
+    }
+
+    /// Every core is counted, and a timer that wakes a thread pinned to a core is an interrupt
+    /// of that core.
+    @Test(.enabled(if: CoreInterrupts.now() != nil, "the platform does not count interrupts per core"))
+    func aTimerWakingAThreadIsAnInterruptOfItsCore() throws {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let first = try #require(CoreInterrupts.now())
+        #expect(first.counts.count >= cores)
+        let seen = Box(false)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            CorePinning.pinCurrentThread(toCore: 0)
+            let core = CorePinning.currentCore ?? 0
+            guard let before = CoreInterrupts.now() else {
+                done.signal()
+                return
+            }
+            usleep(5_000)
+            seen.value = CoreInterrupts.now()?.interrupted(core, since: before) == true
+            done.signal()
+        }.start()
+        done.wait()
+        #expect(seen.value)
+        #expect(zip(first.counts, try #require(CoreInterrupts.now()).counts).allSatisfy { $0 <= $1 })
     }
 }

@@ -11,6 +11,9 @@ import Schedulers
 ///   its processor time falling behind the clock (the host took its core) in that stretch
 ///   (`ThreadMark`s taken by the pacer as it ends and by the action as it starts: on another
 ///   thread than its pacer's, a start has no evidence);
+/// - interrupts taken by the worker's core, which stop its thread unseen by the thread's own
+///   counts (20 to 100 µs each on the CI machine): the disposing thread reads every core's
+///   count before the word to return and after the start (`CoreInterrupts`);
 /// - pauses of the whole machine, which a virtual machine's host makes without the guest
 ///   counting them: the disposing thread watches the clock from its core until the action
 ///   starts (`PauseWatch`), and a gap in its reads means both cores stood still.
@@ -126,6 +129,8 @@ private struct DisposalRacer {
             if moved { CorePinning.unpinCurrentThread() }
             moved = CorePinning.moveCurrentThread(offCore: core)
         }
+        // Read around the whole race (a read takes about 40 µs, too long for inside it).
+        trial.interruptsBefore.value = offset < .zero ? nil : CoreInterrupts.now()
         if offset < .zero {
             handle.dispose()
             trial.returned.value = ContinuousClock.now
@@ -139,6 +144,7 @@ private struct DisposalRacer {
             handle.dispose()
             trial.returned.value = ContinuousClock.now
             trial.watch.value = PauseWatch.watch(upTo: DisposalTally.watched) { trial.started.hasFired }
+            trial.interruptsAfter.value = CoreInterrupts.now()
         }
         return trial
     }
@@ -158,7 +164,8 @@ private struct DisposalRacer {
 /// *suspect*: the host of a virtual machine also stops one core alone, now and then (about
 /// one pause in twenty on the CI machine, 5 to 60 µs); the guest counts about a quarter of
 /// such stops as steal, which the worker's `ThreadMark`s read, and nothing counts the rest,
-/// so one such start may be that. The second suspect is a violation. Suspects count only from
+/// so one such start may be that. (Of a spinning thread's gaps over 10 µs there, three in
+/// five came with an interrupt of its core, which is evidence; the rest are such stops.) The second suspect is a violation. Suspects count only from
 /// rounds in which the suite's own atomic-claim control, put through a trial after each of
 /// the subject's, had none: a machine that stops running threads unseen (a test process full
 /// of parallel work did, 10 to 76 µs, twice in 8,000 trials) gives the control suspects too,
@@ -221,6 +228,7 @@ private struct DisposalTally {
         case .preempted: return .excused
         case .unknown: return .unjudged
         case .notPreempted:
+            if trial.workerInterrupted == true { return .excused }
             guard let watch = trial.watch.value, watch.covers(start) else { return .unjudged }
             return watch.longestGap >= pause
                 ? .excused : .lateWithoutPause(watched: watch.from.duration(to: watch.until))
@@ -294,8 +302,18 @@ private final class DisposalTrial: Sendable {
     let evidence = Box<ThreadMark.Evidence?>(nil)
     let returned = Box<ContinuousClock.Instant?>(nil)
     let watch = Box<PauseWatch?>(nil)
+    let interruptsBefore = Box<CoreInterrupts?>(nil)
+    let interruptsAfter = Box<CoreInterrupts?>(nil)
 
     init(offset: Duration) { self.offset = offset }
+
+    /// Whether the core the pacer ran on took an interrupt between the disposing thread's
+    /// readings around the race; nil when unknown.
+    var workerInterrupted: Bool? {
+        guard let core = pacerCore.value, let before = interruptsBefore.value, let after = interruptsAfter.value
+        else { return nil }
+        return after.interrupted(core, since: before)
+    }
 
     /// How long after `dispose()` returned the action started, negative when before; nil if
     /// it never ran.

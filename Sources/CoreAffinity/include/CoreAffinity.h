@@ -33,6 +33,13 @@ long core_affinity_context_switches(void);
 /// steal and leaves it out of the thread's time). Returns 0, or -1 where that cannot be read.
 int core_affinity_thread_clocks(long long *monotonic, long long *running);
 
+/// Writes into `counts[core]` how many interrupts each core has taken since boot (every row
+/// of `/proc/interrupts`: timer, rescheduling, function calls, devices), and returns one more
+/// than the highest core numbered, or -1 where they cannot be read (not Linux, or more cores
+/// than `capacity`). On a virtual machine an interrupt stops its core's thread for 20 to
+/// 100 µs, and the thread's own counts show nothing of it.
+int core_affinity_interrupts(long long *counts, int capacity);
+
 /// The nanoseconds the calling thread has spent ready to run but waiting for a core, over its
 /// life (the kernel's schedstat), or -1 where the platform does not count them.
 long long core_affinity_run_delay(void);
