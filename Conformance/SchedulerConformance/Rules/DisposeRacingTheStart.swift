@@ -5,7 +5,7 @@ import Schedulers
 /// CAN-3. A start that comes after `dispose()` returned is a violation unless the suite has
 /// evidence that the worker was held up in between: a correct scheduler claims an action in
 /// one atomic step and calls it at once, so its start trails its claim by well under a
-/// microsecond unless the thread is stopped there. Two kinds of evidence are read, and no
+/// microsecond unless the thread is stopped there. Three kinds of evidence are read, and no
 /// share of late starts is put down to luck:
 /// - the worker's own context switches since the pacer ahead of the action returned, and
 ///   its processor time falling behind the clock (the host took its core) in that stretch
@@ -165,12 +165,13 @@ private struct DisposalRacer {
 /// one pause in twenty on the CI machine, 5 to 60 µs); the guest counts about a quarter of
 /// such stops as steal, which the worker's `ThreadMark`s read, and nothing counts the rest,
 /// so one such start may be that. (Of a spinning thread's gaps over 10 µs there, three in
-/// five came with an interrupt of its core, which is evidence; the rest are such stops.) The second suspect is a violation. Suspects count only from
-/// rounds in which the suite's own atomic-claim control, put through a trial after each of
-/// the subject's, had none: a machine that stops running threads unseen (a test process full
-/// of parallel work did, 10 to 76 µs, twice in 8,000 trials) gives the control suspects too,
-/// and such a round is set aside, not held against the subject. A check-then-run window of a
-/// few microseconds gives tens of suspects in every round.
+/// five came with an interrupt of its core, which is evidence; the rest are such stops.)
+/// The second suspect is a violation. Suspects count only from rounds in which the suite's
+/// own atomic-claim control, put through a trial after each of the subject's, had none: a
+/// machine that stops running threads unseen (a test process full of parallel work did, 10
+/// to 76 µs, twice in 8,000 trials) gives the control suspects too, and such a round is set
+/// aside, not held against the subject. A check-then-run window of a few microseconds gives
+/// tens of suspects in every round.
 private struct DisposalTally {
     /// How much longer than an optimised build's the same steps take: unoptimised code (no
     /// inlining, every retain made) is several times slower over a pick-up, so a machine's
