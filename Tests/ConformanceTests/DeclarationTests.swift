@@ -428,7 +428,11 @@ private final class PriorityExecutor: SerialExecutor, TaskExecutor {
         #expect(
             results[.vt6]?.message?.contains("though the subject declares `.declaring(.advanceTarget(.exclusive))`")
                 == true, "\(results[.vt6]?.message ?? "")")
-        #expect(results[.lin2]?.status == .failed, "\(results[.lin2]?.status as Any) \(results[.lin2]?.message ?? "")")
+        // A run whose exploration lacked evidence (CI's sanitizer run beside the soak got 36
+        // runs and one meeting) did not show the violation it looks for: it runs again.
+        var linearized = results[.lin2]
+        for _ in 0..<3 where linearized?.status == .inconclusive { linearized = await judge(declared, .lin2)[.lin2] }
+        #expect(linearized?.status == .failed, "\(linearized?.status as Any) \(linearized?.message ?? "")")
         #expect(await judge(Self.inclusive, .vt6, .vt8)[.vt6]?.status == .passed)
     }
 }
