@@ -147,8 +147,7 @@ import Testing
             let context = StressContext(
                 subject: subject, threads: 4, duration: .seconds(1), seed: 42, mustHappen: .seconds(5))
             let points = try [1_000, 10_000].map { size in
-                let rounds = try (0..<3).map { _ in try GrowthCurve.Workload.measureHeld(size, context) }
-                return rounds.sorted { $0.seconds < $1.seconds }[1]
+                GrowthCurve.median(try (0..<3).map { _ in try GrowthCurve.Workload.measureHeld(size, context) })
             }
             return GrowthCurve.exponent(points.map { ($0.size, $0.seconds) })
         }

@@ -36,7 +36,7 @@ extension StressScenario {
                 rounds.append(try workload.measure(size, ctx))
                 ctx.addOperations(size)
             }
-            measured.append(rounds.sorted { $0.seconds < $1.seconds }[rounds.count / 2])
+            measured.append(GrowthCurve.median(rounds))
         }
         var curve = GrowthCurve(
             workload: workload, sizes: measured.map(\.size),
@@ -62,7 +62,7 @@ extension StressScenario {
             for size in measured.map(\.size) {
                 var rounds: [GrowthCurve.Point] = []
                 for _ in 0..<GrowthCurve.rounds(size) { rounds.append(try GrowthCurve.Workload.measureHeld(size, ctx)) }
-                held.append(rounds.sorted { $0.seconds < $1.seconds }[rounds.count / 2])
+                held.append(GrowthCurve.median(rounds))
             }
             curve.heldExponent = GrowthCurve.exponent(held.map { ($0.size, $0.seconds) })
             judged = curve.heldExponent ?? exponent
@@ -120,6 +120,11 @@ public struct GrowthCurve: Codable, Sendable, Equatable {
         var wallSeconds: Double
         /// Whether the kernel took a core from one of the process's threads during the round.
         var preempted = false
+    }
+
+    /// The round of median time among `rounds` (at least one): what a size is judged by.
+    static func median(_ rounds: [Point]) -> Point {
+        rounds.sorted { $0.seconds < $1.seconds }[rounds.count / 2]
     }
 
     /// Rounds per size: a thousand actions take well under a millisecond, so small sizes are
