@@ -7,7 +7,7 @@ enum OwnThread {
     /// Which bodies wait for which places: one rule's verdict does not wait behind a
     /// mutant's ten runs, nor a mutant behind a subject's catalogue.
     enum Lane {
-        /// The mutant-kill test's runs, which set this package's test time.
+        /// The mutant-kill test's runs (`make test` runs that test in a process of its own).
         case mutants
         /// Every other run of rules or explorations.
         case rules
