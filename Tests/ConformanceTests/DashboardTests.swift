@@ -16,7 +16,10 @@ import Testing
         .appendingPathComponent("stress").path
 
     /// Reports of both commands (a failing mutant among the subjects, two stress nights), and
-    /// the dashboard made from them; the folder.
+    /// the dashboard made from them; the folder. Made once for the suite's tests, which only
+    /// read it (each made its own before: three conformance runs and six stress nights where
+    /// one and two show the same).
+    static let dashboard = Task { try await makeDashboard() }
     /// The soak reads jemalloc's heap: not where it is not installed (an optional package, which
     /// CI installs), nor in a sanitizer build, which replaces the allocator with its own.
     static let soaks =
@@ -24,7 +27,7 @@ import Testing
         && ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib"]
             .contains { FileManager.default.fileExists(atPath: $0 + "/libjemalloc.so.2") }
 
-    static func makeDashboard() async throws -> URL {
+    private static func makeDashboard() async throws -> URL {
         let folder = CommandTests.temporaryFolder()
         _ = try await CommandTests.conformance([
             "run", "--subject", "queue,test,mutant-lifo", "--category", "ORD,VT", "--quiet", "--report-dir",
@@ -53,7 +56,7 @@ import Testing
     }
 
     @Test func everyCellLinksToWhatWasObservedOrToItsRule() async throws {
-        let folder = try await Self.makeDashboard()
+        let folder = try await Self.dashboard.value
         let page = try String(contentsOf: folder.appendingPathComponent("dashboard/index.html"), encoding: .utf8)
         // A passing cell links to its rule; a failing one to the observation, which links on.
         #expect(page.contains(##"<td class="passed"><a href="#rule-ORD-1""##))
@@ -95,20 +98,24 @@ import Testing
     }
 
     @Test func namesFromReportsCannotBreakThePage() async throws {
-        let folder = try await Self.makeDashboard()
-        // A subject whose name would end the data's script element and open a comment.
+        let folder = try await Self.dashboard.value
+        // A subject whose name would end the data's script element and open a comment, in
+        // copies of the reports (the other tests read the originals).
         let hostile = "</script><!--<b>x"
+        var renamed: [URL] = []
         for file in ["conformance.json", "stress/latest.json"] {
-            let url = folder.appendingPathComponent(file)
-            let text = try String(contentsOf: url, encoding: .utf8)
-            let renamed = text.replacingOccurrences(
-                of: #""queue""#, with: "\"" + hostile.replacingOccurrences(of: "/", with: "\\/") + "\"")
-            try Data(renamed.utf8).write(to: url)
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            let copy = folder.appendingPathComponent("hostile-" + file.replacingOccurrences(of: "/", with: "-"))
+            try Data(
+                text.replacingOccurrences(
+                    of: #""queue""#, with: "\"" + hostile.replacingOccurrences(of: "/", with: "\\/") + "\""
+                ).utf8
+            ).write(to: copy)
+            renamed.append(copy)
         }
         let output = folder.appendingPathComponent("dashboard/hostile.html")
         let outcome = try await CommandTests.conformance([
-            "dashboard", "--conformance", folder.appendingPathComponent("conformance.json").path,
-            "--stress", folder.appendingPathComponent("stress/latest.json").path, "--output", output.path,
+            "dashboard", "--conformance", renamed[0].path, "--stress", renamed[1].path, "--output", output.path,
         ])
         #expect(outcome.status == .exited(0), "\(outcome.error)")
         let page = try String(contentsOf: output, encoding: .utf8)
@@ -120,7 +127,7 @@ import Testing
     @Test(
         .enabled(if: chromium != nil, "headless Chromium is not installed (CI installs it: apt-get install chromium)"))
     func itLoadsInABrowserWithoutErrorsAndDrawsEveryChart() async throws {
-        let folder = try await Self.makeDashboard()
+        let folder = try await Self.dashboard.value
         let page = folder.appendingPathComponent("dashboard/index.html")
         let browser = [
             "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--enable-logging=stderr", "--v=0",
