@@ -252,10 +252,12 @@ final class ThreadTicking: TimerWrapping {
     // Made with the timer, before the rule reads the time it anchors the grid to: under the
     // sanitizer, making 47 threads inside `schedule` made the first tick 40 ms late.
     private let spinners: Spinners?
-    /// Each fresh thread sleeps until its tick is handed to it, runs `work`, and says so.
+    /// Each fresh thread sleeps until its tick is handed to it, spins to the tick's due time
+    /// (`due`), runs `work`, and says so.
     private let pool: [DispatchSemaphore]
     private let work = Box<(@Sendable (Int) -> Void)?>(nil)
     private let ran = DispatchSemaphore(value: 0)
+    private let due = Box<UInt64>(0)
 
     init(_ how: Stall, _ threads: Threads = .one) {
         self.how = how
@@ -263,8 +265,9 @@ final class ThreadTicking: TimerWrapping {
         spinners = how == .waitsForACore ? Spinners(15) : nil
         pool = threads == .freshPerTick ? (0..<32).map { _ in DispatchSemaphore(value: 0) } : []
         for (index, handed) in pool.enumerated() {
-            Thread { [work, ran] in
+            Thread { [work, ran, due] in
                 handed.wait()
+                Self.spin(to: due.value)
                 work.value?(index)
                 ran.signal()
             }.start()
@@ -289,26 +292,37 @@ final class ThreadTicking: TimerWrapping {
             if index == Self.stalledTick { Self.holdBack(spinners) }
             if !handle.isDisposed { action() }
         }
-        let (pool, work, ran) = (self.pool, self.work, self.ran)
+        let (pool, work, ran, handedDue) = (self.pool, self.work, self.ran, self.due)
         Thread {
             var index = 0
             while !handle.isDisposed {
                 let due = start + UInt64(index) * step
-                // Spun to, yielding: a sleep wakes late when the host is slow to deliver its
-                // timer (CI saw a first tick 12.2 ms late with the thread never kept off a
-                // core), and a thread that keeps yielding is ready to run, so what holds it
-                // back is a wait for a core, which the rule reads.
-                while DispatchTime.now().uptimeNanoseconds < due { sched_yield() }
                 if index < pool.count {
+                    // Handed half an interval early, and the fresh thread spins to the due
+                    // time itself: what holds the tick back is then that thread's wait, which
+                    // the rule reads. Handed when due, a hand-off this thread was slow to make
+                    // (it yields to every ready thread) was no thread's wait the rule could
+                    // see, and CI's preview failed a tick 6.8 ms past its witnesses.
+                    Self.spin(to: due - min(due, step / 2))
+                    handedDue.value = due
                     pool[index].signal()
                     ran.wait()
                 } else {
+                    Self.spin(to: due)
                     work.value?(index)
                 }
                 index += 1
             }
         }.start()
         return handle
+    }
+
+    /// Spins to `due` on the uptime clock, yielding: a sleep wakes late when the host is slow
+    /// to deliver its timer (CI saw a first tick 12.2 ms late with the thread never kept off a
+    /// core), and a thread that keeps yielding is ready to run, so what holds it back is a
+    /// wait for a core, which the rule reads.
+    private static func spin(to due: UInt64) {
+        while DispatchTime.now().uptimeNanoseconds < due { sched_yield() }
     }
 
     /// Holds the calling thread back for `stall`: on a core full of `spinners`, or asleep.
