@@ -100,9 +100,10 @@ public struct GrowthCurve: Codable, Sendable, Equatable {
     public var nanosecondsPerAction: [Double]
     /// k in time ∝ nᵏ, by least squares on the logarithms; nil with fewer than two sizes.
     public var exponent: Double?
-    /// k for the same sizes (and up to 10⁴ at least) queued by one thread while the worker was held, then drained
-    /// alone: measured only when a fan-in fitted superlinear from rounds in which the machine
-    /// preempted the process, and then what the verdict follows (nil otherwise).
+    /// k for the same sizes (and up to 10⁴ at least) queued by one thread while the worker
+    /// was held, then drained alone: measured only when a fan-in fitted superlinear from
+    /// rounds in which the machine preempted the process, and then what the verdict follows
+    /// (nil otherwise).
     public var heldExponent: Double?
 
     /// The sizes tried, in order, while the next is predicted to fit in the budget: half a
