@@ -269,9 +269,18 @@ public struct CoreWait: Sendable, Equatable {
     /// have not read their own yet (a pool thread about to run the code judged). Empty where
     /// the platform does not count the wait.
     public static func everyThread() -> [CoreWait] {
+        // However many threads there are: a reading that left some out was no baseline for
+        // them (a test process past 512 threads lost its late ticks' witnesses).
+        func list(_ ids: inout [Int]) -> Int {
+            Int(ids.withUnsafeMutableBufferPointer { core_affinity_thread_ids($0.baseAddress, Int32($0.count)) })
+        }
         var ids = [Int](repeating: 0, count: 512)
-        let count = ids.withUnsafeMutableBufferPointer { core_affinity_thread_ids($0.baseAddress, Int32($0.count)) }
-        return ids.prefix(Int(max(0, min(count, 512)))).compactMap { thread in
+        var count = list(&ids)
+        while count > ids.count {
+            ids = [Int](repeating: 0, count: count * 2)
+            count = list(&ids)
+        }
+        return ids.prefix(max(0, count)).compactMap { thread in
             let waited = core_affinity_thread_run_delay(thread)
             return waited >= 0 ? CoreWait(thread: thread, nanoseconds: waited) : nil
         }

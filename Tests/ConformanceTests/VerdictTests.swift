@@ -83,25 +83,35 @@ import Testing
     /// code (read as the suite's timer fired at the grid point). The same tick held back by
     /// a sleep (the thread never waited for a core: the timer's own doing) fails it, and the
     /// failure says how long the thread waited. A run the rule found too noisy to judge did
-    /// not show either, and runs again.
+    /// not show either, and runs again; so does a run whose stalled tick was held back by more
+    /// than its wait for a core, as the thread itself measured it (CI's sanitizer run beside
+    /// the soak failed a tick 94.4 ms late that had waited 79.4 ms: 15 ms of its delay were
+    /// neither its wait nor the rule's business to excuse).
+    ///
+    /// One case at a time: beside each other, each one's fifteen spinners on the first core
+    /// held back the other's timers and rule.
     @Test(
         .enabled(if: CoreWait.now() != nil, "the kernel does not count a thread's wait for a core here"),
-        arguments: [ThreadTicking.Threads.one, .freshPerTick])
+        .serialized, arguments: [ThreadTicking.Threads.one, .freshPerTick])
     func aTickWhoseThreadWaitedForACoreIsNotBlamed(_ threads: ThreadTicking.Threads) async {
         func judge(_ stall: ThreadTicking.Stall) async -> RuleResult? {
-            let subject = ConformanceSubject(name: "ticks on threads of its own") { ThreadTicking(stall, threads) }
-            for _ in 0..<5 {
+            for _ in 0..<10 {
+                let unexplained = Box<Int64>(0)
+                let subject = ConformanceSubject(name: "ticks on threads of its own") {
+                    ThreadTicking(stall, threads, unexplained: unexplained)
+                }
                 let result = await OwnThread.run(.rules) {
                     ConformanceRunner.run(subject, rules: [RuleCatalogue.rule(.tim12)], timing: Self.timing)[0]
                 }
-                if result.status != .inconclusive { return result }
+                let pure = unexplained.value <= ThreadTicking.unexplainedSlack
+                if result.status != .inconclusive, pure || stall == .sleeps { return result }
             }
             return nil
         }
         let waited = await judge(.waitsForACore)
-        #expect(waited?.status == .passed, "\(waited?.message ?? "inconclusive five times")")
+        #expect(waited?.status == .passed, "\(waited?.message ?? "no run both judged and held back by a wait alone")")
         let slept = await judge(.sleeps)
-        #expect(slept?.status == .failed, "\(slept?.message ?? "inconclusive five times")")
+        #expect(slept?.status == .failed, "\(slept?.message ?? "inconclusive ten times")")
         #expect(slept?.message?.contains("for a core") == true, "\(slept?.message ?? "")")
     }
 
@@ -258,10 +268,18 @@ final class ThreadTicking: TimerWrapping {
     private let work = Box<(@Sendable (Int) -> Void)?>(nil)
     private let ran = DispatchSemaphore(value: 0)
     private let due = Box<UInt64>(0)
+    /// How long the stalled tick was held back past its due time by anything but its
+    /// thread's wait for a core, in nanoseconds: written by the tick, read by the test.
+    private let unexplained: Box<Int64>?
+    /// How much of a stalled tick's delay may be other than its wait for a core for the run
+    /// to show a tick held back by the machine alone, in nanoseconds: well inside TIM-12's own
+    /// grace (8 ms).
+    static let unexplainedSlack: Int64 = 4_000_000
 
-    init(_ how: Stall, _ threads: Threads = .one) {
+    init(_ how: Stall, _ threads: Threads = .one, unexplained: Box<Int64>? = nil) {
         self.how = how
         self.threads = threads
+        self.unexplained = unexplained
         spinners = how == .waitsForACore ? Spinners(15) : nil
         pool = threads == .freshPerTick ? (0..<32).map { _ in DispatchSemaphore(value: 0) } : []
         for (index, handed) in pool.enumerated() {
@@ -286,10 +304,17 @@ final class ThreadTicking: TimerWrapping {
     ) throws(SchedulerError) -> any Disposable {
         let handle = BooleanDisposable()
         let (start, step) = (deadline.nanoseconds, UInt64(try interval.checkedNanoseconds()))
-        let spinners = self.spinners
+        let (spinners, unexplained) = (self.spinners, self.unexplained)
         work.value = { index in
             guard !handle.isDisposed else { return }
-            if index == Self.stalledTick { Self.holdBack(spinners) }
+            if index == Self.stalledTick {
+                let waitedBefore = CoreWait.now()
+                Self.holdBack(spinners)
+                // From the due time, so a delay before the stall began counts against the run.
+                let late = Int64(DispatchTime.now().uptimeNanoseconds) - Int64(start + UInt64(index) * step)
+                let waited = waitedBefore.flatMap { CoreWait.now()?.since($0) }.map(Int64.init) ?? 0
+                unexplained?.value = max(late - waited, 0)
+            }
             if !handle.isDisposed { action() }
         }
         let (pool, work, ran, handedDue) = (self.pool, self.work, self.ran, self.due)
@@ -313,6 +338,9 @@ final class ThreadTicking: TimerWrapping {
                 }
                 index += 1
             }
+            // The action holds the scheduler (the rule's actions schedule on it): kept here,
+            // it would keep this timer's threads alive after the rule.
+            work.value = nil
         }.start()
         return handle
     }

@@ -96,6 +96,7 @@ struct RepeatingGrid {
         defer { periods.cancel() }
         let done = Signal()
         let actionLength = UInt64(self.actionLength.nanoseconds)
+        let (calling, callerWait) = (uptime(), CoreWait.now())
         let handle = try ctx.attempt("repeating every \(interval), leeway \(leeway)") { () throws(SchedulerError) in
             try scheduler.schedule(at: start, repeatingEvery: interval, leeway: leeway) {
                 let at = uptime()
@@ -109,8 +110,20 @@ struct RepeatingGrid {
                 if fixedDelay { _ = scheduler.schedule { periods.arm(after: k) } }
             }
         }
+        // The suite's own call is the machine's to delay: a rule thread kept off its core
+        // past the first grid point (before the call, or waiting for a core inside it) armed
+        // a correct timer late, and no reference sees that (beside three busy loops, a first
+        // tick 36.4 ms late on a thread the call had not yet made). The grid is measured
+        // again; a subject slow in its own call, without such a wait, is judged.
+        let (called, callerWaited) = (uptime(), callerWait.flatMap { CoreWait.now()?.since($0) } ?? 0)
+        let callHeldBack = calling > first || callerWaited > UInt64(Self.mappingSlack.nanoseconds)
         try ctx.waitFor(done, on: scheduler, "a tick at or after grid point \(points - 1)")
         handle.dispose()
+        if called > first, callHeldBack {
+            throw RuleFailure(
+                "the suite's call to schedule the timer returned \(ms(called - first)) after the first grid point, its thread kept off a core: the machine was too noisy to judge the timer",
+                kind: .inconclusive)
+        }
         try ctx.expect(
             reference.done.wait(ctx.timing.mustHappen), "the suite's reference timer did not reach the last grid point",
             kind: .error)
@@ -200,8 +213,13 @@ struct RepeatingGrid {
             // The subject's queue is called as a witness only for a tick that the machine's
             // noise alone does not excuse; a point excused by a delay longer than the leeway
             // was not judged.
+            // The plain action was handed as the zero-leeway reference fired, as late as the
+            // machine held that back: a queue that ran nothing until it ran the action held a
+            // tick due at the point back for both (CI saw a stalled target's tick 305.4 ms
+            // late, its plain action handed 28.4 ms late and run 277.5 ms after that).
             let witnessNeeded = !coveredWithin(machine)
-            var noise = witnessNeeded ? max(machine, hopDelay, heldBack(at: point)) : machine
+            let queued = (referenceAt - point) + hopDelay
+            var noise = witnessNeeded ? max(machine, queued, heldBack(at: point)) : machine
             // The last witness is the thread that ran the late tick: the time it waited for a
             // core since the latest reading of it, as it last ran the suite's code or as the
             // suite's timer read every thread at a grid point (the suite's timers fired on
@@ -211,16 +229,20 @@ struct RepeatingGrid {
             // to the measurement; CI then failed the main scheduler, whose ticks ran on such
             // threads, for a tick 17 ms late, which the readings at each point now judge.
             let late = times.firstIndex { $0 + slack >= point }
-            var waited: UInt64?
+            var waited: CoreWaits.Waited?
             if witnessNeeded, !coveredWithin(noise), let late {
                 waited = waits.waited(tick: late, since: referenceAt)
-                noise = max(noise, machine + (waited ?? 0))
+                noise = max(noise, machine + (waited?.bound ?? 0))
             }
             if noise <= UInt64(leeway.nanoseconds) { judged += 1 }
             if !witnessNeeded || coveredWithin(noise) { continue }
             let next = late.map { "came \(ms(times[$0] &- point)) after it" } ?? "never came"
+            let thread = waited.map {
+                " (its thread had waited \(ms($0.waited)) for a core"
+                    + ($0.unread > 0 ? " since a reading \(ms($0.unread)) after the reference fired)" : ")")
+            }
             report.append(
-                "point \(k): the tick \(next)\(waited.map { " (its thread had waited \(ms($0)) for a core)" } ?? ""), the references \(ms(machine)), a plain action on the subject \(ms(hopDelay))"
+                "point \(k): the tick \(next)\(thread ?? ""), the references \(ms(machine)), a plain action on the subject \(ms(hopDelay))"
             )
         }
         // No tick sooner than an interval after the action before it ended, and most within
@@ -230,7 +252,7 @@ struct RepeatingGrid {
         // hint under load, though the other seven periods were a fixed delay's.
         let gaps = Array(zip(tickEnds, times.dropFirst()))
         let onDelay = gaps.enumerated().filter { k, gap in
-            let waited = waits.waited(tick: k + 1, since: actionEnds[k] ?? gap.0) ?? 0
+            let waited = waits.waited(tick: k + 1, since: actionEnds[k] ?? gap.0)?.bound ?? 0
             return gap.1 <= gap.0 + step + allowance + max(lateness(from: gap.0, to: gap.1), waited)
         }.count
         let looksFixedDelay =
@@ -471,7 +493,7 @@ private final class ReferenceTimer: Sendable {
 final class CoreWaits: Sendable {
     private let readings = Lock<[(at: UInt64, wait: CoreWait)]>([])
     private let starts = Lock<[Int: CoreWait]>([:])
-    private let snapshots = Lock<[(at: UInt64, waits: [Int: Int64])]>([])
+    private let snapshots = Lock<[(at: UInt64, read: UInt64, waits: [Int: Int64])]>([])
 
     /// Reads the calling thread as tick `tick` starts.
     func started(tick: Int) {
@@ -487,27 +509,47 @@ final class CoreWaits: Sendable {
 
     /// Reads every thread of the process from the calling one, as the suite's timer fires at a
     /// grid point (at `fired`): a tick that comes late on a thread that had not run the suite's
-    /// code before (a pool thread) still has a reading from when it was due.
+    /// code before (a pool thread) still has a reading from when it was due. When the reading
+    /// ended is kept too: a thread read late in it may have waited before it was read.
     func snapshot(fired: UInt64) {
         let waits = CoreWait.everyThread()
+        let read = uptime()
         guard !waits.isEmpty else { return }
         snapshots.withLock {
-            $0.append((fired, Dictionary(waits.map { ($0.thread, $0.nanoseconds) }, uniquingKeysWith: max)))
+            $0.append((fired, read, Dictionary(waits.map { ($0.thread, $0.nanoseconds) }, uniquingKeysWith: max)))
         }
+    }
+
+    /// A late tick's thread as its readings show it: how long it waited for a core from its
+    /// baseline to the tick's start, and how long after the due time that baseline may have
+    /// been read (a snapshot of every thread takes a while, longer when its own thread loses
+    /// its core, and a wait before the thread's turn in it counts in the baseline).
+    struct Waited {
+        let waited: UInt64
+        let unread: UInt64
+        /// The most the machine can have held the thread back since the due time.
+        var bound: UInt64 { waited + unread }
     }
 
     /// How long the thread of tick `tick` waited for a core, from its latest reading at or
     /// before `due` (the suite's code ending on it, or a snapshot of every thread taken as the
     /// suite's timer fired) to the tick's start; nil when there was none (or the platform
     /// does not count). Counted from when the tick was due, not from a reading taken while it
-    /// was already held back: a snapshot in the middle of a stall would hide its first part.
-    func waited(tick: Int, since due: UInt64) -> UInt64? {
+    /// was already held back: a snapshot in the middle of a stall would hide its first part,
+    /// and so the time a snapshot took to read is kept as `unread`.
+    func waited(tick: Int, since due: UInt64) -> Waited? {
         guard let start = starts.withLock({ $0[tick] }) else { return nil }
         let own = readings.withLock { $0.last { $0.at <= due && $0.wait.thread == start.thread } }
         let seen = snapshots.withLock { $0.last { $0.at <= due && $0.waits[start.thread] != nil } }
-        let baseline: Int64? =
-            if let own, own.at >= seen?.at ?? 0 { own.wait.nanoseconds } else { seen?.waits[start.thread] }
-        return baseline.map { UInt64(max(start.nanoseconds - $0, 0)) }
+        let baseline: (wait: Int64, read: UInt64)? =
+            if let own, own.at >= seen?.at ?? 0 {
+                (own.wait.nanoseconds, own.at)
+            } else {
+                seen.flatMap { seen in seen.waits[start.thread].map { ($0, seen.read) } }
+            }
+        return baseline.map {
+            Waited(waited: UInt64(max(start.nanoseconds - $0.wait, 0)), unread: $0.read &- min($0.read, due))
+        }
     }
 }
 
