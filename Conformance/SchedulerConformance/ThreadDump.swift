@@ -18,33 +18,58 @@ public enum ThreadDump {
     }
 
     /// The backtraces of all threads of `pid`, or nil when gdb is not installed, fails, or
-    /// takes longer than `bound` (it is then killed: a dump must not stall the watchdog).
+    /// takes longer than `bound` (it is then killed: a dump must not stall the watchdog). A
+    /// first attempt that fails early is made again once; when neither took the stacks, what
+    /// gdb said goes to standard error, for the person reading the run.
     public static func take(pid: Int32, within bound: Duration) async -> String? {
+        let deadline = ContinuousClock.now + bound
+        var failure = ""
+        for attempt in 1...2 {
+            let left = deadline - .now
+            guard attempt == 1 || left > bound / 2 else { break }
+            switch await attach(pid: pid, within: left) {
+            case .success(let stacks): return stacks
+            case .failure(let said): failure = said.reason
+            }
+        }
+        FileHandle.standardError.write(Data("gdb took no stacks of process \(pid): \(failure)\n".utf8))
+        return nil
+    }
+
+    /// Why gdb took no stacks, in its words.
+    struct Refusal: Error { let reason: String }
+
+    /// One gdb run on `pid`: its stacks, or why there were none.
+    private static func attach(pid: Int32, within bound: Duration) async -> Result<String, Refusal> {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent(
             "stacks-\(pid)-\(UInt32.random(in: 0 ... .max)).txt")
         defer { try? FileManager.default.removeItem(at: log) }
         // gdb stops every thread of the process it attaches to. When that is this process,
         // nothing here may wait on gdb: its output goes to a file, not a pipe this process
-        // would have to drain, and `timeout`, a process of its own, bounds it.
+        // would have to drain, and `timeout`, a process of its own, bounds it. It attaches
+        // once logging is on, so that a refusal to attach is in the file too.
         let seconds = String(format: "%.0f", max(1, bound.timeInterval.rounded(.up)))
         let result = try? await Subprocess.run(
             .name("timeout"),
             arguments: [
-                "--kill-after=2", seconds, "gdb", "-p", String(pid), "-batch", "-nx", "-q",
+                "--kill-after=2", seconds, "gdb", "-batch", "-nx", "-q",
                 "-ex", "set logging file \(log.path)", "-ex", "set logging redirect on", "-ex",
                 "set logging overwrite on",
-                "-ex", "set logging enabled on", "-ex", "thread apply all bt 30",
+                "-ex", "set logging enabled on", "-ex", "attach \(pid)", "-ex", "thread apply all bt 30",
             ],
             output: .discarded,
             error: .discarded
         )
-        guard let result, result.terminationStatus.isSuccess, let text = try? String(contentsOf: log, encoding: .utf8),
-            text.contains("Thread")
-        else { return nil }
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        guard let result, result.terminationStatus.isSuccess, text.contains("Thread") else {
+            let said = text.split(separator: "\n").filter { !$0.hasPrefix("#") }.suffix(3).joined(separator: " / ")
+            let status = result.map { "\($0.terminationStatus)" } ?? "gdb or timeout could not be run"
+            return .failure(Refusal(reason: "\(status)\(said.isEmpty ? "" : ": \(said)")"))
+        }
         // The dump is for people: keep the thread headers and frames, drop gdb's chatter.
         let stacks = text.split(separator: "\n").filter { $0.hasPrefix("Thread") || $0.hasPrefix("#") }.joined(
             separator: "\n")
-        return await demangled(stacks)
+        return .success(await demangled(stacks))
     }
 
     /// The crashing thread's stack of `executable arguments`, run again under gdb until it

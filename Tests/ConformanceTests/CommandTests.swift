@@ -205,7 +205,9 @@ import Testing
         #expect(results["CAN-6"]?.status == .timeout)
         #expect(results["TIM-3"]?.status == .passed, "the run went on after the hang")
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") {
-            #expect(results["CAN-6"]?.threadDump?.contains("Thread") == true, "no stacks in the timeout")
+            #expect(
+                results["CAN-6"]?.threadDump?.contains("Thread") == true,
+                "no stacks in the timeout: \(outcome.error.split(separator: "\n").filter { $0.hasPrefix("gdb") })")
             // The call that never returned, named as in the source, and its thread's stack first.
             let message = results["CAN-6"]?.message ?? ""
             #expect(

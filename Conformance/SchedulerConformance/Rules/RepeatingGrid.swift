@@ -106,7 +106,7 @@ struct RepeatingGrid {
                 while uptime() < at + actionLength {}
                 let end = uptime()
                 ends.withLock { $0[k] = end }
-                waits.record(at: end)
+                waits.record(at: end, onSubject: true)
                 if fixedDelay { _ = scheduler.schedule { periods.arm(after: k) } }
             }
         }
@@ -233,6 +233,12 @@ struct RepeatingGrid {
             if witnessNeeded, !coveredWithin(noise), let late {
                 waited = waits.waited(tick: late, since: referenceAt)
                 noise = max(noise, machine + (waited?.bound ?? 0))
+                // A thread held first by the subject's stall, then by the machine: CI saw a
+                // subscription scheduler's tick 48.0 ms late, after its thread ran the plain
+                // action (28.4 ms late) and waited 16.3 ms for a core.
+                if let held = waits.heldUntil(tick: late, before: times[late]), held.at > point {
+                    noise = max(noise, held.at - point + held.waited)
+                }
             }
             if noise <= UInt64(leeway.nanoseconds) { judged += 1 }
             if !witnessNeeded || coveredWithin(noise) { continue }
@@ -462,7 +468,7 @@ private final class ReferenceTimer: Sendable {
             hop? {
                 let ran = uptime()
                 hopped.update { $0.append(ran) }
-                waits?.record(at: ran)
+                waits?.record(at: ran, onSubject: true)
                 hopRan.signal()
             }
             waits?.record(at: uptime())
@@ -491,7 +497,7 @@ private final class ReferenceTimer: Sendable {
 /// as the suite's timer fires at each grid point: what says whether a late tick's thread was
 /// kept off a core.
 final class CoreWaits: Sendable {
-    private let readings = Lock<[(at: UInt64, wait: CoreWait)]>([])
+    private let readings = Lock<[(at: UInt64, wait: CoreWait, onSubject: Bool)]>([])
     private let starts = Lock<[Int: CoreWait]>([:])
     private let snapshots = Lock<[(at: UInt64, read: UInt64, waits: [Int: Int64])]>([])
 
@@ -501,10 +507,12 @@ final class CoreWaits: Sendable {
         starts.withLock { $0[tick] = wait }
     }
 
-    /// Reads the calling thread as the suite's code on it ends, at `at`.
-    func record(at: UInt64) {
+    /// Reads the calling thread as the suite's code on it ends, at `at`: `onSubject` when that
+    /// code ran on the subject (a tick's action, or a plain action handed to it), so that the
+    /// subject could run nothing else on this thread until then.
+    func record(at: UInt64, onSubject: Bool = false) {
         guard let wait = CoreWait.now() else { return }
-        readings.withLock { $0.append((at, wait)) }
+        readings.withLock { $0.append((at, wait, onSubject)) }
     }
 
     /// Reads every thread of the process from the calling one, as the suite's timer fires at a
@@ -529,6 +537,20 @@ final class CoreWaits: Sendable {
         let unread: UInt64
         /// The most the machine can have held the thread back since the due time.
         var bound: UInt64 { waited + unread }
+    }
+
+    /// The latest time before `before` at which the thread of tick `tick` ran the suite's code
+    /// on the subject, and how long it waited for a core from then to the tick's start: a
+    /// tick that the subject's stall (seen by a plain action on this thread) or the tick
+    /// before it held back, and that then waited for a core, is late by both. Nil when the
+    /// thread ran none.
+    func heldUntil(tick: Int, before: UInt64) -> (at: UInt64, waited: UInt64)? {
+        guard let start = starts.withLock({ $0[tick] }),
+            let held = readings.withLock({
+                $0.last { $0.onSubject && $0.at < before && $0.wait.thread == start.thread }
+            })
+        else { return nil }
+        return (held.at, UInt64(max(start.nanoseconds - held.wait.nanoseconds, 0)))
     }
 
     /// How long the thread of tick `tick` waited for a core, from its latest reading at or
