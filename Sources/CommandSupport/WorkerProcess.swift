@@ -126,8 +126,13 @@ public enum WorkerProcess {
                             guard outgrew != nil || deadline().map({ ContinuousClock.now > $0 }) == true else {
                                 continue
                             }
-                            // Stopped before the stacks are taken: a runaway keeps growing meanwhile.
-                            if outgrew != nil { _ = kill(pid, SIGSTOP) }
+                            // Stopped before the stacks are taken: a runaway keeps growing
+                            // meanwhile, and a hung worker's own watchdog (at four times the
+                            // allowance) may end it while gdb, slow on a loaded machine, is
+                            // still loading symbols, which cancels the dump (so CI's preview
+                            // read, its gdb killed by signal 9, no stacks). The stacks are
+                            // then those of the moment the allowance ran out.
+                            _ = kill(pid, SIGSTOP)
                             onTimeout()
                             let stacks = await ThreadDump.take(pid: pid, within: .seconds(20))
                             watch.state.withLock { $0 = (outgrew == nil, stacks, outgrew) }

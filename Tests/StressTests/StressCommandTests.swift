@@ -188,17 +188,20 @@ import Testing
     /// heap cannot be read, and the run says so.
     ///
     /// The heap is sampled only in quiet moments; a run in which either subject got too few
-    /// to fit is inconclusive, which shows neither verdict, and runs again (up to three
-    /// times): CI's preview, with three test processes at once, sampled the queue 60 times in
-    /// its 4 s where the fit needs 64.
+    /// to fit is inconclusive, which shows neither verdict, and runs again for twice as long
+    /// (up to three times): CI's preview, with three test processes at once, sampled the queue
+    /// 60 times in its 4 s where the fit needs 64, and a later one got too few in each of
+    /// three runs of the same length.
     @Test func theSoakFindsAClosureKeptInTenThousand() async throws {
         var folder = Self.folder()
-        var outcome = try await Self.soak(into: folder)
+        var seconds = 8
+        var outcome = try await Self.soak(into: folder, seconds: seconds)
         for _ in 1..<3 {
             let runs = try Self.report(in: folder).runs
             guard runs.contains(where: { $0.status == .inconclusive }) else { break }
             folder = Self.folder()
-            outcome = try await Self.soak(into: folder)
+            seconds *= 2
+            outcome = try await Self.soak(into: folder, seconds: seconds)
         }
         let report = try Self.report(in: folder)
         let queue = try #require(report.runs.first { $0.subject == "queue" })
@@ -251,10 +254,10 @@ import Testing
         )
     }
 
-    /// Eight seconds of the soak on the reference queue and the one-in-ten-thousand leak.
-    private static func soak(into folder: URL) async throws -> Outcome {
+    /// `seconds` of the soak on the reference queue and the one-in-ten-thousand leak.
+    private static func soak(into folder: URL, seconds: Int) async throws -> Outcome {
         try await stress([
-            "--scenario", "soak", "--subject", "queue,mutant-keeps-one-closure-in-10000", "--duration", "8",
+            "--scenario", "soak", "--subject", "queue,mutant-keeps-one-closure-in-10000", "--duration", "\(seconds)",
             "--report-dir", folder.path,
         ])
     }
