@@ -213,11 +213,11 @@ struct RepeatingGrid {
             // The subject's queue is called as a witness only for a tick that the machine's
             // noise alone does not excuse; a point excused by a delay longer than the leeway
             // was not judged.
+            let witnessNeeded = !coveredWithin(machine)
             // The plain action was handed as the zero-leeway reference fired, as late as the
             // machine held that back: a queue that ran nothing until it ran the action held a
             // tick due at the point back for both (CI saw a stalled target's tick 305.4 ms
             // late, its plain action handed 28.4 ms late and run 277.5 ms after that).
-            let witnessNeeded = !coveredWithin(machine)
             let queued = (referenceAt - point) + hopDelay
             var noise = witnessNeeded ? max(machine, queued, heldBack(at: point)) : machine
             // The last witness is the thread that ran the late tick: the time it waited for a
