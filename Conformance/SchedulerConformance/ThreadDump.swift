@@ -37,7 +37,7 @@ public enum ThreadDump {
     }
 
     /// Why gdb took no stacks, in its words.
-    struct Refusal: Error { let reason: String }
+    private struct Refusal: Error { let reason: String }
 
     /// One gdb run on `pid`: its stacks, or why there were none.
     private static func attach(pid: Int32, within bound: Duration) async -> Result<String, Refusal> {

@@ -570,7 +570,7 @@ final class CoreWaits: Sendable {
                 seen.flatMap { seen in seen.waits[start.thread].map { ($0, seen.read) } }
             }
         return baseline.map {
-            Waited(waited: UInt64(max(start.nanoseconds - $0.wait, 0)), unread: $0.read &- min($0.read, due))
+            Waited(waited: UInt64(max(start.nanoseconds - $0.wait, 0)), unread: max($0.read, due) - due)
         }
     }
 }
