@@ -45,4 +45,20 @@ enum OwnThread {
             }.start()
         }
     }
+
+    /// Runs `body` once a place in `lane` is free, holding it until `body` returns: for work
+    /// that runs in a child process, which loads the cores as a body here would. The wait
+    /// for the place is on a thread of its own, not on the cooperative pool.
+    static func holding<T: Sendable>(
+        _ lane: Lane, _ body: @Sendable () async throws -> T
+    ) async rethrows -> T {
+        await withCheckedContinuation { (placed: CheckedContinuation<Void, Never>) in
+            Thread {
+                lane.slots.wait()
+                placed.resume()
+            }.start()
+        }
+        defer { lane.slots.signal() }
+        return try await body()
+    }
 }
