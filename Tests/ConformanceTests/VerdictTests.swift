@@ -413,7 +413,7 @@ private final class Spinners: Sendable {
 }
 
 /// What each of a test's runs of a rule showed, when none showed the situation it needs.
-struct Unjudged: Error, CustomStringConvertible {
+private struct Unjudged: Error, CustomStringConvertible {
     let runs: [String]
     var description: String { runs.enumerated().map { "run \($0.offset + 1): \($0.element)" }.joined(separator: "; ") }
 }
