@@ -49,7 +49,7 @@ KILL_TEST := everyMutantIsKilledByItsRuleInEveryRun
 BUSY_CORES := pids=""; for i in $$(seq $$(nproc)); do (while :; do :; done) & pids="$$pids $$!"; done; trap 'kill $$pids' EXIT;
 
 .DELETE_ON_ERROR:
-.PHONY: lint format tsan tsan-build docs help build test bench-instructions test-package test-package-built test-third-party test-example test-mutator python-deps release conformance conformance-mutants conformance-mutants-loaded conformance-kill-matrix conformance-loaded matrix stress stress-nightly stress-soak stress-trend dashboard mutate mutate-full rules clean
+.PHONY: lint format tsan tsan-build docs help build test test-conformance test-mutants nightly nightly-deps test-nightly-tier bench-instructions test-package test-package-built test-third-party test-example test-mutator python-deps release conformance conformance-mutants conformance-mutants-loaded conformance-kill-matrix conformance-loaded matrix stress stress-nightly stress-soak stress-trend dashboard mutate mutate-full rules clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-20s %s\n", $$1, $$2}'
@@ -66,7 +66,7 @@ build: ## Build everything, tests included (debug)
 # of a deadlocked worker, both failed in CI's preview) and saved 60 s.
 TEST_FIRST  := python-deps build docs
 TEST_BESIDE := test-mutator
-TEST_LANE   := test-third-party test-example
+TEST_LANE   := test-example
 # Runs the parts $(1) in turn, each with its wall and processor time: where CI's time goes is
 # read from its log. The processor time beside the wall time says which parts wait and which compute.
 TIMED_PARTS = for part in $(1); do TIMEFORMAT="make test: '$$part' took %0R s (processor %0U s user, %0S s system)"; \
@@ -83,9 +83,44 @@ BESIDE = lane=$$(mktemp); started=$$SECONDS; \
 	if [ $$status -ne 0 ]; then $(3); exit $$status; fi; exit $$other_status
 # The failing tests in the test log $(1), printed again at the end, where a CI log cut to its tail still shows them.
 FAILING = echo "── failing tests ($(1)) ──"; grep -E -A3 '✘ .*(recorded an issue|failed)' $(1) | grep -v 'known issue' | tail -60
-test: ## Build and run every test: this package's, the mutator's, the third-party matrix's and the example's (and the documentation, whose links a test follows)
+test: ## The per-change gate: build, every test of the gate's tier, the reference catalogue once and every mutant caught once (release)
 	@$(call BESIDE,$(TEST_FIRST),$(TEST_BESIDE),true)
 	@$(call BESIDE,test-package-built,$(TEST_LANE),$(call FAILING,.build/test.log))
+	@$(call TIMED_PARTS,release test-conformance test-mutants)
+
+# The gate's release checks: the reference subjects' whole catalogue once, as `make
+# conformance` runs it, and every bundled mutant caught by its rule once, each run in a worker.
+# Ten runs of each (and thirty with every core busy) are `make nightly`'s.
+test-conformance: release
+	$(CONFORMANCE) run --quiet --report-dir $(REPORTS)/gate
+test-mutants: release
+	$(CONFORMANCE) mutants --runs 1 --quiet --report-dir $(REPORTS)/mutants-gate
+
+# The depth, nightly and before an issue that touches rules, mutants, the harness or the
+# library is resolved: every test of both tiers (SCHEDULERS_TIER=nightly: the tests that judge
+# time or races, repeat a verdict, or need Chromium or callgrind), every test under
+# ThreadSanitizer, the mutants 10/10 quiet and 30/30 with every core busy, twenty loaded runs of
+# the catalogue, the mutation analysis and the soak. Each step runs whatever the others did;
+# the table at the end gives each one's time and result, and any failure fails the target.
+NIGHTLY_STEPS := nightly-deps test-nightly-tier tsan conformance-mutants conformance-mutants-loaded conformance-loaded mutate stress-soak
+nightly: ## The depth: both tiers of tests, ThreadSanitizer over all, mutants 10/10 and 30/30 loaded, 20 loaded runs, mutate, the soak; ends with a table
+	@export SCHEDULERS_TIER=nightly; table=$$(mktemp); failed=0; for step in $(NIGHTLY_STEPS); do started=$$SECONDS; \
+		if $(MAKE) --no-print-directory $$step \
+			$$( [ $$step = conformance-mutants-loaded ] && echo MUTANT_RUNS=30 ) \
+			$$( [ $$step = conformance-mutants ] && echo MUTANT_RUNS=10 ) \
+			$$( [ $$step = conformance-loaded ] && echo RUNS=20 ); then result=passed; \
+		else result=FAILED; failed=$$((failed+1)); fi; \
+		printf '| %s | %s s | %s |\n' $$step $$((SECONDS - started)) $$result >>$$table; done; \
+	echo; echo '| step | time | result |'; echo '| --- | --: | --- |'; cat $$table; rm -f $$table; \
+	echo "make nightly: $$failed step(s) failed"; test $$failed -eq 0
+
+nightly-deps: # what only the nightly tier needs: headless Chromium (the documentation's links, the dashboard)
+	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium; }
+
+# Both tiers of this package's tests, and the third-party matrix's and the example's.
+test-nightly-tier: build docs
+	@export SCHEDULERS_TIER=nightly; $(call RUN_TESTS,$(call RUN_SPLIT_BUNDLE,.build/debug/SchedulerBehaviourPackageTests.xctest,$(KILL_TEST),.build/test-kills.log),.build/test-nightly.log)
+	@export SCHEDULERS_TIER=nightly; $(MAKE) --no-print-directory test-third-party test-example
 
 test-package: build test-package-built ## Run this package's tests
 

@@ -1,6 +1,7 @@
 import SchedulerConformance
 import SchedulerMutants
 import Schedulers
+import TestSupport
 import Testing
 
 /// The CLK and EXE profiles judge what they claim to: correct clocks and executors pass
@@ -21,7 +22,7 @@ import Testing
             ConformanceSubject(name: "suspending-clock", clock: { ClockUnderTest(SuspendingClock()) }),
         ]
 
-    @Test(arguments: correct.map(\.name))
+    @Test(.nightly("every clock and executor rule in this process: 150 s"), arguments: correct.map(\.name))
     func correctSubjectPassesEveryRuleOfItsKind(_ name: String) async throws {
         let subject = try #require(Self.correct.first { $0.name == name })
         let rules = RuleCatalogue.all.filter { $0.kind == subject.kind }

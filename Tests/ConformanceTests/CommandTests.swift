@@ -244,7 +244,7 @@ import Testing
     /// A runaway left by one rule is stopped at the worker's memory cap, with the same
     /// verdict in every run, and the rules after it run in a fresh worker.
     @Test func aRunawayIsStoppedAtTheMemoryCapWithTheSameVerdictEveryTime() async throws {
-        for _ in 0..<5 {
+        for _ in 0..<Tier.runs(nightly: 5) {
             let folder = Self.temporaryFolder()
             let outcome = try await Self.conformance([
                 "--subject", "mutant-growing", "--rule", "ORD-1,CAN-6,TIM-3", "--worker-memory", "0.25",
@@ -268,7 +268,7 @@ import Testing
     /// A rule that leaves the subject spinning says so, and the rules after it run in a fresh
     /// worker (in the old one they would find the spinning thread too), in every run.
     @Test func workLeftRunningIsReportedAndTheNextRulesGetAFreshWorker() async throws {
-        for _ in 0..<3 {
+        for _ in 0..<Tier.runs(nightly: 3) {
             let folder = Self.temporaryFolder()
             let outcome = try await Self.conformance([
                 "--subject", "mutant-spinning", "--rule", "ORD-1,CAN-6,TIM-3", "--report-dir", folder.path,

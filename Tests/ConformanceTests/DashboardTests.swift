@@ -3,6 +3,7 @@ import SchedulerConformance
 import SchedulerReporting
 import Schedulers
 import Subprocess
+import TestSupport
 import Testing
 
 /// `make dashboard`'s page, from real reports of both commands, opened as a reader opens it:
@@ -124,9 +125,9 @@ import Testing
         #expect(page.components(separatedBy: "</script>").count == 5, "exactly the page's own four scripts end")
     }
 
-    @Test(
-        .enabled(if: chromium != nil, "headless Chromium is not installed (CI installs it: apt-get install chromium)"))
+    @Test(.nightly("loads the page in headless Chromium, which make nightly installs"))
     func itLoadsInABrowserWithoutErrorsAndDrawsEveryChart() async throws {
+        try #require(Self.chromium != nil, "headless Chromium is not installed: apt-get install chromium")
         let folder = try await Self.dashboard.value
         let page = folder.appendingPathComponent("dashboard/index.html")
         let browser = [

@@ -1,18 +1,16 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The documentation `make docs` builds (`make test` does first): each module's page and every
-/// article renders in a browser (headless Chromium, which CI installs), and every link the
+/// article renders in a browser (headless Chromium, which `make nightly` installs), and every link the
 /// rendered pages make to another page of the documentation leads to one that exists.
 @Suite struct DocumentationTests {
     static let root = CommandTests.packageRoot.appendingPathComponent(".build/docs")
 
-    @Test(
-        .enabled(
-            if: DashboardTests.chromium != nil,
-            "headless Chromium is not installed (CI installs it: apt-get install chromium)"
-        ))
+    @Test(.nightly("follows every link in headless Chromium, which make nightly installs"))
     func everyPageRendersAndEveryInternalLinkLeadsToAPage() async throws {
+        try #require(DashboardTests.chromium != nil, "headless Chromium is not installed: apt-get install chromium")
         let data = Self.root.appendingPathComponent("data/documentation")
         try #require(
             FileManager.default.fileExists(atPath: data.path),

@@ -38,7 +38,8 @@ import Testing
     /// (``OwnThread``): as test cases of their own, the queued ones would hold every place
     /// Swift Testing gives tests at once (twice the cores), and the other tests would start
     /// only when the kills were done.
-    @Test func everyMutantIsKilledByItsRuleInEveryRun() async {
+    @Test(.nightly("ten runs of every mutant; the gate runs `conformance mutants --runs 1` in release"))
+    func everyMutantIsKilledByItsRuleInEveryRun() async {
         let verdicts = await withTaskGroup(of: (String, String?).self) { group in
             for mutant in Mutants.all {
                 group.addTask { (mutant.subject.name, await Self.verdict(on: mutant)) }

@@ -1,9 +1,11 @@
 import Foundation
 import SchedulerConformance
 import Schedulers
+import TestSupport
 import Testing
 
-@Suite struct ReferenceConformanceTests {
+@Suite(.nightly("the gate runs the same catalogue as make conformance, in release"))
+struct ReferenceConformanceTests {
     /// Each reference subject's catalogue, run by the command as `make conformance` runs it:
     /// in a worker process of its own. In this process, other tests' work held the threads of
     /// Dispatch's pool, which the concurrent scheduler's timers run on, and TIM-12 rightly

@@ -35,7 +35,7 @@ import Testing
     /// its ticks and the plain actions the suite hands it wait alike, so TIM-6 and TIM-12
     /// cannot blame the timer. The first tick, queued before the plain actions, runs before
     /// them; it must not excuse their wait.
-    @Test(arguments: [RuleID.tim6, .tim12])
+    @Test(.nightly("judges a timer by the machine's noise"), arguments: [RuleID.tim6, .tim12])
     func aTimerWhoseTargetQueueStallsIsNotBlamed(_ rule: RuleID) async {
         let stalled = ConformanceSubject(name: "queue on a stalled target") {
             let target = DispatchQueue(label: "stalled target")
@@ -59,7 +59,9 @@ import Testing
     /// action: then nothing stalls (the handler sleeps only inside the action) and the next
     /// ticks try again. A run in which no tick was stalled, or that the rule found too noisy
     /// to judge, did not show the situation, and the rule runs again.
-    @Test(.disabled(if: ThreadSanitizerBuild.isEnabled, "the sanitizer delivers a signal only after the action"))
+    @Test(
+        .nightly("waits for a preempted tick, which a run may not show"),
+        .disabled(if: ThreadSanitizerBuild.isEnabled, "the sanitizer delivers a signal only after the action"))
     func aTickHeldBackByTheTickBeforeItIsNotBlamed() async {
         for _ in 0..<5 {
             let stalled = TickPreempting(stalledTicks: 4..<9)
@@ -96,6 +98,7 @@ import Testing
     /// back by more than a wait for a core). The verdict is `make test`'s; the rule's paths
     /// run under the sanitizer in every reference subject's catalogue.
     @Test(
+        .nightly("makes a thread wait for a core, which takes up to ten runs"),
         .enabled(if: CoreWait.now() != nil, "the kernel does not count a thread's wait for a core here"),
         .disabled(if: ThreadSanitizerBuild.isEnabled, "too noisy under the sanitizer to make the situation"),
         .serialized, arguments: [ThreadTicking.Threads.one, .freshPerTick])

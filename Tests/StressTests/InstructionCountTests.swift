@@ -3,6 +3,7 @@ import SchedulerConformance
 import SchedulerStress
 import Schedulers
 import Subprocess
+import TestSupport
 import Testing
 
 /// `stress instructions`: callgrind's totals read right, the cost per operation taken as a
@@ -92,6 +93,7 @@ import Testing
     /// are a release build's; paths with threads vary by a fraction of a percent, which the
     /// median of five runs absorbs.)
     @Test(
+        .nightly("two callgrind runs; the gate counts every path with make bench-instructions"),
         .enabled(
             if: FileManager.default.isExecutableFile(atPath: "/usr/bin/valgrind") && !ThreadSanitizerBuild.isEnabled)
     )

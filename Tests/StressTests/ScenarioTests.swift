@@ -3,6 +3,7 @@ import SchedulerConformance
 import SchedulerMutants
 import SchedulerProbes
 import Schedulers
+import TestSupport
 import Testing
 
 @testable import SchedulerStress
@@ -103,7 +104,8 @@ import Testing
     /// A scheduler as correct as the reference whose every insert sorts its queue again (as
     /// combine-schedulers' test scheduler does) is called superlinear: its drain of 3,162
     /// actions costs about ten times its drain of 10³, with every core busy too.
-    @Test func growthCallsAQueueSortedOnEveryInsertSuperlinear() throws {
+    @Test(.nightly("fits an exponent to timed rounds"))
+    func growthCallsAQueueSortedOnEveryInsertSuperlinear() throws {
         // Half a second: with a tenth, the two sizes measured had few rounds each, and one
         // preemption in CI flattened the fit to 1.08.
         let run = try Self.run("growth", on: "mutant-resorting-virtual", seconds: 0.5)
@@ -139,7 +141,8 @@ import Testing
     /// action queued behind a held worker, then drained alone. A queue that removes the first
     /// of an array grows with what is queued there (every action is, by construction); the
     /// reference queue does not.
-    @Test func aHeldDrainQueuesEverythingBehindTheWorker() throws {
+    @Test(.nightly("fits an exponent to timed rounds"))
+    func aHeldDrainQueuesEverythingBehindTheWorker() throws {
         // The sanitizer makes every action ten times dearer and leaves the array's shifts
         // alone, which flattens the mutant's exponent below the line.
         guard !ThreadSanitizerBuild.isEnabled else { return }

@@ -192,7 +192,8 @@ import Testing
     /// (up to three times): CI's preview, with three test processes at once, sampled the queue
     /// 60 times in its 4 s where the fit needs 64, and a later one got too few in each of
     /// three runs of the same length.
-    @Test func theSoakFindsAClosureKeptInTenThousand() async throws {
+    @Test(.nightly("samples the heap until quiet moments came"))
+    func theSoakFindsAClosureKeptInTenThousand() async throws {
         var folder = Self.folder()
         var seconds = 8
         var outcome = try await Self.soak(into: folder, seconds: seconds)
@@ -229,7 +230,8 @@ import Testing
     /// A Dispatch scheduler whose pending actions are an array it takes the first of is called
     /// superlinear by its fan-in, timed in the worker's processor time, and the reference queue
     /// beside it is not. A worker, as nightly runs have: the fan-in's time is the process's.
-    @Test func growthCallsAFanInIntoAnArrayFIFOSuperlinear() async throws {
+    @Test(.nightly("fits an exponent to timed rounds"))
+    func growthCallsAFanInIntoAnArrayFIFOSuperlinear() async throws {
         let folder = Self.folder()
         let outcome = try await Self.stress([
             "--scenario", "growth", "--subject", "queue,mutant-array-fifo", "--duration", "0.5",
