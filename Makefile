@@ -49,7 +49,7 @@ KILL_TEST := everyMutantIsKilledByItsRuleInEveryRun
 BUSY_CORES := pids=""; for i in $$(seq $$(nproc)); do (while :; do :; done) & pids="$$pids $$!"; done; trap 'kill $$pids' EXIT;
 
 .DELETE_ON_ERROR:
-.PHONY: lint format tsan tsan-build docs help build test test-conformance test-mutants nightly nightly-deps test-nightly-tier bench-instructions test-package test-package-built test-third-party test-example test-mutator python-deps release conformance conformance-mutants conformance-mutants-loaded conformance-kill-matrix conformance-loaded matrix stress stress-nightly stress-soak stress-trend dashboard mutate mutate-full rules clean
+.PHONY: lint format tsan tsan-build docs help build test test-conformance test-mutants nightly nightly-deps test-nightly-tier nightly-mutants nightly-mutants-loaded nightly-loaded bench-instructions test-package test-package-built test-third-party test-example test-mutator python-deps release conformance conformance-mutants conformance-mutants-loaded conformance-kill-matrix conformance-loaded matrix stress stress-nightly stress-soak stress-trend dashboard mutate mutate-full rules clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-20s %s\n", $$1, $$2}'
@@ -102,17 +102,21 @@ test-mutants: release
 # ThreadSanitizer, the mutants 10/10 quiet and 30/30 with every core busy, twenty loaded runs of
 # the catalogue, the mutation analysis and the soak. Each step runs whatever the others did;
 # the table at the end gives each one's time and result, and any failure fails the target.
-NIGHTLY_STEPS := nightly-deps test-nightly-tier tsan conformance-mutants conformance-mutants-loaded conformance-loaded mutate stress-soak
+NIGHTLY_STEPS := nightly-deps test-nightly-tier tsan nightly-mutants nightly-mutants-loaded nightly-loaded mutate stress-soak
 nightly: ## The depth: both tiers of tests, ThreadSanitizer over all, mutants 10/10 and 30/30 loaded, 20 loaded runs, mutate, the soak; ends with a table
 	@export SCHEDULERS_TIER=nightly; table=$$(mktemp); failed=0; for step in $(NIGHTLY_STEPS); do started=$$SECONDS; \
-		if $(MAKE) --no-print-directory $$step \
-			$$( [ $$step = conformance-mutants-loaded ] && echo MUTANT_RUNS=30 ) \
-			$$( [ $$step = conformance-mutants ] && echo MUTANT_RUNS=10 ) \
-			$$( [ $$step = conformance-loaded ] && echo RUNS=20 ); then result=passed; \
-		else result=FAILED; failed=$$((failed+1)); fi; \
+		if $(MAKE) --no-print-directory $$step; then result=passed; else result=FAILED; failed=$$((failed+1)); fi; \
 		printf '| %s | %s s | %s |\n' $$step $$((SECONDS - started)) $$result >>$$table; done; \
 	echo; echo '| step | time | result |'; echo '| --- | --: | --- |'; cat $$table; rm -f $$table; \
 	echo "make nightly: $$failed step(s) failed"; test $$failed -eq 0
+
+# The nightly steps with their counts fixed, whatever RUNS the caller set.
+nightly-mutants:
+	@$(MAKE) --no-print-directory conformance-mutants MUTANT_RUNS=10
+nightly-mutants-loaded:
+	@$(MAKE) --no-print-directory conformance-mutants-loaded MUTANT_RUNS=30
+nightly-loaded:
+	@$(MAKE) --no-print-directory conformance-loaded RUNS=20
 
 nightly-deps: # what only the nightly tier needs: headless Chromium (the documentation's links, the dashboard)
 	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium; }
