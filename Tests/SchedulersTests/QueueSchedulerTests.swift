@@ -195,13 +195,16 @@ import Testing
     @Test func aSchedulerThatKeepsReschedulingItselfStillRunsItsTimers() throws {
         let busy = QueueScheduler(name: "busy")
         let stop = Signal()
+        // Waiting on a signal, not spinning on the count: under the sanitizer, with a soak
+        // beside it, a spinning test thread took the core the loop needed.
+        let looping = Signal()
         let steps = Atomic<Int>(0)
         @Sendable func step() {
-            steps.wrappingAdd(1, ordering: .relaxed)
+            if steps.add(1, ordering: .relaxed).newValue == 100 { looping.fire() }
             if !stop.hasFired { busy.schedule(step) }
         }
         busy.schedule(step)
-        #expect(spinWait(upTo: .seconds(10)) { steps.load(ordering: .relaxed) > 1_000 })
+        #expect(looping.wait(.seconds(30)), "the rescheduling loop never got going")
         let delayedRan = Signal()
         _ = try busy.schedule(after: .milliseconds(1)) { delayedRan.fire() }
         let ran = delayedRan.wait(.seconds(10))
