@@ -49,7 +49,7 @@ KILL_TEST := everyMutantIsKilledByItsRuleInEveryRun
 BUSY_CORES := pids=""; for i in $$(seq $$(nproc)); do (while :; do :; done) & pids="$$pids $$!"; done; trap 'kill $$pids' EXIT;
 
 .DELETE_ON_ERROR:
-.PHONY: lint format tsan tsan-build docs help build test test-conformance test-mutants nightly nightly-deps test-nightly-tier nightly-mutants nightly-mutants-loaded nightly-loaded bench-instructions test-package test-package-built test-third-party test-example test-mutator python-deps release conformance conformance-mutants conformance-mutants-loaded conformance-kill-matrix conformance-loaded matrix stress stress-nightly stress-soak stress-trend dashboard mutate mutate-full rules clean
+.PHONY: lint format tsan tsan-gate tsan-build tsan-build-package docs help build test test-conformance test-mutants nightly nightly-deps test-nightly-tier nightly-mutants nightly-mutants-loaded nightly-loaded bench-instructions test-package test-package-built test-third-party test-example test-mutator python-deps release conformance conformance-mutants conformance-mutants-loaded conformance-kill-matrix conformance-loaded matrix stress stress-nightly stress-soak stress-trend dashboard mutate mutate-full rules clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-20s %s\n", $$1, $$2}'
@@ -83,15 +83,14 @@ BESIDE = lane=$$(mktemp); started=$$SECONDS; \
 	if [ $$status -ne 0 ]; then $(3); exit $$status; fi; exit $$other_status
 # The failing tests in the test log $(1), printed again at the end, where a CI log cut to its tail still shows them.
 FAILING = echo "── failing tests ($(1)) ──"; grep -E -A3 '✘ .*(recorded an issue|failed)' $(1) | grep -v 'known issue' | tail -60
-test: ## The per-change gate: build, every test of the gate's tier, the reference catalogue once (release)
+test: ## The per-change gate: build, every test of the gate's tier, the reference catalogue once and every mutant caught once (release)
 	@$(call BESIDE,$(TEST_FIRST),$(TEST_BESIDE),true)
 	@$(call BESIDE,test-package-built,$(TEST_LANE),$(call FAILING,.build/test.log))
-	@$(call TIMED_PARTS,release test-conformance)
+	@$(call TIMED_PARTS,release test-conformance test-mutants)
 
 # The gate's release checks: the reference subjects' whole catalogue once, as `make
-# conformance` runs it. test-mutants, every bundled mutant caught by its rule once in a worker,
-# joins the gate once IMM-4 catches its millisecond-early mutant in every run (it escaped 1 of
-# 194 runs here); ten runs of each mutant (and thirty with every core busy) are `make nightly`'s.
+# conformance` runs it, and every bundled mutant caught by its rule once, each in a worker;
+# ten runs of each mutant (and thirty with every core busy) are `make nightly`'s.
 test-conformance: release
 	$(CONFORMANCE) run --quiet --report-dir $(REPORTS)/gate
 test-mutants: release
@@ -183,24 +182,40 @@ TSAN_RUNTIME := suppressions=$(CURDIR)/Tests/ThreadSanitizer.supp log_path=$(abs
 # runtime dies in its own fork handling when the backtracer is spawned from a crashing
 # process ("CHECK failed … ForkChildAfter"), which would leave a log that is not a report.
 
+# The sanitizer's verdict on a run whose tests' output went to the terminal and whose exit
+# status is $$status: fails on any report in $(TSAN_REPORTS), or on a failed test.
+TSAN_VERDICT = reports=$$(ls $(TSAN_REPORTS) | wc -l); \
+	if [ $$reports -gt 0 ]; then cat $(TSAN_REPORTS)/*; echo "make tsan: ThreadSanitizer reports from $$reports process(es), kept in $(TSAN_REPORTS)"; exit 1; fi; \
+	if [ $$status -ne 0 ]; then echo "make tsan: the tests failed (exit $$status)"; exit $$status; fi; \
+	echo "make tsan: every test passed with no ThreadSanitizer report"
+TSAN_ENVIRONMENT = rm -rf $(TSAN_REPORTS) && mkdir -p $(TSAN_REPORTS); \
+	export TSAN_OPTIONS="$(TSAN_RUNTIME)" SWIFT_BACKTRACE=enable=no $(if $(TSAN_CANARY),SCHEDULERS_TSAN_CANARY=1)
+
 tsan: tsan-build docs ## Build and run this package's and (beside them) the third-party adapters' tests under ThreadSanitizer; fails on any report outside Tests/ThreadSanitizer.supp
-	@rm -rf $(TSAN_REPORTS) && mkdir -p $(TSAN_REPORTS)
-	@status=0; export TSAN_OPTIONS="$(TSAN_RUNTIME)" SWIFT_BACKTRACE=enable=no $(if $(TSAN_CANARY),SCHEDULERS_TSAN_CANARY=1); \
-	other=$$(mktemp); \
+	@$(TSAN_ENVIRONMENT); status=0; other=$$(mktemp); \
 	( TIMEFORMAT="make tsan: the third-party adapters' tests (beside) took %0R s (processor %0U s user, %0S s system)"; \
 	  time (cd $(THIRD_PARTY) && $(call RUN_BUNDLE,$(TSAN_SCRATCH)/debug/ThirdPartyMatrixPackageTests.xctest)) ) \
 	  >$$other 2>&1 & pid=$$!; \
 	TIMEFORMAT="make tsan: this package's tests took %0R s (processor %0U s user, %0S s system)"; \
 	time $(SWIFT) test --skip-build $(TSAN_BUILD) || status=$$?; \
 	wait $$pid || status=$$?; cat $$other; rm -f $$other; \
-	reports=$$(ls $(TSAN_REPORTS) | wc -l); \
-	if [ $$reports -gt 0 ]; then cat $(TSAN_REPORTS)/*; echo "make tsan: ThreadSanitizer reports from $$reports process(es), kept in $(TSAN_REPORTS)"; exit 1; fi; \
-	if [ $$status -ne 0 ]; then echo "make tsan: the tests failed (exit $$status)"; exit $$status; fi; \
-	echo "make tsan: every test passed with no ThreadSanitizer report"
+	$(TSAN_VERDICT)
 
-tsan-build: # the sanitizer's builds alone: CI runs them beside the optimised build, then make tsan with the soak beside it
-	$(SWIFT) build --build-tests $(TSAN_BUILD)
+# The gate's share of the sanitizer: the tests of the code adopters run, the reference
+# library (SchedulersTests) and the harness's supervisor and workers (the conformance and
+# stress commands' tests, the crash diagnosis, the worker's core gate), and the proof that a
+# race is reported. `make tsan`, in the nightly tier, runs every test so.
+TSAN_GATE_TESTS := ^SchedulersTests\.|CommandTests|CrashDiagnosisTests|CoreGateTests|ThreadSanitizerTests
+tsan-gate: tsan-build-package docs ## The gate's sanitizer run: the reference library's and the harness's tests under ThreadSanitizer
+	@$(TSAN_ENVIRONMENT); status=0; \
+	TIMEFORMAT="make tsan-gate: the library's and the harness's tests took %0R s (processor %0U s user, %0S s system)"; \
+	time $(SWIFT) test --skip-build $(TSAN_BUILD) --filter '$(TSAN_GATE_TESTS)' || status=$$?; \
+	$(TSAN_VERDICT)
+
+tsan-build: tsan-build-package # the sanitizer's builds alone, this package's and the third-party package's
 	cd $(THIRD_PARTY) && $(SWIFT) build --build-tests $(TSAN_BUILD)
+tsan-build-package: # this package's sanitizer build alone (the gate's)
+	$(SWIFT) build --build-tests $(TSAN_BUILD)
 
 # The documentation: DocC for the three modules an adopter uses, combined, as static HTML.
 # In the test build's folder: DocC's symbol graphs come from the same debug build the tests

@@ -98,7 +98,7 @@ struct TimingOptions: ParsableArguments {
 struct ExplorationOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "Seconds each model-checked (LIN) rule explores per subject (default 1.5); more finds rarer races.",
+            "Seconds each model-checked (LIN) rule explores per subject at least (default 0.5, and on until its evidence came); more finds rarer races.",
             valueName: "seconds"))
     var budget: Double?
 
@@ -125,7 +125,9 @@ struct ExplorationOptions: ParsableArguments {
     func timing(_ timing: Timing) -> Timing {
         guard budget != nil else { return timing }
         var timing = timing
-        timing.ruleTimeout = max(timing.ruleTimeout, exploration.budget * 12 + .seconds(30))
+        timing.ruleTimeout = max(
+            timing.ruleTimeout,
+            max(Exploration.evidenceCap, exploration.budget * 10) + exploration.budget * 2 + .seconds(30))
         return timing
     }
 }

@@ -46,16 +46,18 @@ extension ConformanceCommand {
             try ReportFiles.prepare(folder)
             let started = ContinuousClock.now
             if let shard { printError("conformance: \(shard), partitioned by subject × rule") }
+            var packageVerdicts = PackageVerdicts()
             let subjectReports = try toolkit.select(subjects).map { subject in
                 let mine =
                     shard.map { shard in rules.filter { shard.contains(Shard.pairID(subject.name, $0.id.rawValue)) } }
                     ?? rules
-                let results =
-                    mine.isEmpty
-                    ? []
-                    : IsolatedRules.run(
-                        subject: subject, rules: mine, timing: timing, exploration: exploration,
-                        inProcess: execution.inProcess, memoryCap: execution.memoryCap)
+                let results = packageVerdicts.results(of: mine, on: subject) { rules in
+                    rules.isEmpty
+                        ? []
+                        : IsolatedRules.run(
+                            subject: subject, rules: rules, timing: timing, exploration: exploration,
+                            inProcess: execution.inProcess, memoryCap: execution.memoryCap)
+                }
                 printError(
                     "\(subject.name): \(results.filter { $0.status == .passed }.count) passed, \(results.filter { $0.status.isFailure }.count) not passed, \(results.filter { $0.status == .skipped }.count) skipped"
                 )

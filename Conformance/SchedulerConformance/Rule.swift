@@ -83,6 +83,10 @@ public struct Rule: Sendable, Identifiable {
     /// timers then excuse instead of judging, so the runner and the kill counter run them
     /// one at a time.
     public let needsIdleCores: Bool
+    /// The check never touches the subject (LIN-5 judges this package's own disposables):
+    /// one verdict serves every subject it applies to, so a run of many subjects judges it
+    /// once and gives the others that result.
+    public let judgesOnlyThePackage: Bool
     /// The check itself; throws a ``RuleFailure`` naming the step that went wrong.
     let check: @Sendable (RuleContext) throws(RuleFailure) -> Void
 
@@ -97,6 +101,7 @@ public struct Rule: Sendable, Identifiable {
         guarantee: String? = nil,
         needsWallClockStep: Bool = false,
         needsIdleCores: Bool = false,
+        judgesOnlyThePackage: Bool = false,
         kind: ConformanceSubject.Kind? = nil,
         check: @escaping @Sendable (RuleContext) throws(RuleFailure) -> Void
     ) {
@@ -113,6 +118,7 @@ public struct Rule: Sendable, Identifiable {
         self.guarantee = guarantee
         self.needsWallClockStep = needsWallClockStep
         self.needsIdleCores = needsIdleCores
+        self.judgesOnlyThePackage = judgesOnlyThePackage
         self.check = check
     }
 

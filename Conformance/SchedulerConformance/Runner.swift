@@ -203,3 +203,39 @@ public enum ConformanceRunner {
         return result
     }
 }
+
+/// The verdicts of the rules that judge only this package (``Rule/judgesOnlyThePackage``)
+/// within one run of many subjects: the first subject a rule applies to judges it, and every
+/// later one gets that result, saying where it came from, instead of judging it again (LIN-5
+/// took 2.7 s a subject for the same verdict).
+public struct PackageVerdicts: Sendable {
+    private var judged: [RuleID: (subject: String, result: RuleResult)] = [:]
+
+    /// No verdicts yet.
+    public init() {}
+
+    /// The results of `rules` on `subject`, in their order: `run` judges those not judged
+    /// earlier in this run, and the verdicts of the package's own rules are kept for the
+    /// subjects after this one. An inconclusive verdict, a timeout or an error is not kept:
+    /// the next subject judges the rule again.
+    public mutating func results(
+        of rules: [Rule], on subject: ConformanceSubject, run: ([Rule]) -> [RuleResult]
+    ) -> [RuleResult] {
+        let reused = Dictionary(
+            uniqueKeysWithValues: rules.compactMap { rule -> (RuleID, RuleResult)? in
+                guard rule.skipReason(for: subject) == nil, let earlier = judged[rule.id] else { return nil }
+                var result = earlier.result
+                result.durationSeconds = 0
+                result.message =
+                    "judged once in this run, on `\(earlier.subject)`" + (result.message.map { ": \($0)" } ?? "")
+                return (rule.id, result)
+            })
+        let fresh = run(rules.filter { reused[$0.id] == nil })
+        for (rule, result) in zip(rules.filter { reused[$0.id] == nil }, fresh)
+        where rule.judgesOnlyThePackage && [.guaranteed, .passed, .failed].contains(result.status) {
+            judged[rule.id] = (subject.name, result)
+        }
+        var next = fresh.makeIterator()
+        return rules.map { reused[$0.id] ?? next.next()! }
+    }
+}

@@ -89,8 +89,9 @@ static int interrupts_in(char *text, long long *counts, int capacity) {
     return highest + 1;
 }
 
-// The second of schedstat's three counts: nanoseconds spent runnable, waiting for a core.
-static long long run_delay_at(const char *path) {
+// The first two of schedstat's three counts: nanoseconds on a core, and runnable, waiting
+// for one. Returns 0, or -1 where they cannot be read.
+static int schedstat_at(const char *path, unsigned long long *running, unsigned long long *waiting) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
     char text[96];
@@ -98,9 +99,19 @@ static long long run_delay_at(const char *path) {
     close(fd);
     if (length <= 0) return -1;
     text[length] = '\0';
+    return sscanf(text, "%llu %llu", running, waiting) == 2 ? 0 : -1;
+}
+
+static long long run_delay_at(const char *path) {
     unsigned long long running = 0, waiting = 0;
-    if (sscanf(text, "%llu %llu", &running, &waiting) != 2) return -1;
-    return (long long)waiting;
+    return schedstat_at(path, &running, &waiting) == 0 ? (long long)waiting : -1;
+}
+
+long long core_affinity_thread_active_time(long thread) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", thread);
+    unsigned long long running = 0, waiting = 0;
+    return schedstat_at(path, &running, &waiting) == 0 ? (long long)(running + waiting) : -1;
 }
 
 long long core_affinity_run_delay(void) {
@@ -199,6 +210,11 @@ int core_affinity_interrupts(long long *counts, int capacity) {
 long long core_affinity_run_delay(void) { return -1; }
 
 long long core_affinity_thread_run_delay(long thread) {
+    (void)thread;
+    return -1;
+}
+
+long long core_affinity_thread_active_time(long thread) {
     (void)thread;
     return -1;
 }

@@ -312,6 +312,14 @@ package enum CorePinning {
         threadState(id)?.running
     }
 
+    /// Nanoseconds thread `id` of this process has been on a core or waiting for one, over
+    /// its life; nil where that cannot be read (not Linux, or the thread is gone). A busy
+    /// thread's count grows at the clock's rate however loaded the machine is.
+    package static func activeTime(_ id: Int32) -> Int64? {
+        let active = core_affinity_thread_active_time(Int(id))
+        return active >= 0 ? active : nil
+    }
+
     /// Thread `id`'s kernel state (`R`: on a core or waiting for one) and the processor time
     /// it has had, in the kernel's clock ticks (user and system, 10 ms each on Linux); nil
     /// where that cannot be read (not Linux, or the thread is gone).

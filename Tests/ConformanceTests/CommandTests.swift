@@ -68,7 +68,7 @@ import Testing
     }
 
     /// `--budget` reaches the model-checked rules in their worker processes: a rule explores
-    /// at least its budget, so twice the standard 1.5 s shows in its duration.
+    /// at least its budget, so six times the standard 0.5 s shows in its duration.
     @Test func aBudgetReachesTheModelCheckedRules() async throws {
         let folder = Self.temporaryFolder()
         let outcome = try await Self.conformance([

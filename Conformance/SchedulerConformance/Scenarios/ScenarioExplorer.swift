@@ -3,8 +3,9 @@ import Schedulers
 
 /// How long the model-checked rules explore, and from which seed.
 public struct Exploration: Sendable, Codable, Equatable {
-    /// How long each model-checked rule generates and runs scenarios for one subject;
-    /// shrinking a failure takes up to as long again.
+    /// How long each model-checked rule generates and runs scenarios for one subject at
+    /// least, however soon its evidence came (more finds rarer races); shrinking a failure
+    /// takes up to as long again.
     public var budget: Duration
     /// The first scenario's seed; nil draws one, which a failure prints.
     public var seed: UInt64?
@@ -12,15 +13,18 @@ public struct Exploration: Sendable, Codable, Equatable {
     public var replay: Bool
     /// How many runs whose meeting happened (two chosen points on two cores at once) an
     /// exploration needs of each kind of meeting before it may pass. A quiet 2-core machine
-    /// gathers them well within the standard budget; a loaded one, where threads seldom hold
-    /// their cores together, explores on, up to ten budgets (an eighth of that in `make tsan`'s build),
-    /// and is inconclusive if it still has too few.
+    /// gathers them in about a second; a loaded one, where threads seldom hold their cores
+    /// together, explores on, up to ``evidenceCap`` (or ten budgets, if longer; an eighth of
+    /// that in `make tsan`'s build), and is inconclusive if it still has too few.
     public var meetings: Int
+
+    /// How long an exploration goes on for its meetings at most, with the standard budget.
+    public static let evidenceCap: Duration = .seconds(15)
 
     /// Explore for `budget` from `seed` (a drawn one when nil), and on until `meetings`
     /// meetings happened; with `replay`, only `seed`'s scenario.
     public init(
-        budget: Duration = .milliseconds(1500), seed: UInt64? = nil, replay: Bool = false, meetings: Int = 300
+        budget: Duration = .milliseconds(500), seed: UInt64? = nil, replay: Bool = false, meetings: Int = 300
     ) {
         self.budget = budget
         self.seed = seed
@@ -28,7 +32,8 @@ public struct Exploration: Sendable, Codable, Equatable {
         self.meetings = meetings
     }
 
-    /// 1.5 s per rule and subject, from a drawn seed.
+    /// At least half a second per rule and subject, and on until the meetings happened,
+    /// from a drawn seed: the evidence, not a fixed time, ends an exploration.
     public static let standard = Exploration()
 }
 
@@ -179,7 +184,8 @@ public enum ScenarioExplorer {
                 summary.meetings(of: evidence) >= exploration.meetings && summary.shortPair(needing: pairsNeeded) == nil
             explored =
                 elapsed >= exploration.budget
-                && (evidenced || elapsed >= Timing.evidenceBudget(exploration.budget * 10))
+                && (evidenced
+                    || elapsed >= Timing.evidenceBudget(max(Exploration.evidenceCap, exploration.budget * 10)))
         } while !explored
         let seconds = (ContinuousClock.now - started).timeInterval
         context.note(

@@ -101,8 +101,14 @@ import Testing
 
 /// The tool's mutation analysis, in a suite of its own: its build of the mutated copy takes
 /// most of a minute and a half, which the tool tests above (serialised among themselves, each
-/// a whole run of the tool) spend beside it instead of after it.
-@Suite struct MutationToolTests {
+/// a whole run of the tool) spend beside it instead of after it. Part of the nightly tier
+/// (`SCHEDULERS_TIER=nightly`, as `make nightly` sets it), with the package's own `make
+/// mutate`: 148 s of the gate's, most of it that build.
+@Suite(
+    .enabled(
+        if: ProcessInfo.processInfo.environment["SCHEDULERS_TIER"] == "nightly",
+        "nightly tier (SCHEDULERS_TIER=nightly): builds a mutated copy of the package"))
+struct MutationToolTests {
     /// Runs `mutate` on this package's own scheduler file, with one operator and the ordering
     /// rules only, so that it fits in a test (its scratch build lives in `.build-mutate`). The
     /// cancellation rules too cost 23 s more, in the test that sets the example's time: a

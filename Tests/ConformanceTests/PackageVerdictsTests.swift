@@ -1,0 +1,57 @@
+import SchedulerConformance
+import Schedulers
+import Testing
+
+/// A run of many subjects judges a rule that checks only this package once, and gives every
+/// later subject that verdict, saying where it came from; an inconclusive one is judged again.
+@Suite struct PackageVerdictsTests {
+    static let lin5 = RuleCatalogue.rule(.lin5)
+    static let can1 = RuleCatalogue.rule(.can1)
+    static func subject(_ name: String) -> ConformanceSubject {
+        ConformanceSubject(name: name) { QueueScheduler(name: name) }
+    }
+
+    /// Judges `rules` as a worker would: `status` for LIN-5, passed for the rest, recording
+    /// which rules it was asked to judge.
+    static func judge(_ rules: [Rule], status: RuleResult.Status, asked: inout [[String]]) -> [RuleResult] {
+        asked.append(rules.map(\.id.rawValue))
+        return rules.map { rule in
+            RuleResult(
+                rule: rule.id.rawValue, level: rule.level, status: rule.id == .lin5 ? status : .passed,
+                durationSeconds: 2, message: rule.id == .lin5 ? "the package's disposables" : nil)
+        }
+    }
+
+    @Test func theSecondSubjectGetsTheFirstsVerdictWithoutJudgingIt() {
+        var verdicts = PackageVerdicts()
+        var asked: [[String]] = []
+        let first = verdicts.results(of: [Self.can1, Self.lin5], on: Self.subject("a")) {
+            Self.judge($0, status: .guaranteed, asked: &asked)
+        }
+        let second = verdicts.results(of: [Self.can1, Self.lin5], on: Self.subject("b")) {
+            Self.judge($0, status: .guaranteed, asked: &asked)
+        }
+        #expect(asked == [["CAN-1", "LIN-5"], ["CAN-1"]])
+        #expect(first.map(\.rule) == ["CAN-1", "LIN-5"] && second.map(\.rule) == ["CAN-1", "LIN-5"])
+        #expect(second[1].status == .guaranteed && second[1].durationSeconds == 0)
+        #expect(second[1].message == "judged once in this run, on `a`: the package's disposables")
+        #expect(first[1].message == "the package's disposables")
+    }
+
+    @Test func anInconclusiveVerdictIsJudgedAgainByTheNextSubject() {
+        var verdicts = PackageVerdicts()
+        var asked: [[String]] = []
+        _ = verdicts.results(of: [Self.lin5], on: Self.subject("a")) {
+            Self.judge($0, status: .inconclusive, asked: &asked)
+        }
+        let second = verdicts.results(of: [Self.lin5], on: Self.subject("b")) {
+            Self.judge($0, status: .guaranteed, asked: &asked)
+        }
+        #expect(asked == [["LIN-5"], ["LIN-5"]])
+        #expect(second[0].status == .guaranteed && second[0].message == "the package's disposables")
+    }
+
+    @Test func onlyLIN5JudgesOnlyThePackage() {
+        #expect(RuleCatalogue.all.filter(\.judgesOnlyThePackage).map(\.id) == [.lin5])
+    }
+}
