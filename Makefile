@@ -206,7 +206,7 @@ tsan: tsan-build docs ## Build and run this package's and (beside them) the thir
 # stress commands' tests, the crash diagnosis, the worker's core gate), and the proof that a
 # race is reported. `make tsan`, in the nightly tier, runs every test so.
 TSAN_GATE_TESTS := ^SchedulersTests\.|CommandTests|CrashDiagnosisTests|CoreGateTests|ThreadSanitizerTests
-tsan-gate: tsan-build-package docs ## The gate's sanitizer run: the reference library's and the harness's tests under ThreadSanitizer
+tsan-gate: tsan-build-package ## The gate's sanitizer run: the reference library's and the harness's tests under ThreadSanitizer
 	@$(TSAN_ENVIRONMENT); status=0; \
 	TIMEFORMAT="make tsan-gate: the library's and the harness's tests took %0R s (processor %0U s user, %0S s system)"; \
 	time $(SWIFT) test --skip-build $(TSAN_BUILD) --filter '$(TSAN_GATE_TESTS)' || status=$$?; \

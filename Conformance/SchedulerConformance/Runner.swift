@@ -230,8 +230,9 @@ public struct PackageVerdicts: Sendable {
                     "judged once in this run, on `\(earlier.subject)`" + (result.message.map { ": \($0)" } ?? "")
                 return (rule.id, result)
             })
-        let fresh = run(rules.filter { reused[$0.id] == nil })
-        for (rule, result) in zip(rules.filter { reused[$0.id] == nil }, fresh)
+        let judging = rules.filter { reused[$0.id] == nil }
+        let fresh = run(judging)
+        for (rule, result) in zip(judging, fresh)
         where rule.judgesOnlyThePackage && [.guaranteed, .passed, .failed].contains(result.status) {
             judged[rule.id] = (subject.name, result)
         }
