@@ -148,14 +148,14 @@ struct KillCount: Sendable {
     }
 
     /// How many mutants whose rules do not race the cores are measured at once.
-    static let together = 8
+    static let atOnce = 8
 
-    /// Measures `mutants` ``together`` at a time.
+    /// Measures `mutants` ``atOnce`` at a time.
     private static func inParallel(_ mutants: [Mutant], runs: Int, timing: Timing, inProcess: Bool) -> [KillCount] {
         let counts = Box<[Int: KillCount]>([:])
         let next = Box(0)
         let group = DispatchGroup()
-        for _ in 0..<min(together, mutants.count) {
+        for _ in 0..<min(atOnce, mutants.count) {
             group.enter()
             Thread {
                 while case let index = next.update({ value in
