@@ -53,17 +53,11 @@ extension RuleCatalogue {
             let clock = context.subject.makeClock()
             let inside = clock.sleeperExecutor != nil
             let run = clock.hasRun
-            // At least 1.5 s whatever the standard floor: its meetings come sooner than its
-            // races are found (with half a second, a sleep that checks its deadline and
-            // registers in two steps escaped 1 run in 10, as did an advance that moves the
-            // time in a step of its own).
-            var exploration = context.exploration
-            exploration.budget = max(exploration.budget, .milliseconds(1_500))
             try ScenarioExplorer.explore(
                 .lin3, profile: "manual clock", context: context,
                 generate: { ManualClockScenarios.generate(&$0, run: run) },
-                aim: ManualClockScenarios.aim, evidence: inside ? [.calls] : Jitter.MeetingKind.allCases,
-                pointsOfTheSetUp: inside, resumptionsMeet: !inside, exploration: exploration,
+                aim: ManualClockScenarios.aim, evidence: inside ? [.calls] : [.calls, .callAndReturn, .passing],
+                pointsOfTheSetUp: inside, resumptionsMeet: !inside,
                 instance: { jitter throws(RuleFailure) in ManualClockScenarios.instance(context, jitter: jitter) })
         },
         Rule(
@@ -80,7 +74,7 @@ extension RuleCatalogue {
             try ScenarioExplorer.explore(
                 .lin4, profile: "serial executor", context: context,
                 generate: { ExecutorScenarios.generate(&$0, virtual: virtual) },
-                aim: ExecutorScenarios.aim, evidence: virtual ? [.calls] : Jitter.MeetingKind.allCases,
+                aim: ExecutorScenarios.aim, evidence: virtual ? [.calls] : [.calls, .callAndReturn],
                 instance: { jitter throws(RuleFailure) in ExecutorScenarios.instance(context, jitter: jitter) })
         },
         Rule(

@@ -47,7 +47,7 @@ enum ExecutorScenarios {
         switch operation {
         case .enqueue(let n, _): .follows(n)
         case .drive: .shared
-        case .askIsolation: .crossing
+        case .askIsolation: .crossing()
         case .drained, .start, .end, .quiescent: .nothing
         }
     }

@@ -47,13 +47,16 @@ public struct Jitter: Sendable {
         static let closeness: UInt64 = 2_000
         let parties: Set<Party>
         let lag: Duration
+        /// The call moves the time past the point's deadline (``MeetingKind/passing``).
+        let passes: Bool
         private let arrived = Atomic<Int>(0)
         private let firstDeparture = Atomic<UInt64>(0)
         private let secondDeparture = Atomic<UInt64>(0)
 
-        init(_ parties: Set<Party>, lag: Duration) {
+        init(_ parties: Set<Party>, lag: Duration, passes: Bool = false) {
             self.parties = parties
             self.lag = lag
+            self.passes = passes
         }
 
         func arrive(_ party: Party) {
@@ -84,18 +87,37 @@ public struct Jitter: Sendable {
             return max(first, second) - min(first, second) <= Self.closeness
         }
 
-        /// Which of the two kinds of meeting this is.
+        /// Which kind of meeting this is.
         var kind: MeetingKind {
-            parties.contains { if case .actionReturn = $0 { true } else { false } } ? .callAndReturn : .calls
+            if passes { return .passing }
+            return parties.contains { if case .actionReturn = $0 { true } else { false } } ? .callAndReturn : .calls
         }
     }
 
     /// The kinds of meeting: they test different hand-offs and are counted apart.
-    public enum MeetingKind: Sendable, CaseIterable {
+    public enum MeetingKind: Sendable {
         /// Two calls on two threads.
         case calls
         /// A call and the return of one of the suite's actions, inside the subject.
         case callAndReturn
+        /// A call that moves the time and a point of the suite's code that goes to wait for a
+        /// time the call passes (a sleeper due by an advance's target), a call and a return
+        /// counted apart: the one overlap in which an advance can lose a sleeper.
+        case passing
+
+        /// The share of ``Exploration/meetings`` an exploration that needs this kind needs of
+        /// it: meetings that pass a deadline are fewer than the others, and each sweeps the
+        /// whole span in which an advance decides, so fewer of them are enough.
+        var share: Double { self == .passing ? 0.4 : 1 }
+
+        /// The meetings of this kind, in words.
+        var meetingsName: String {
+            switch self {
+            case .calls: "meetings of two calls"
+            case .callAndReturn: "of a call and the suite's code inside the subject"
+            case .passing: "of a call and a point whose time it passed"
+            }
+        }
     }
 
     /// What a call acts on, for choosing meetings: the risky overlaps are those of calls that
@@ -104,15 +126,18 @@ public struct Jitter: Sendable {
         /// Only reads (`now`).
         case nothing
         /// Makes point n of the suite's code inside the subject (schedules action n, starts
-        /// sleeper n): a meeting may wait there.
-        case makes(Int)
+        /// sleeper n): a meeting may wait there. `due`, for a point that waits for a time (a
+        /// sleeper's deadline, in the scenario's units), lets a call that passes it meet it.
+        case makes(Int, due: Int? = nil)
         /// The subject's shared state (an advance of virtual time that runs the suite's code
         /// on its own thread).
         case shared
         /// Shared state that the suite's code inside the subject reaches from other threads
         /// (a manual clock's advance, whose sleepers run elsewhere; a declared extra call):
-        /// met with any point the scenario makes.
-        case crossing
+        /// met with any point the scenario makes. `passing` is the span of time the call moves
+        /// through, if it moves it (an advance from 0 to its target): it meets the points due
+        /// in that span more often than the others (``MeetingKind/passing``).
+        case crossing(passing: ClosedRange<Int>? = nil)
         /// One action (a dispose of action n): met with the return of action n − 1, when a
         /// serial subject decides whether n starts.
         case action(Int)
@@ -140,10 +165,16 @@ public struct Jitter: Sendable {
             }
         }
 
+        /// The lag of a meeting that passes a point's time, in ns, from `sweep` (0 ..< 6,000):
+        /// the point takes a microsecond or two to reach the subject (a task's sleep, through
+        /// its cancellation handler), and the call decides at once when nothing else is due,
+        /// so the call waits, up to 4 µs.
+        static func passingLag(_ sweep: Int64) -> Int64 { sweep * 2 / 3 }
+
         /// The point of the suite's code inside the subject this call makes, if any.
         var makes: Int? {
             switch self {
-            case .makes(let n), .follows(let n): n
+            case .makes(let n, _), .follows(let n): n
             case .nothing, .shared, .crossing, .action, .point: nil
             }
         }
@@ -168,7 +199,13 @@ public struct Jitter: Sendable {
     /// sleeper goes to sleep in the middle of an advance's work.
     /// `kinds`, when given, has the kind of each call as `aims` has its aim (nil for a call
     /// of no kind): in half the runs that meet two calls, the pair of kinds is drawn first.
-    public init(seed: UInt64, aims: [[Aim]], points: [Int], resumable: [Int] = [], kinds: [[String?]]? = nil) {
+    /// `dues` has the time each point waits for, if it waits (``Aim/makes(_:due:)``): in half
+    /// the runs that meet a call aimed at a span of time (``Aim/crossing(passing:)``) and a
+    /// point, the point is one due in that span.
+    public init(
+        seed: UInt64, aims: [[Aim]], points: [Int], resumable: [Int] = [], kinds: [[String?]]? = nil,
+        dues: [Int: Int] = [:]
+    ) {
         self.seed = seed
         var random = SplitMix64(seed: seed ^ 0x5851_F42D_4C95_7F2D)
         let calls = aims.enumerated().flatMap { thread, aims in
@@ -208,7 +245,20 @@ public struct Jitter: Sendable {
             }
             madeAtMeeting = nil
         case 2..<5 where !points.isEmpty && !calls.isEmpty:
-            let aimed = calls.filter { aim($0).meets.map(points.contains) ?? (aim($0) == .crossing) }
+            let passing = calls.flatMap { call -> [(Party, Int)] in
+                guard case .crossing(let span?) = aim(call) else { return [] }
+                return points.filter { dues[$0].map(span.contains) ?? false }.map { (call, $0) }
+            }
+            if !passing.isEmpty {
+                let (call, point) = passing[Int(random.next() % UInt64(passing.count))]
+                meeting = Meeting([call, .actionReturn(point)], lag: .nanoseconds(Aim.passingLag(sweep)), passes: true)
+                madeAtMeeting = nil
+                break
+            }
+            let aimed = calls.filter {
+                if case .crossing = aim($0) { return true }
+                return aim($0).meets.map(points.contains) ?? false
+            }
             let call = pick(aimed.isEmpty ? calls : aimed)
             let point =
                 aim(call).meets.flatMap { points.contains($0) ? $0 : nil }

@@ -46,12 +46,14 @@ enum ManualClockScenarios {
     }
 
     /// What an operation acts on: a cancel meets its sleeper as it goes to sleep, a driving
-    /// call moves the clock everyone shares.
+    /// call moves the clock everyone shares, past the deadlines of the sleepers it resumes.
+    /// The parallel part's one driving call starts from 0, since the initial part only sleeps.
     static func aim(_ operation: ManualClockModel.Operation) -> Jitter.Aim {
         switch operation {
         case .cancel(let k): .point(k)
-        case .drive: .crossing
-        case .sleep(let k, _): .makes(k)
+        case .drive(.by(let ms)) where ms > 0: .crossing(passing: 1...ms)
+        case .drive: .crossing()
+        case .sleep(let k, let ms): .makes(k, due: ms)
         default: .nothing
         }
     }

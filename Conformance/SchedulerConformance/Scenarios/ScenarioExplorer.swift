@@ -52,15 +52,37 @@ public enum ScenarioExplorer {
         /// runs, never as evidence.
         public var undecided = 0
         /// Runs whose meeting happened, of two calls and of a call and a point of the suite's
-        /// code inside the subject.
-        public var callMeetings = 0, returnMeetings = 0
+        /// code inside the subject (those that passed the point's time included), and of a
+        /// call and a point whose time it passed.
+        public var callMeetings = 0, returnMeetings = 0, passingMeetings = 0
         /// With a pairing: the meetings of two calls, by the pair of kinds they joined, and
         /// every pair some scenario put on two threads.
         public var pairMeetings: [CallPair: Int] = [:], offeredPairs: Set<CallPair> = []
 
-        /// The fewest meetings of any of `kinds`.
-        func meetings(of kinds: [Jitter.MeetingKind]) -> Int {
-            kinds.map { $0 == .calls ? callMeetings : returnMeetings }.min() ?? 0
+        /// The meetings of `kind` that happened.
+        func meetings(of kind: Jitter.MeetingKind) -> Int {
+            switch kind {
+            case .calls: callMeetings
+            case .callAndReturn: returnMeetings
+            case .passing: passingMeetings
+            }
+        }
+
+        /// The first of `kinds` of which fewer than its share of `needed` meetings happened.
+        func shortKind(of kinds: [Jitter.MeetingKind], needing needed: Int) -> Jitter.MeetingKind? {
+            kinds.first { meetings(of: $0) < Self.needed(of: $0, needing: needed) }
+        }
+
+        /// How many meetings of `kind` an exploration needing `needed` of each needs.
+        static func needed(of kind: Jitter.MeetingKind, needing needed: Int) -> Int {
+            max(1, Int((Double(needed) * kind.share).rounded(.up)))
+        }
+
+        /// The meetings that happened, in words.
+        var metDescription: String {
+            let passing = passingMeetings == 0 ? "" : " (\(passingMeetings) passing its time)"
+            return
+                "\(callMeetings) meetings of two calls, \(returnMeetings) of a call and the suite's code inside the subject\(passing)"
         }
 
         /// The offered pair that met least often, if it met fewer than `needed` times.
@@ -85,8 +107,9 @@ public enum ScenarioExplorer {
     /// Explores `profile` within `context`'s budget, making a fresh instance for every run;
     /// `aim` says what an operation acts on, for choosing the meetings; `evidence` names the
     /// kinds of meeting that test the profile's risky hand-offs, of which the exploration
-    /// needs ``Exploration/meetings`` each. (A manual clock whose sleepers run inside its
-    /// advance meets them there: its races are between calls.) Without `pointsOfTheSetUp`,
+    /// needs ``Exploration/meetings`` each (its ``Jitter/MeetingKind/share`` of them). (A
+    /// manual clock whose sleepers run inside its advance meets them there: its races are
+    /// between calls.) Without `pointsOfTheSetUp`,
     /// meetings wait only at points the parallel part makes: a sleeper set up before it went
     /// past its point before any call of the parallel part could meet it there, while a queued
     /// action or one that runs only when virtual time is driven may still be ahead of its
@@ -104,7 +127,7 @@ public enum ScenarioExplorer {
     public static func explore<Model>(
         _ rule: RuleID?, profile: String, context: RuleContext,
         generate: (inout SplitMix64) -> Scenario<Model.Operation>,
-        aim: (Model.Operation) -> Jitter.Aim, evidence: [Jitter.MeetingKind] = Jitter.MeetingKind.allCases,
+        aim: (Model.Operation) -> Jitter.Aim, evidence: [Jitter.MeetingKind] = [.calls, .callAndReturn],
         pointsOfTheSetUp: Bool = true, resumptionsMeet: Bool = false, pairing: ((Model.Operation) -> String?)? = nil,
         exploration: Exploration? = nil, instance: (Jitter) throws(RuleFailure) -> ScenarioInstance<Model>
     ) throws(RuleFailure) -> Summary {
@@ -124,7 +147,10 @@ public enum ScenarioExplorer {
                     aim($0).makes
                 },
                 resumable: resumptionsMeet ? scenario.operations.compactMap { aim($0).makes } : [],
-                kinds: pairing.map { kind in scenario.parallel.map { $0.map(kind) } })
+                kinds: pairing.map { kind in scenario.parallel.map { $0.map(kind) } },
+                dues: scenario.operations.reduce(into: [:]) { dues, operation in
+                    if case .makes(let point, let due?) = aim(operation) { dues[point] = due }
+                })
             let execution: ScenarioExecution<Model>
             do {
                 execution = try ScenarioRunner.run(
@@ -168,6 +194,9 @@ public enum ScenarioExplorer {
                     let kinds = run.jitter.metCalls.compactMap { pairing?(scenario.parallel[$0.thread - 1][$0.index]) }
                     if kinds.count == 2 { summary.pairMeetings[CallPair(kinds[0], kinds[1]), default: 0] += 1 }
                 case .callAndReturn?: summary.returnMeetings += 1
+                case .passing?:
+                    summary.returnMeetings += 1
+                    summary.passingMeetings += 1
                 case nil: break
                 }
                 guard run.refusal != nil else { continue }
@@ -181,7 +210,8 @@ public enum ScenarioExplorer {
             }
             let elapsed = ContinuousClock.now - started
             let evidenced =
-                summary.meetings(of: evidence) >= exploration.meetings && summary.shortPair(needing: pairsNeeded) == nil
+                summary.shortKind(of: evidence, needing: exploration.meetings) == nil
+                && summary.shortPair(needing: pairsNeeded) == nil
             explored =
                 elapsed >= exploration.budget
                 && (evidenced
@@ -189,7 +219,7 @@ public enum ScenarioExplorer {
         } while !explored
         let seconds = (ContinuousClock.now - started).timeInterval
         context.note(
-            "\(summary.scenarios) scenarios (\(Int(Double(summary.scenarios) / seconds))/s), \(summary.runs) runs (\(summary.undecided) the checker could not decide), \(summary.conclusive) with calls overlapping; \(summary.callMeetings) meetings of two calls, \(summary.returnMeetings) of a call and the suite's code inside the subject"
+            "\(summary.scenarios) scenarios (\(Int(Double(summary.scenarios) / seconds))/s), \(summary.runs) runs (\(summary.undecided) the checker could not decide), \(summary.conclusive) with calls overlapping; \(summary.metDescription)"
         )
         let undecided =
             summary.undecided == 0
@@ -200,9 +230,9 @@ public enum ScenarioExplorer {
                 "in \(summary.runs) runs of \(summary.scenarios) scenarios no two calls ever overlapped, nor did any call meet a running action: nothing concurrent was judged\(undecided)",
                 kind: .inconclusive)
         }
-        if summary.meetings(of: evidence) < exploration.meetings {
+        if let kind = summary.shortKind(of: evidence, needing: exploration.meetings) {
             throw RuleFailure(
-                "in \(summary.runs) runs of \(summary.scenarios) scenarios over \(Int(seconds)) s, \(summary.callMeetings) meetings of two calls and \(summary.returnMeetings) of a call and the suite's code inside the subject happened, of the \(exploration.meetings) of \(evidence.count == 1 ? "the first" : "each") needed: the machine was too busy for the suite's threads to hold their cores together, and the narrow races were too seldom tried to judge\(undecided)",
+                "in \(summary.runs) runs of \(summary.scenarios) scenarios over \(Int(seconds)) s, \(summary.metDescription) happened, and \(Summary.needed(of: kind, needing: exploration.meetings)) \(kind.meetingsName) were needed: the machine was too busy for the suite's threads to hold their cores together, and the narrow races were too seldom tried to judge\(undecided)",
                 kind: .inconclusive)
         }
         if let (pair, met) = summary.shortPair(needing: pairsNeeded) {

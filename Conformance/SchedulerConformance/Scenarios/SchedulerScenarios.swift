@@ -33,7 +33,7 @@ enum SchedulerScenarios {
     static func aim(_ operation: SchedulerModel.Operation) -> Jitter.Aim {
         switch operation {
         case .dispose(let n): .action(n)
-        case .extra: .crossing
+        case .extra: .crossing()
         case .schedule(let n): .makes(n)
         case .start, .end, .quiescent: .nothing
         }
