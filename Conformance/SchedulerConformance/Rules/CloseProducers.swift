@@ -13,8 +13,11 @@ import Synchronization
 /// returns. Each fault is active only while work arrives at the edge of a running action, and
 /// with actions of a microsecond the overlap it causes is over before anyone looks. So the
 /// producers are pinned to distinct cores and released together in rounds, each scheduling a
-/// short burst with gaps of 0 to 40 µs (so work also arrives just as the worker runs out); actions last from nothing to 250 µs (most are short, so the scheduler goes
-/// idle between rounds); the suite's own enter/leave counters see every overlap.
+/// short burst with gaps of 0 to 40 µs (so work also arrives just as the worker runs out);
+/// actions last from nothing to 250 µs (most are short, so the scheduler goes idle between
+/// rounds); the suite's own enter/leave counters see every overlap. A few actions of calls
+/// that overlapped another's wait for their successor instead: a scheduler that lets the
+/// next start when calls collide shows it if its worker wakes within 2 ms.
 ///
 /// The phase is exercised when producers' `schedule` calls overlapped each other while both
 /// kept their cores (a producer preempted inside its call overlaps everything and proves
@@ -28,25 +31,31 @@ func exclusiveWithCloseProducers(_ ctx: RuleContext) throws(RuleFailure) {
         seen.add(try closeProducersRun(ctx, seed: UInt64(run)))
         try ctx.expect(
             seen.overlaps == 0,
-            "\(seen.overlaps) of \(seen.actions) actions started while another was running, with producers on distinct cores scheduling close together (\(seen.contended) calls overlapped another producer's, \(seen.idle) found the scheduler idle, \(seen.busy) found it running an action)"
+            "\(seen.overlaps) of \(seen.actions) actions started while another was running, with producers on distinct cores scheduling close together (\(seen.contended) calls overlapped another producer's, \(seen.idle) found the scheduler idle, \(seen.busy) found it running an action, \(seen.held) actions of overlapping calls waited for a successor)"
         )
     }
     try ctx.requireExercised(
         seen.exercised,
-        "producers scheduling close together met the scheduler too rarely: \(seen.contended) calls overlapped another producer's, \(seen.idle) found it idle and \(seen.busy) found it running (\(CloseProducerRun.wanted) of each are needed)"
+        "producers scheduling close together met the scheduler too rarely: \(seen.contended) calls overlapped another producer's, \(seen.idle) found it idle and \(seen.busy) found it running (\(CloseProducerRun.wanted) of each are needed), and \(seen.held) actions of overlapping calls waited for a successor (\(CloseProducerRun.heldWanted) are needed)"
     )
 }
 
 /// What one or more runs of the phase saw.
 private struct CloseProducerRun {
     static let wanted = 100
+    /// Actions of overlapping calls that wait for a successor, at most, in each run; and
+    /// how many must have waited with one queued, in all.
+    static let holdsPerRun = 4, heldWanted = 5
     var actions = 0
     var overlaps = 0
     var contended = 0
     var idle = 0
     var busy = 0
+    var held = 0
 
-    var exercised: Bool { contended >= Self.wanted && idle >= Self.wanted && busy >= Self.wanted }
+    var exercised: Bool {
+        contended >= Self.wanted && idle >= Self.wanted && busy >= Self.wanted && held >= Self.heldWanted
+    }
 
     mutating func add(_ other: CloseProducerRun) {
         actions += other.actions
@@ -54,6 +63,7 @@ private struct CloseProducerRun {
         contended += other.contended
         idle += other.idle
         busy += other.busy
+        held += other.held
     }
 }
 
@@ -70,6 +80,8 @@ private func closeProducersRun(_ ctx: RuleContext, seed: UInt64) throws(RuleFail
     let idle = Atomic<Int>(0)
     let contended = Atomic<Int>(0)
     let busy = Atomic<Int>(0)
+    let holds = Atomic<Int>(0)
+    let held = Atomic<Int>(0)
     let arrived = Atomic<Int>(0)
     let finished = Atomic<Int>(0)
     let done = Signal()
@@ -91,7 +103,18 @@ private func closeProducersRun(_ ctx: RuleContext, seed: UInt64) throws(RuleFail
                 let overlapped = calls.enter()
                 scheduler.schedule {
                     actions.enter()
-                    spin(length)
+                    // The first few actions of overlapping calls wait, up to 2 ms, for the next
+                    // one to start while a successor is queued: a scheduler that lets the next
+                    // go when calls collide is then caught whenever its worker gets a core in
+                    // that time, while a serial one costs its few waits.
+                    if overlapped, pending.load(ordering: .acquiring) > 1,
+                        holds.wrappingAdd(1, ordering: .relaxed).oldValue < CloseProducerRun.holdsPerRun
+                    {
+                        held.wrappingAdd(1, ordering: .relaxed)
+                        _ = spinWait(upTo: .milliseconds(2)) { actions.current > 1 }
+                    } else {
+                        spin(length)
+                    }
                     actions.leave()
                     pending.wrappingSubtract(1, ordering: .acquiringAndReleasing)
                     if finished.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == total { done.fire() }
@@ -115,7 +138,7 @@ private func closeProducersRun(_ ctx: RuleContext, seed: UInt64) throws(RuleFail
     try ctx.waitFor(done, on: scheduler, "the \(total) actions of the close producers ran")
     return CloseProducerRun(
         actions: total, overlaps: actions.overlaps, contended: contended.load(ordering: .relaxed),
-        idle: idle.load(ordering: .relaxed), busy: busy.load(ordering: .relaxed)
+        idle: idle.load(ordering: .relaxed), busy: busy.load(ordering: .relaxed), held: held.load(ordering: .relaxed)
     )
 }
 
