@@ -201,10 +201,11 @@ public struct Jitter: Sendable {
     /// of no kind): in half the runs that meet two calls, the pair of kinds is drawn first.
     /// `dues` has the time each point waits for, if it waits (``Aim/makes(_:due:)``): in half
     /// the runs that meet a call aimed at a span of time (``Aim/crossing(passing:)``) and a
-    /// point, the point is one due in that span.
+    /// point, the point is one due in that span. With `onlyCalls` (an exploration whose
+    /// evidence is meetings of two calls alone), two runs in three meet two calls.
     public init(
         seed: UInt64, aims: [[Aim]], points: [Int], resumable: [Int] = [], kinds: [[String?]]? = nil,
-        dues: [Int: Int] = [:]
+        dues: [Int: Int] = [:], onlyCalls: Bool = false
     ) {
         self.seed = seed
         var random = SplitMix64(seed: seed ^ 0x5851_F42D_4C95_7F2D)
@@ -227,8 +228,11 @@ public struct Jitter: Sendable {
         }
         let sweep = Int64(random.next() % 6_000)
         // Meetings with an action's return happen less often (the action may be disposed, or
-        // done before the call comes), so they are tried more often.
-        switch random.next() % 6 {
+        // done before the call comes), so they are tried more often, unless only meetings of
+        // two calls count: then two of those three draws meet two calls instead.
+        var draw = random.next() % 6
+        if onlyCalls, (2..<4).contains(draw) { draw -= 2 }
+        switch draw {
         case 0..<2 where Set(calls.map(\.thread)).count > 1:
             // Half the time, with kinds, every pair of kinds the threads offer is as likely as
             // any other, so a rare pair (two removes) meets as often as a common one.

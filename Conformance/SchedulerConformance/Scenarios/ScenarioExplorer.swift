@@ -150,7 +150,7 @@ public enum ScenarioExplorer {
                 kinds: pairing.map { kind in scenario.parallel.map { $0.map(kind) } },
                 dues: scenario.operations.reduce(into: [:]) { dues, operation in
                     if case .makes(let point, let due?) = aim(operation) { dues[point] = due }
-                })
+                }, onlyCalls: evidence == [.calls])
             let execution: ScenarioExecution<Model>
             do {
                 execution = try ScenarioRunner.run(
