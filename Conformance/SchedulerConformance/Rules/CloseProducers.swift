@@ -31,20 +31,20 @@ func exclusiveWithCloseProducers(_ ctx: RuleContext) throws(RuleFailure) {
         seen.add(try closeProducersRun(ctx, seed: UInt64(run)))
         try ctx.expect(
             seen.overlaps == 0,
-            "\(seen.overlaps) of \(seen.actions) actions started while another was running, with producers on distinct cores scheduling close together (\(seen.contended) calls overlapped another producer's, \(seen.idle) found the scheduler idle, \(seen.busy) found it running an action, \(seen.held) actions of overlapping calls waited for a successor)"
+            "\(seen.overlaps) of \(seen.actions) actions started while another was running, with producers on distinct cores scheduling close together (\(seen.contended) calls overlapped another producer's, \(seen.idle) found the scheduler idle, \(seen.busy) found it running an action, \(seen.held) actions of overlapping calls or of calls that found it idle waited for a successor)"
         )
     }
     try ctx.requireExercised(
         seen.exercised,
-        "producers scheduling close together met the scheduler too rarely: \(seen.contended) calls overlapped another producer's, \(seen.idle) found it idle and \(seen.busy) found it running (\(CloseProducerRun.wanted) of each are needed), and \(seen.held) actions of overlapping calls waited for a successor (\(CloseProducerRun.heldWanted) are needed)"
+        "producers scheduling close together met the scheduler too rarely: \(seen.contended) calls overlapped another producer's, \(seen.idle) found it idle and \(seen.busy) found it running (\(CloseProducerRun.wanted) of each are needed), and \(seen.held) actions of overlapping calls or of calls that found it idle waited for a successor (\(CloseProducerRun.heldWanted) are needed)"
     )
 }
 
 /// What one or more runs of the phase saw.
 private struct CloseProducerRun {
     static let wanted = 100
-    /// Actions of overlapping calls that wait for a successor, at most, in each run; and
-    /// how many must have waited with one queued, in all.
+    /// Actions of overlapping calls, and of calls that found the scheduler idle, that wait
+    /// for a successor, at most, in each run, each; and how many must have waited, in all.
     static let holdsPerRun = 4, heldWanted = 5
     var actions = 0
     var overlaps = 0
@@ -80,7 +80,9 @@ private func closeProducersRun(_ ctx: RuleContext, seed: UInt64) throws(RuleFail
     let idle = Atomic<Int>(0)
     let contended = Atomic<Int>(0)
     let busy = Atomic<Int>(0)
-    let holds = Atomic<Int>(0)
+    // Holds begun for actions of overlapping calls, and of calls that found it idle.
+    let collidingHolds = Atomic<Int>(0)
+    let idleHolds = Atomic<Int>(0)
     let held = Atomic<Int>(0)
     let arrived = Atomic<Int>(0)
     let finished = Atomic<Int>(0)
@@ -94,7 +96,8 @@ private func closeProducersRun(_ ctx: RuleContext, seed: UInt64) throws(RuleFail
             _ = spinWait(upTo: mustHappen) { arrived.load(ordering: .acquiring) >= producers * (round + 1) }
             for _ in 0..<burst {
                 let length = actionLength(random.next())
-                if pending.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 {
+                let foundIdle = pending.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0
+                if foundIdle {
                     idle.wrappingAdd(1, ordering: .relaxed)
                 } else if actions.current > 0 {
                     busy.wrappingAdd(1, ordering: .relaxed)
@@ -103,12 +106,16 @@ private func closeProducersRun(_ ctx: RuleContext, seed: UInt64) throws(RuleFail
                 let overlapped = calls.enter()
                 scheduler.schedule {
                     actions.enter()
-                    // The first few actions of overlapping calls wait, up to 2 ms, for the next
-                    // one to start while a successor is queued: a scheduler that lets the next
-                    // go when calls collide is then caught whenever its worker gets a core in
-                    // that time, while a serial one costs its few waits.
-                    if overlapped, pending.load(ordering: .acquiring) > 1,
-                        holds.wrappingAdd(1, ordering: .relaxed).oldValue < CloseProducerRun.holdsPerRun
+                    // The first few actions of overlapping calls, and of calls that found it
+                    // idle, wait up to 2 ms for another to start while a successor is queued:
+                    // a scheduler that lets the next go when calls collide, or starts a second
+                    // drain at the idle edge, is then caught whenever that other gets a core
+                    // in the time, while a serial one costs its few waits.
+                    let limit = CloseProducerRun.holdsPerRun
+                    if pending.load(ordering: .acquiring) > 1,
+                        overlapped
+                            ? collidingHolds.wrappingAdd(1, ordering: .relaxed).oldValue < limit
+                            : foundIdle && idleHolds.wrappingAdd(1, ordering: .relaxed).oldValue < limit
                     {
                         held.wrappingAdd(1, ordering: .relaxed)
                         _ = spinWait(upTo: .milliseconds(2)) { actions.current > 1 }
