@@ -107,7 +107,7 @@ public enum ScenarioExplorer {
     /// Explores `profile` within `context`'s budget, making a fresh instance for every run;
     /// `aim` says what an operation acts on, for choosing the meetings; `evidence` names the
     /// kinds of meeting that test the profile's risky hand-offs, of which the exploration
-    /// needs ``Exploration/meetings`` each (its ``Jitter/MeetingKind/share`` of them). (A
+    /// needs ``Exploration/meetings`` each (fewer of ``Jitter/MeetingKind/passing``). (A
     /// manual clock whose sleepers run inside its advance meets them there: its races are
     /// between calls.) Without `pointsOfTheSetUp`,
     /// meetings wait only at points the parallel part makes: a sleeper set up before it went
