@@ -16,8 +16,9 @@ import Synchronization
 /// short burst with gaps of 0 to 40 µs (so work also arrives just as the worker runs out);
 /// actions last from nothing to 250 µs (most are short, so the scheduler goes idle between
 /// rounds); the suite's own enter/leave counters see every overlap. A few actions of calls
-/// that overlapped another's wait for their successor instead: a scheduler that lets the
-/// next start when calls collide shows it if its worker wakes within 2 ms.
+/// that overlapped another's, or found the scheduler idle, wait for their successor instead:
+/// a scheduler that lets the next start when calls collide, or starts a second drain at the
+/// idle edge, shows it if that other action gets a core within 2 ms.
 ///
 /// The phase is exercised when producers' `schedule` calls overlapped each other while both
 /// kept their cores (a producer preempted inside its call overlaps everything and proves

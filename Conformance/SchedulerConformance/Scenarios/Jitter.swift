@@ -114,8 +114,8 @@ public struct Jitter: Sendable {
         var meetingsName: String {
             switch self {
             case .calls: "meetings of two calls"
-            case .callAndReturn: "of a call and the suite's code inside the subject"
-            case .passing: "of a call and a point whose time it passed"
+            case .callAndReturn: "meetings of a call and the suite's code inside the subject"
+            case .passing: "meetings of a call and a point whose time it passed"
             }
         }
     }
@@ -135,8 +135,8 @@ public struct Jitter: Sendable {
         /// Shared state that the suite's code inside the subject reaches from other threads
         /// (a manual clock's advance, whose sleepers run elsewhere; a declared extra call):
         /// met with any point the scenario makes. `passing` is the span of time the call moves
-        /// through, if it moves it (an advance from 0 to its target): it meets the points due
-        /// in that span more often than the others (``MeetingKind/passing``).
+        /// through, if it moves it (an advance from 0 to its target): it meets a point due in
+        /// that span whenever there is one (``MeetingKind/passing``).
         case crossing(passing: ClosedRange<Int>? = nil)
         /// One action (a dispose of action n): met with the return of action n − 1, when a
         /// serial subject decides whether n starts.
@@ -199,9 +199,10 @@ public struct Jitter: Sendable {
     /// sleeper goes to sleep in the middle of an advance's work.
     /// `kinds`, when given, has the kind of each call as `aims` has its aim (nil for a call
     /// of no kind): in half the runs that meet two calls, the pair of kinds is drawn first.
-    /// `dues` has the time each point waits for, if it waits (``Aim/makes(_:due:)``): in half
-    /// the runs that meet a call aimed at a span of time (``Aim/crossing(passing:)``) and a
-    /// point, the point is one due in that span. With `onlyCalls` (an exploration whose
+    /// `dues` has the time each point waits for, if it waits (``Aim/makes(_:due:)``): a run
+    /// that meets a call and a point meets a call aimed at a span of time
+    /// (``Aim/crossing(passing:)``) with a point due in that span whenever the scenario has
+    /// one. With `onlyCalls` (an exploration whose
     /// evidence is meetings of two calls alone), two runs in three meet two calls.
     public init(
         seed: UInt64, aims: [[Aim]], points: [Int], resumable: [Int] = [], kinds: [[String?]]? = nil,

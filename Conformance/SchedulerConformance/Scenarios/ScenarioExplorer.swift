@@ -109,9 +109,9 @@ public enum ScenarioExplorer {
     /// kinds of meeting that test the profile's risky hand-offs, of which the exploration
     /// needs ``Exploration/meetings`` each (fewer of ``Jitter/MeetingKind/passing``). (A
     /// manual clock whose sleepers run inside its advance meets them there: its races are
-    /// between calls.) Without `pointsOfTheSetUp`,
-    /// meetings wait only at points the parallel part makes: a sleeper set up before it went
-    /// past its point before any call of the parallel part could meet it there, while a queued
+    /// between calls.) Without `pointsOfTheSetUp`, meetings wait only at points the parallel
+    /// part makes: a sleeper set up before it went past its point before any call of the
+    /// parallel part could meet it there, while a queued
     /// action or one that runs only when virtual time is driven may still be ahead of its
     /// point. With `resumptionsMeet`, the instance reports when each point is resumed
     /// (``Jitter/whenResumed(_:)``), and some runs meet a point there. `pairing` names the
