@@ -15,22 +15,33 @@ final class PeriodStretchedByLeewayMutant: MutantBase, @unchecked Sendable {
     }
 }
 
-/// Keeps the grid for the first three ticks, then stretches every later period by one
-/// leeway (a "catch-up" scheme that re-arms from the last deadline plus the leeway): a rule
-/// that looks only at the first ticks, or at the least lateness of the first and last few,
-/// sees a punctual timer.
+/// Keeps the grid for the first `warmup` ticks, then stretches every later period by
+/// `stretch` leeways (a "catch-up" scheme that re-arms from the last deadline plus the
+/// leeway): a rule that looks only at the first ticks, or at the least lateness of the first
+/// and last few, or that counts a measurement judged once most of its points kept time, sees
+/// a punctual timer.
 final class DriftsAfterWarmupMutant: MutantBase, @unchecked Sendable {
+    let warmup: UInt64
+    let stretch: UInt64
+
+    init(_ name: String, warmup: UInt64 = 3, stretchedByLeeways stretch: UInt64 = 1) {
+        self.warmup = warmup
+        self.stretch = stretch
+        super.init(name)
+    }
+
     override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
         -> any Disposable
     {
         let handle = BooleanDisposable()
         let interval = UInt64(spec.intervalNanoseconds)
-        let leeway = UInt64(spec.leewayNanoseconds)
+        let extra = stretch * UInt64(spec.leewayNanoseconds)
+        let warmup = self.warmup
         @Sendable func arm(_ k: UInt64, at due: SchedulerTime) {
             queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(due.nanoseconds, 1))) {
                 guard !handle.isDisposed else { return }
                 tick()
-                arm(k + 1, at: due.advancedSaturating(by: interval + (k >= 2 ? leeway : 0)))
+                arm(k + 1, at: due.advancedSaturating(by: interval + (k + 1 >= warmup ? extra : 0)))
             }
         }
         arm(0, at: deadline)

@@ -115,6 +115,9 @@ extension Mutants {
         mutant("repeating-drifts", "re-arms each tick from its own time plus three leeways", .tim12) {
             RepeatingDriftsMutant("repeating-drifts")
         },
+        mutant("drifts-after-half", "keeps the grid for six ticks, then stretches each period by two leeways", .tim12) {
+            DriftsAfterWarmupMutant("drifts-after-half", warmup: 6, stretchedByLeeways: 2)
+        },
         mutant("rearms-from-action-end", "re-arms each tick an interval after its action returned", .tim12) {
             RearmsFromActionEndMutant("rearms-from-action-end")
         },
