@@ -13,7 +13,7 @@ import Schedulers
 ///   thread than its pacer's, a start has no evidence);
 /// - interrupts taken by the worker's core, which stop its thread unseen by the thread's own
 ///   counts (20 to 100 µs each on the CI machine): the disposing thread reads every core's
-///   count before the word to return and after the start (`CoreInterrupts`);
+///   count before the word to return and after a late start (`CoreInterrupts`);
 /// - pauses of the whole machine, which a virtual machine's host makes without the guest
 ///   counting them: the disposing thread watches the clock from its core until the action
 ///   starts (`PauseWatch`), and a gap in its reads means both cores stood still.
