@@ -226,7 +226,7 @@ private struct DisposalTally {
         // reached by unstructured tasks) may; that is ORD-1's business, not this rule's.
         guard start > returned else { return .inTime }
         if trial.offset < .zero, trial.pacerSawGo.value { return .startedAfterEarlyDisposal }
-        guard returned.duration(to: start) > grace else { return .inTime }
+        if trial.startedInTime { return .inTime }
         switch trial.evidence.value ?? .unknown {
         case .preempted: return .excused
         case .unknown: return .unjudged

@@ -208,9 +208,8 @@ struct RepeatingGrid {
             else { continue }
             let hopDelay = hopDelay(at: point)
             let machine = max(referenceAt, alikeAt) - point
-            let coveredWithin = { (noise: UInt64) in
-                times.contains { $0 + slack >= point && $0 <= point + allowance + noise }
-            }
+            let tickWithin = { (bound: UInt64) in times.contains { $0 + slack >= point && $0 <= point + bound } }
+            let coveredWithin = { (noise: UInt64) in tickWithin(allowance + noise) }
             // The subject's queue is called as a witness only for a tick that the machine's
             // noise alone does not excuse; a point excused by a delay longer than the leeway
             // was not judged.
@@ -244,10 +243,9 @@ struct RepeatingGrid {
             // A tick within the leeway of its point needed no excuse, however late the suite's
             // timers were: on 2 cores a correct concurrent scheduler's ticks kept time while
             // both references woke 2-6 ms late at most points, and the measurement judged
-            // nothing. A drifting timer is within its leeway only at its first points, so the
+            // too few of them. A drifting timer is within its leeway only at its first points, so the
             // rest still need a quiet machine to be judged, in the grid's later half too.
-            let onTime = times.contains { $0 + slack >= point && $0 <= point + UInt64(leeway.nanoseconds) }
-            if onTime || noise <= UInt64(leeway.nanoseconds) {
+            if tickWithin(UInt64(leeway.nanoseconds)) || noise <= UInt64(leeway.nanoseconds) {
                 judged += 1
                 if k >= points / 2 { judgedLater += 1 }
             }
