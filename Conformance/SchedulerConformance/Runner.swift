@@ -207,12 +207,29 @@ public enum ConformanceRunner {
 /// The verdicts of the rules that judge only this package (``Rule/judgesOnlyThePackage``)
 /// within one run of many subjects: the first subject a rule applies to judges it, and every
 /// later one gets that result, saying where it came from, instead of judging it again (LIN-5
-/// took 2.7 s a subject for the same verdict).
+/// took 2.7 s a subject for the same verdict). ``order(of:)`` says which subject to judge
+/// first.
 public struct PackageVerdicts: Sendable {
     private var judged: [RuleID: (subject: String, result: RuleResult)] = [:]
 
     /// No verdicts yet.
     public init() {}
+
+    /// The order in which to judge `plan`'s subjects (indices into it): each subject that is
+    /// the lightest for one of the package's own rules first, then the rest, each group in
+    /// the plan's order. The lightest subject a rule applies to is the one with the fewest
+    /// rules to judge (the earliest of equals), so the one extra rule does not go to a
+    /// subject whose checks already take longest.
+    public static func order(of plan: [(subject: ConformanceSubject, rules: [Rule])]) -> [Int] {
+        let applicable = plan.map { entry in entry.rules.filter { $0.skipReason(for: entry.subject) == nil } }
+        let packageRules = Set(applicable.joined().filter(\.judgesOnlyThePackage).map(\.id))
+        let first = Set(
+            packageRules.compactMap { id in
+                applicable.indices.filter { applicable[$0].contains { $0.id == id } }
+                    .min { (applicable[$0].count, $0) < (applicable[$1].count, $1) }
+            })
+        return plan.indices.filter(first.contains) + plan.indices.filter { !first.contains($0) }
+    }
 
     /// The results of `rules` on `subject`, in their order: `run` judges those not judged
     /// earlier in this run, and the verdicts of the package's own rules are kept for the

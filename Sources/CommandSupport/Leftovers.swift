@@ -16,31 +16,13 @@ package enum Leftovers {
     package static func busyThreads() -> [String] {
         #if os(Linux)
             let caller = CorePinning.currentThreadID
-            // Most rules leave nothing: three quick looks that find no thread running settle it
-            // (4 ms), and only a suspect is watched. One look is not enough: under the sanitizer
-            // a spinning thread was caught blocked at it about one time in ten.
-            var suspects: Set<Int32> = []
-            for look in 0..<3 where suspects.isEmpty {
-                if look > 0 { usleep(2_000) }
-                suspects = runningThreads().subtracting(caller.map { [$0] } ?? [])
-            }
+            // Most rules leave nothing: no thread busy over 2 ms settles it. Most suspects
+            // ran for a moment after the rule and are idle 5 ms later; only a real one costs
+            // the watch below, not every rule whose pool thread was finishing (the watch's
+            // 50 ms a suspect were most of the 6 s `make conformance` spent between its rules).
+            var suspects = busy(allThreads().subtracting(caller.map { [$0] } ?? []), over: 2_000)
             guard !suspects.isEmpty else { return [] }
-            // Most suspects ran for a moment after the rule and are idle now: one that 5 ms
-            // later is neither running nor waiting for a core, and was on a core or waiting
-            // for one less than a quarter of that time, drops out at once. Only a real one
-            // costs the watch below, not every rule whose pool thread was finishing (the
-            // watch's 50 ms a suspect were most of the 6 s `make conformance` spent between
-            // its rules, 2.5 s now). Both tests, since the kernel adds a thread's wait for a
-            // core to its count only once it runs, and a runtime blocks a spinning thread for
-            // moments (the sanitizer's).
-            let activeBefore = activeTimes(of: suspects)
-            usleep(5_000)
-            let activeAfter = activeTimes(of: suspects)
-            suspects = suspects.filter { thread in
-                if CorePinning.isRunning(thread) == true { return true }
-                guard let before = activeBefore[thread], let after = activeAfter[thread] else { return false }
-                return after - before >= 1_250_000
-            }
+            suspects = busy(suspects, over: 5_000)
             guard !suspects.isEmpty else { return [] }
             let ticksBefore = ticks(of: suspects)
             // A suspect idle at more looks than a busy thread may miss is dropped as soon as it
@@ -69,10 +51,26 @@ package enum Leftovers {
     private static let mayMiss = 4
 
     #if os(Linux)
-        /// The IDs of this process's threads in state R (running or runnable).
-        private static func runningThreads() -> Set<Int32> {
+        /// Those of `threads` busy over the next `microseconds`: in state R at its end, or on a
+        /// core or waiting for one for a quarter of it. Both tests, since the kernel adds a
+        /// thread's wait for a core to its count only once it runs, and a runtime blocks a
+        /// spinning thread for moments (the sanitizer's: one look at the state alone caught a
+        /// spinning thread blocked about one time in ten).
+        private static func busy(_ threads: Set<Int32>, over microseconds: UInt32) -> Set<Int32> {
+            let before = activeTimes(of: threads)
+            usleep(microseconds)
+            let after = activeTimes(of: threads)
+            return threads.filter { thread in
+                if CorePinning.isRunning(thread) == true { return true }
+                guard let before = before[thread], let after = after[thread] else { return false }
+                return after - before >= Int64(microseconds) * 250
+            }
+        }
+
+        /// The IDs of this process's threads.
+        private static func allThreads() -> Set<Int32> {
             let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-            return Set(tasks.compactMap(Int32.init).filter { CorePinning.isRunning($0) == true })
+            return Set(tasks.compactMap(Int32.init))
         }
 
         /// The nanoseconds each of `threads` has been on a core or waiting for one.

@@ -51,6 +51,25 @@ import Testing
         #expect(second[0].status == .guaranteed && second[0].message == "the package's disposables")
     }
 
+    @Test func theLightestSubjectAPackageRuleAppliesToIsJudgedFirst() {
+        let subjects = ReferenceSubjects.all
+        let plan = subjects.map { (subject: $0, rules: RuleCatalogue.all) }
+        let order = PackageVerdicts.order(of: plan)
+        #expect(order.sorted() == Array(subjects.indices))
+        let applying = subjects.indices.filter { Self.lin5.skipReason(for: subjects[$0]) == nil }
+        let applicable = { (index: Int) in RuleCatalogue.all.filter { $0.skipReason(for: subjects[index]) == nil }.count
+        }
+        let lightest = applying.min { (applicable($0), $0) < (applicable($1), $1) }
+        #expect(order.first == lightest && subjects[order[0]].name == "concurrent")
+        // The rest keep the order asked for.
+        #expect(Array(order.dropFirst()) == subjects.indices.filter { $0 != lightest })
+    }
+
+    @Test func aPlanWithNoPackageRuleKeepsItsOrder() {
+        let plan = ReferenceSubjects.all.map { (subject: $0, rules: [Self.can1]) }
+        #expect(PackageVerdicts.order(of: plan) == Array(plan.indices))
+    }
+
     @Test func onlyLIN5JudgesOnlyThePackage() {
         #expect(RuleCatalogue.all.filter(\.judgesOnlyThePackage).map(\.id) == [.lin5])
     }

@@ -274,7 +274,7 @@ extension RuleCatalogue {
             try ctx.expect(runs.value == 5, "ran \(runs.value) times; disposal in run 5 should stop it there")
         },
         Rule(
-            .rec7, "deep recursion without stack growth: 1,000,000 levels inline, 100,000 through a queue",
+            .rec7, "deep recursion without stack growth: 1,000,000 levels inline, 20,000 through a queue",
             rationale:
                 "Deep recursion (100,000+ levels) is routine in stream processing; the field has shipped immediate schedulers that overflow the stack.",
             hint:
@@ -285,10 +285,12 @@ extension RuleCatalogue {
             let runs = Box(0)
             let done = Signal()
             // A stack-recursing implementation overflows the meter's limit within a few
-            // thousand levels; a million hops through a real queue would only cost time (the
-            // main queue on Linux wakes its run loop once per hop).
+            // thousand levels. Through a queue, 20,000 levels pass the limit even at the
+            // smallest frame a call can leave (a return address and a frame pointer, 16
+            // bytes); more would only cost time (the main queue on Linux wakes its run loop
+            // once per hop, 5 µs).
             let inline = !ctx.subject.capabilities.isDisjoint(with: [.synchronous, .trampoline])
-            let levels = inline ? 1_000_000 : 100_000
+            let levels = inline ? 1_000_000 : 20_000
             scheduler.scheduleRecursive { reschedule in
                 meter.sample()
                 let run = runs.update {

@@ -204,6 +204,7 @@ public struct Jitter: Sendable {
     /// (``Aim/crossing(passing:)``) with a point due in that span whenever the scenario has
     /// one. With `onlyCalls` (an exploration whose
     /// evidence is meetings of two calls alone), two runs in three meet two calls.
+    /// Without `resumable` or `onlyCalls`, every run meets something.
     public init(
         seed: UInt64, aims: [[Aim]], points: [Int], resumable: [Int] = [], kinds: [[String?]]? = nil,
         dues: [Int: Int] = [:], onlyCalls: Bool = false
@@ -230,8 +231,11 @@ public struct Jitter: Sendable {
         let sweep = Int64(random.next() % 6_000)
         // Meetings with an action's return happen less often (the action may be disposed, or
         // done before the call comes), so they are tried more often, unless only meetings of
-        // two calls count: then two of those three draws meet two calls instead.
+        // two calls count: then two of those three draws meet two calls instead. When both
+        // kinds count and nothing is resumed, the draw kept for resumptions meets a return
+        // too: those meetings are what such an exploration waits for.
         var draw = random.next() % 6
+        if draw == 5, resumable.isEmpty, !onlyCalls { draw = 4 }
         if onlyCalls, (2..<4).contains(draw) { draw -= 2 }
         switch draw {
         case 0..<2 where Set(calls.map(\.thread)).count > 1:
