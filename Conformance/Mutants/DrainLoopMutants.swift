@@ -25,6 +25,10 @@ final class DrainLoopMutant: Scheduler, @unchecked Sendable {
         /// entries without checking again: a disposal that lands while earlier entries of
         /// the batch run is ignored.
         case staleBatchCheck = "stale-batch-check"
+        /// When the entry it takes leaves the queue empty, the drain checks it for disposal,
+        /// then announces that it is drained (30 µs of bookkeeping) before running it: a
+        /// check-then-run window only where no work waits behind.
+        case announcesDrainedBeforeLast = "announces-drained-before-last"
     }
 
     private struct Entry {
@@ -164,13 +168,21 @@ final class DrainLoopMutant: Scheduler, @unchecked Sendable {
             }
         }
         while true {
-            let next: Entry? = state.withLock { state in
-                let next = state.takeFirst()
-                if next == nil { state.draining = false }
-                return next
+            let next: (entry: Entry, last: Bool)? = state.withLock { state in
+                guard let next = state.takeFirst() else {
+                    state.draining = false
+                    return nil
+                }
+                return (next, state.head == state.entries.count)
             }
             if let next {
-                run(next)
+                if next.last, fault == .announcesDrainedBeforeLast {
+                    guard !next.entry.disposable.isDisposed else { continue }
+                    spin(.microseconds(30))
+                    CurrentScheduler.run(as: self, next.entry.action)
+                } else {
+                    run(next.entry)
+                }
                 continue
             }
             guard fault == .lingersAfterRelease, let lingered = linger() else { return }

@@ -104,6 +104,10 @@ public enum Mutants {
             DrainLoopMutant.Fault.staleBatchCheck,
             "checks a whole batch for disposal when it takes it, not each entry before it runs", .can3
         ) { DrainLoopMutant($0) },
+        faulty(
+            DrainLoopMutant.Fault.announcesDrainedBeforeLast,
+            "checks the last queued entry for disposal, then announces it is drained (30 µs) before running it", .can3
+        ) { DrainLoopMutant($0) },
         mutant("self-dispose-skips-next", "disposing the running action's own handle skips the next action", .can4) {
             SelfDisposeSkipsNextMutant("self-dispose-skips-next")
         },

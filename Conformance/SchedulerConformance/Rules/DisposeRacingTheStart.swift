@@ -13,7 +13,8 @@ import Schedulers
 ///   thread than its pacer's, a start has no evidence);
 /// - interrupts taken by the worker's core, which stop its thread unseen by the thread's own
 ///   counts (20 to 100 µs each on the CI machine): the disposing thread reads every core's
-///   count before the word to return and after a late start (`CoreInterrupts`);
+///   count after a late start, against a reading taken since the worker last came onto its
+///   core and at most `DisposalTally.baselineAge` before the word to return (`CoreInterrupts`);
 /// - pauses of the whole machine, which a virtual machine's host makes without the guest
 ///   counting them: the disposing thread watches the clock from its core until the action
 ///   starts (`PauseWatch`), and a gap in its reads means both cores stood still.
@@ -22,6 +23,11 @@ import Schedulers
 /// another thread than its pacer, is unjudged and does not count as exercised.
 ///
 /// Each action follows a pacer that spins until the disposing thread tells it to return.
+/// Trials come in blocks of ten, each trial's pacer and action queued while the pacer ahead
+/// still spins: the worker goes from one to the next without waiting for work, so a block
+/// wakes it once (a wake-up is an interrupt of its core, and costs a read of the counts).
+/// The second round comes one trial at a time, and the rest in whichever way exercised more
+/// races a second.
 /// Three trials in four dispose 0 to 40 µs after that word (the race with the worker's
 /// pick-up of the action); one in four disposes 20 to 60 µs before it, while the pacer still
 /// runs, and then any start at all is a violation, whatever the timing (a check made early,
@@ -43,7 +49,7 @@ func disposeRacingTheStart(_ ctx: RuleContext) throws(RuleFailure) {
     var random = SystemRandomNumberGenerator()
     var tally = DisposalTally()
     // The control: the reference queue's atomic claim, put through the same trials at the
-    // same moments (one control trial after each of the subject's). A round in which the
+    // same moments (a block of control trials after each of the subject's). A round in which the
     // control had a late start with no evidence is one in which the machine stopped threads
     // unseen: its late starts are no evidence against the subject, and the round is set aside.
     let control = QueueScheduler(name: "CAN-3 control")
@@ -55,14 +61,22 @@ func disposeRacingTheStart(_ ctx: RuleContext) throws(RuleFailure) {
     // inside its timeout.
     let budget = ContinuousClock.now + Timing.evidenceBudget(.seconds(20))
     var attempted = 0
+    // Blocks of ten, or one trial at a time, whichever exercised more races a second in its
+    // first round: a worker that spins from pacer to pacer competes with the machine's other
+    // work as a busy thread, while one woken for each trial is run at once, so on a loaded
+    // machine the trials may race more often one at a time.
+    var pace = DisposalPace()
     while tally.exercised < wanted && attempted < attempts && ContinuousClock.now < budget {
+        let block = pace.block
+        let roundStarted = ContinuousClock.now
         var trials: [DisposalTrial] = []
         var controls: [DisposalTrial] = []
         trials.reserveCapacity(round)
         controls.reserveCapacity(round)
-        for _ in 0..<round {
-            trials.append(try racer.trial(on: scheduler, ctx, index: attempted + trials.count, using: &random))
-            controls.append(try racer.trial(on: control, ctx, index: attempted + controls.count, using: &random))
+        while trials.count < round {
+            let (count, first) = (min(block, round - trials.count), attempted + trials.count)
+            trials += try racer.trials(count, on: scheduler, ctx, firstIndex: first, using: &random)
+            controls += try racer.trials(count, on: control, ctx, firstIndex: first, using: &random)
         }
         try ctx.settle(scheduler)
         try ctx.settle(scheduler)
@@ -72,6 +86,7 @@ func disposeRacingTheStart(_ ctx: RuleContext) throws(RuleFailure) {
         for trial in trials { roundTally.add(trial) }
         for trial in controls { controlTally.add(trial) }
         attempted += round
+        pace.record(block: block, exercised: roundTally.exercised, in: roundStarted.duration(to: .now))
         // A start after an early disposal is a violation by the order of events, whatever
         // the machine did; late starts count only from rounds the control came through clean.
         if controlTally.suspects.isEmpty {
@@ -88,19 +103,59 @@ func disposeRacingTheStart(_ ctx: RuleContext) throws(RuleFailure) {
     )
 }
 
+/// How CAN-3 queues its trials: in blocks of ``DisposalRacer/block`` for the first round,
+/// one at a time for the second, then in whichever way exercised more races a second.
+private struct DisposalPace {
+    private var rates: [Int: Double] = [:]
+
+    /// The block size for the next round.
+    var block: Int {
+        guard let chained = rates[DisposalRacer.block] else { return DisposalRacer.block }
+        guard let single = rates[1] else { return 1 }
+        return chained >= single ? DisposalRacer.block : 1
+    }
+
+    /// Records a round's races exercised, the first of each block size.
+    mutating func record(block: Int, exercised: Int, in duration: Duration) {
+        if rates[block] == nil { rates[block] = Double(exercised) / max(duration.timeInterval, 1e-6) }
+    }
+}
+
 /// Runs CAN-3's trials: a pacer and an action on a serial scheduler, the action disposed
 /// before or after the pacer is told to return, the disposing thread watching for its start.
 private struct DisposalRacer {
+    /// How many trials follow one another on the worker without a pause.
+    static let block = 10
     let pacerBound: Duration
     /// Whether the disposing thread was moved off a core (and must be let back on it).
     private var moved = false
+    /// The latest reading of every core's interrupts, when it was taken, and the mark the
+    /// pacer running then took as it started.
+    private var baseline: (reading: CoreInterrupts?, at: ContinuousClock.Instant, pacer: ThreadMark)?
 
     init(pacerBound: Duration) { self.pacerBound = pacerBound }
 
-    /// One trial on `scheduler`; the caller settles the scheduler before reading it.
-    mutating func trial(
-        on scheduler: any Scheduler, _ ctx: RuleContext, index: Int, using random: inout SystemRandomNumberGenerator
-    ) throws(RuleFailure) -> DisposalTrial {
+    /// `count` trials on `scheduler`, each one's pacer and action queued before the pacer
+    /// ahead is told to return; the caller settles the scheduler before reading them.
+    mutating func trials(
+        _ count: Int, on scheduler: any Scheduler, _ ctx: RuleContext, firstIndex: Int,
+        using random: inout SystemRandomNumberGenerator
+    ) throws(RuleFailure) -> [DisposalTrial] {
+        var trials: [DisposalTrial] = []
+        var next = try queue(on: scheduler, using: &random)
+        for index in 0..<count {
+            let (trial, handle) = next
+            if index + 1 < count { next = try queue(on: scheduler, using: &random) }
+            try race(trial, handle, on: scheduler, ctx, index: firstIndex + index)
+            trials.append(trial)
+        }
+        return trials
+    }
+
+    /// Queues one trial's pacer and action on `scheduler`.
+    private func queue(
+        on scheduler: any Scheduler, using random: inout SystemRandomNumberGenerator
+    ) throws(RuleFailure) -> (DisposalTrial, any Disposable) {
         let early = Int.random(in: 0..<4, using: &random) == 0
         let offset = Duration.nanoseconds(
             early ? -Int64.random(in: 20_000...60_000, using: &random) : Int64.random(in: 0...40_000, using: &random))
@@ -108,6 +163,7 @@ private struct DisposalRacer {
         let pacerBound = self.pacerBound
         scheduler.schedule {
             trial.pacerCore.value = CorePinning.currentCore
+            trial.pacerStartMark.value = ThreadMark.now()
             trial.pacerStarted.fire()
             // Bounded well below the must-happen wait: a pacer left spinning (its rule gave
             // up on a stuck subject) must not take a core from the rules after it.
@@ -122,6 +178,14 @@ private struct DisposalRacer {
             trial.started.fire()
         }
         guard let handle else { throw RuleFailure("`schedule` returned no handle") }
+        return (trial, handle)
+    }
+
+    /// Races the disposal of `trial`'s action against its start, once its pacer runs.
+    private mutating func race(
+        _ trial: DisposalTrial, _ handle: any Disposable, on scheduler: any Scheduler, _ ctx: RuleContext, index: Int
+    ) throws(RuleFailure) {
+        let offset = trial.offset
         try ctx.spinUntil(trial.pacerStarted, on: scheduler, "pacer \(index) started")
         // The disposing thread watches for the start flat out: sharing the worker's core, it
         // would keep the worker from running until each disposal had won, and nothing would race.
@@ -129,8 +193,8 @@ private struct DisposalRacer {
             if moved { CorePinning.unpinCurrentThread() }
             moved = CorePinning.moveCurrentThread(offCore: core)
         }
-        // Read around the whole race (a read takes about 40 µs, too long for inside it).
-        trial.interruptsBefore.value = offset < .zero ? nil : CoreInterrupts.now()
+        // Read around the whole race (a read takes 40 to 90 µs, too long for inside it).
+        if offset >= .zero { trial.interruptsBefore.value = baselineInterrupts(for: trial) }
         if offset < .zero {
             handle.dispose()
             trial.returned.value = ContinuousClock.now
@@ -146,9 +210,33 @@ private struct DisposalRacer {
             trial.watch.value = PauseWatch.watch(upTo: DisposalTally.watched) { trial.started.hasFired }
             // Only a late start asks whether the worker's core was interrupted, and a read
             // costs as much as the rest of the trial: a start already seen in time needs none.
-            if !trial.startedInTime { trial.interruptsAfter.value = CoreInterrupts.now() }
+            if !trial.startedInTime {
+                let reading = CoreInterrupts.now()
+                trial.interruptsAfter.value = reading
+                keep(reading, after: trial)
+            }
         }
-        return trial
+    }
+
+    /// The cores' interrupts before `trial`'s race: the last reading while it is young and was
+    /// taken since the worker came onto its core (the same thread has made no context switch
+    /// since the pacer then running started, so no wake-up's interrupt lies between), or a
+    /// fresh one. An older reading only widens the stretch in which an interrupt excuses a
+    /// late start.
+    private mutating func baselineInterrupts(for trial: DisposalTrial) -> CoreInterrupts? {
+        if let baseline, let mark = trial.pacerStartMark.value, mark.thread == baseline.pacer.thread,
+            mark.switches == baseline.pacer.switches, baseline.at.duration(to: .now) <= DisposalTally.baselineAge
+        {
+            return baseline.reading
+        }
+        let reading = CoreInterrupts.now()
+        keep(reading, after: trial)
+        return reading
+    }
+
+    /// Keeps `reading`, taken while `trial`'s pacer had started, as the next trials' baseline.
+    private mutating func keep(_ reading: CoreInterrupts?, after trial: DisposalTrial) {
+        baseline = trial.pacerStartMark.value.map { (reading, ContinuousClock.now, $0) }
     }
 
     /// Lets the disposing thread run on every core again.
@@ -194,6 +282,10 @@ private struct DisposalTally {
     static let pause = Duration.microseconds(2) * slowdown
     /// How long the disposing thread watches for the start: later starts are unjudged.
     static let watched = Duration.microseconds(200) * slowdown
+    /// How old a reading of the cores' interrupts a trial may compare against, when its pacer
+    /// is told to return: a tenth of a 250 Hz timer's tick, so that an unrelated tick seldom
+    /// excuses a late start.
+    static let baselineAge = Duration.microseconds(400) * slowdown
 
     /// The index of this tally's first trial in the whole run, for the failure's words.
     let firstIndex: Int
@@ -298,6 +390,7 @@ private final class DisposalTrial: Sendable {
     let started = Signal()
     let goAt = Box<ContinuousClock.Instant?>(nil)
     let pacerCore = Box<Int?>(nil)
+    let pacerStartMark = Box<ThreadMark?>(nil)
     let pacerSawGo = Box(false)
     let pacerEnd = Box<ContinuousClock.Instant?>(nil)
     let start = Box<ContinuousClock.Instant?>(nil)
