@@ -71,10 +71,16 @@ extension RuleCatalogue {
             needsIdleCores: true, kind: .executor
         ) { context throws(RuleFailure) in
             let virtual = context.subject.makeExecutor().drive != nil
+            // A real executor's narrowest race is an enqueue landing as a drain goes idle after
+            // a job returned: twice the meetings (with 300, a drain that looks again 1 µs after
+            // going idle escaped one loaded run in the gate).
+            var exploration = context.exploration
+            if !virtual { exploration.meetings *= 2 }
             try ScenarioExplorer.explore(
                 .lin4, profile: "serial executor", context: context,
                 generate: { ExecutorScenarios.generate(&$0, virtual: virtual) },
                 aim: ExecutorScenarios.aim, evidence: virtual ? [.calls] : [.calls, .callAndReturn],
+                exploration: exploration,
                 instance: { jitter throws(RuleFailure) in ExecutorScenarios.instance(context, jitter: jitter) })
         },
         Rule(
