@@ -6,7 +6,7 @@ import Subprocess
 import Testing
 
 /// `make tsan` proves it can fail: the `conformance` command of the sanitizer build, run on a
-/// test scheduler whose queue is unguarded, must draw a data-race report naming that
+/// test scheduler that counts its calls without a lock, must draw a data-race report naming that
 /// scheduler, with the project's suppressions in force. A sanitizer run that stayed quiet
 /// here would prove nothing about the rest.
 @Suite(
@@ -32,7 +32,7 @@ struct ThreadSanitizerTests {
         let reports = try logs.map { try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) }
             .joined()
         // The sanitizer names the same race "data race" or, when it sees the Swift access
-        // of the unguarded state first, "Swift access race".
+        // of the unguarded count first, "Swift access race".
         #expect(
             reports.contains("WARNING: ThreadSanitizer: data race")
                 || reports.contains("WARNING: ThreadSanitizer: Swift access race"),
