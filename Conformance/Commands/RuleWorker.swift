@@ -5,8 +5,9 @@ import SchedulerConformance
 /// The child side of ``IsolatedRules``: runs one subject's rules in this process and
 /// sends `started` before each rule and its result after, so the supervisor knows which
 /// rule was running if this process dies or hangs. It exits after a rule that left work
-/// running (``Leftovers``), so the next rules get a fresh worker, and with
-/// `stopAtFirstKill` after the first result that fails, times out or errs.
+/// running (``Leftovers``) or timed out with its threads stuck, so the next rules get a
+/// fresh worker, and with `stopAtFirstKill` after the first result that fails, times out or
+/// errs.
 enum RuleWorker {
     static func run(
         subject: ConformanceSubject, rules: [Rule], timing: Timing, exploration: Exploration,
@@ -33,11 +34,19 @@ enum RuleWorker {
                         (result.message.map { $0 + " " } ?? "")
                         + "After this rule the subject was still running work (\(busy.count) thread(s) busy: \(busy.joined(separator: ", "))); the rules after it ran in a fresh worker."
                 }
+                // A rule that gave up on its threads left them where they were stuck: a rule
+                // after it here would find them, and report them as its own.
+                let retired = busy.isEmpty && result.status == .timeout
+                if retired {
+                    result.message =
+                        (result.message.map { $0 + " " } ?? "")
+                        + "The worker was retired with its stuck threads; the rules after it ran in a fresh one."
+                }
                 WorkerMessage.rule(result).send()
                 // The message is written unbuffered; a stuck subject's threads may still run,
                 // so the process leaves without waiting for anything. The supervisor starts a
                 // fresh worker for the rules left, unless this one killed a mutant.
-                if !busy.isEmpty || (stopAtFirstKill && result.status.isFailure) {
+                if !busy.isEmpty || retired || (stopAtFirstKill && result.status.isFailure) {
                     _exit(0)
                 }
             }

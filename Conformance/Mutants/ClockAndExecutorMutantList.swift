@@ -30,6 +30,11 @@ extension Mutants {
         manualClock(.nowIsTarget, "sleepers resume with now already at the advance's target", .clk7),
         manualClock(.registrationOrder, "resumes due sleepers in the order they registered", .clk7),
         manualClock(.tiesLIFO, "equal deadlines resume last-in first", .clk8),
+        manualClock(
+            .tiesLIFOAtTheFront,
+            "ties with no earlier sleeper resume last-in first, until a cancellation re-sorts them", .clk8),
+        manualClock(
+            .tiesLIFOInTheMiddle, "ties registered behind a later sleeper resume last-in first", .clk8),
         manualClock(.keepsCancelled, "cancelled sleepers stay registered", .clk9),
         manualClock(.runSnapshot, "run() wakes only the sleepers present when it began", .clk10),
         manualClock(

@@ -109,6 +109,13 @@ final class FaultyManualClock: Clock {
         case nowIsTarget = "manual-clock-now-is-target"
         case registrationOrder = "manual-clock-registration-order"
         case tiesLIFO = "manual-clock-ties-lifo"
+        /// Keeps its list sorted as it registers: a sleeper due no later than the first goes to
+        /// the front (`<=` where `<` was meant), so ties with no earlier sleeper before them
+        /// resume last-in first; a cancellation re-sorts the list by registration, hiding it.
+        case tiesLIFOAtTheFront = "manual-clock-ties-lifo-at-the-front"
+        /// Appends a sleeper due no earlier than its last one, and inserts any other before
+        /// its equals: ties registered behind a later sleeper resume last-in first.
+        case tiesLIFOInTheMiddle = "manual-clock-ties-lifo-in-the-middle"
         case keepsCancelled = "manual-clock-keeps-cancelled"
         case runSnapshot = "manual-clock-run-snapshot"
         case deregistersByDeadline = "manual-clock-deregisters-by-deadline"
@@ -175,7 +182,8 @@ final class FaultyManualClock: Clock {
                 if fault != .checksCancelOnlyOnEntry, Task.isCancelled { return .cancelled }
                 if dueWaits ? deadline < state.now : deadline <= state.now { return .due }
                 defer { state.nextID += 1 }
-                state.sleepers.append(Registration(id: state.nextID, deadline: deadline, wake: wake))
+                let registration = Registration(id: state.nextID, deadline: deadline, wake: wake)
+                state.sleepers.insert(registration, at: place(of: deadline, in: state.sleepers))
                 return .asleep
             }
             switch registration {
@@ -204,11 +212,29 @@ final class FaultyManualClock: Clock {
                 default:
                     guard let index = state.sleepers.firstIndex(where: { $0.wake === wake }) else { return false }
                     state.sleepers.remove(at: index)
+                    if fault == .tiesLIFOAtTheFront {
+                        state.sleepers.sort { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
+                    }
                     return true
                 }
             }
             // A sleeper an advance already took is resumed by it: the clock decided first.
             if withdrawn { wake.cancel() }
+        }
+    }
+
+    /// Where a sleeper due at `deadline` joins `sleepers`: at the end (registration order),
+    /// or, for the faults that keep the list sorted, where each fault's sorting puts it.
+    private func place(of deadline: Instant, in sleepers: [Registration]) -> Int {
+        let afterEquals = sleepers.lastIndex { $0.deadline <= deadline }.map { $0 + 1 } ?? 0
+        switch fault {
+        case .tiesLIFOAtTheFront:
+            return sleepers.first.map { deadline <= $0.deadline } ?? true ? 0 : afterEquals
+        case .tiesLIFOInTheMiddle:
+            let appends = sleepers.last.map { deadline >= $0.deadline } ?? true
+            return appends ? sleepers.count : sleepers.firstIndex { $0.deadline >= deadline } ?? sleepers.count
+        default:
+            return sleepers.count
         }
     }
 
@@ -269,7 +295,8 @@ final class FaultyManualClock: Clock {
                         )
                     }
                 // Trusts the list to be in registration order: the first of the earliest deadlines.
-                case .cancelSwapRemoves: due.min { state.sleepers[$0].deadline < state.sleepers[$1].deadline }
+                case .cancelSwapRemoves, .tiesLIFOAtTheFront, .tiesLIFOInTheMiddle:
+                    due.min { state.sleepers[$0].deadline < state.sleepers[$1].deadline }
                 default:
                     due.min {
                         (state.sleepers[$0].deadline, state.sleepers[$0].id) < (

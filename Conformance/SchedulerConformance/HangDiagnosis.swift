@@ -135,11 +135,31 @@ package enum HangDiagnosis {
         return "crashed in \(frame): \(signal ?? "a signal")\(recursion)"
     }
 
-    /// What thread `id` of this process is doing now, from the kernel's view
-    /// (`/proc/self/task/<id>/stat`): on a core or waiting for one, or blocked; nil where
-    /// that cannot be read.
-    static func activity(of id: Int32) -> String? {
-        CorePinning.isRunning(id).map { $0 ? "running: spinning on a core" : "blocked" }
+    /// What thread `id` of this process is doing, from the kernel's view; nil where that
+    /// cannot be read. See ``activities(of:)``.
+    static func activity(of id: Int32) -> String? { activities(of: [id])[id] }
+
+    /// What each of `ids` is doing, from the kernel's count of the time each spent on a core
+    /// or waiting for one over the next 20 ms: "running: spinning on a core" for at least
+    /// half of it, else "blocked". A window, not one look at the state: a thread blocked in a
+    /// lock is runnable for a moment whenever something wakes it (a debugger detaching, a
+    /// spurious futex wake), and a spinning one is charged the window however loaded the
+    /// machine is. Threads whose count cannot be read are judged by their state alone.
+    static func activities(of ids: [Int32]) -> [Int32: String] {
+        let window: Int64 = 20_000_000
+        let before = Dictionary(ids.compactMap { id in CorePinning.activeTime(id).map { (id, $0) } }) { a, _ in a }
+        usleep(UInt32(window / 1_000))
+        var found: [Int32: String] = [:]
+        for id in ids {
+            let spinning: Bool? =
+                if let start = before[id], let end = CorePinning.activeTime(id) {
+                    end - start >= window / 2
+                } else {
+                    CorePinning.isRunning(id)
+                }
+            found[id] = spinning.map { $0 ? "running: spinning on a core" : "blocked" }
+        }
+        return found
     }
 
     /// Source folders of the suite's own code and of the libraries it runs on: a frame there

@@ -123,16 +123,20 @@ public final class RuleContext: Sendable {
     /// stacks, each named thread's own stack is sampled for the call (no file and line), and
     /// where even that cannot be read the message says what they did not return from.
     func hang(_ message: String, stuck: [(name: String, threadID: Int32?)] = []) -> RuleFailure {
+        // Read before a debugger stops and resumes the threads, which wakes them for a moment.
+        var activities = HangDiagnosis.activities(of: stuck.compactMap(\.threadID))
         guard ownsProcess, let dump = ThreadDump.ofThisProcess(within: .seconds(20)) else {
-            return RuleFailure(([message] + sampledPlaces(of: stuck)).joined(separator: "; "), kind: .hung)
+            return RuleFailure(
+                ([message] + sampledPlaces(of: stuck, activities)).joined(separator: "; "), kind: .hung)
         }
         // Threads the rule did not name may be stuck in the subject too (the rule's own).
         let found = HangDiagnosis.stuckCalls(in: dump).filter { call in !stuck.contains { $0.threadID == call.threadID }
         }
+        activities.merge(HangDiagnosis.activities(of: found.compactMap(\.threadID))) { first, _ in first }
         let stuck = stuck + found.map { (name: "thread \"\($0.threadName)\"", threadID: $0.threadID) }
         let places = stuck.compactMap { thread in
             thread.threadID.flatMap { HangDiagnosis.stuckFrame(of: $0, in: dump) }.map {
-                "stuck in `\($0)`, called from \(who(thread))"
+                "stuck in `\($0)`, called from \(who(thread, activities))"
             }
         }
         let named =
@@ -148,23 +152,25 @@ public final class RuleContext: Sendable {
     /// be read, not to have returned from the subject; one outside the subject, to wait there
     /// (for the threads that are stuck). Only the rule's own threads are sampled: other tests
     /// of the process run beside it, and a signal is an interruption they did not ask for.
-    private func sampledPlaces(of stuck: [(name: String, threadID: Int32?)]) -> [String] {
+    private func sampledPlaces(
+        of stuck: [(name: String, threadID: Int32?)], _ activities: [Int32: String]
+    ) -> [String] {
         stuck.map { thread in
             switch thread.threadID.map(HangDiagnosis.sampledStack) ?? .unreadable {
-            case .inside(let frame): "stuck in `\(frame)`, called from \(who(thread))"
-            case .outsideTheSubject: "\(who(thread)) waits outside the subject"
+            case .inside(let frame): "stuck in `\(frame)`, called from \(who(thread, activities))"
+            case .outsideTheSubject: "\(who(thread, activities)) waits outside the subject"
             case .unreadable:
                 // Gone by now: it came back after the bound, as a slow subject's threads do.
                 thread.threadID.map(CorePinning.isRunning) == .some(nil)
                     ? "\(thread.name) returned only after the bound"
-                    : "\(who(thread)) never returned from its calls into the subject"
+                    : "\(who(thread, activities)) never returned from its calls into the subject"
             }
         }
     }
 
-    /// A thread's name, and what the kernel says it is doing.
-    private func who(_ thread: (name: String, threadID: Int32?)) -> String {
-        thread.name + (thread.threadID.flatMap(HangDiagnosis.activity).map { " (\($0))" } ?? "")
+    /// A thread's name, and what the kernel said it was doing (see ``HangDiagnosis/activities(of:)``).
+    private func who(_ thread: (name: String, threadID: Int32?), _ activities: [Int32: String]) -> String {
+        thread.name + (thread.threadID.flatMap { activities[$0] }.map { " (\($0))" } ?? "")
     }
 
     /// Whether `scheduler` still runs new work: what tells a lost action (a failure) from

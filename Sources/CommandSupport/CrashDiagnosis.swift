@@ -62,14 +62,18 @@ package struct CrashDiagnosis: Equatable, Sendable {
             if line.contains("[system]") { continue }
             guard let address = line.range(of: " 0x") else { continue }
             let rest = line[address.upperBound...].drop { !$0.isWhitespace }.trimmingCharacters(in: .whitespaces)
-            guard let inRange = rest.range(of: " in ") else { continue }
-            var symbol = String(rest[..<inRange.lowerBound])
+            // `<symbol> + <offset> in <image> at <location>`: a symbol may hold " in " itself
+            // (`closure #1 in Clock.advance(to:)`), an image name never does, so the image is
+            // what follows the last " in " before the location.
+            let at = rest.range(of: " at ", options: .backwards)
+            let head = at.map { rest[..<$0.lowerBound] } ?? rest[...]
+            guard let inRange = head.range(of: " in ", options: .backwards) else { continue }
+            var symbol = String(head[..<inRange.lowerBound])
             if let offset = symbol.range(of: " + ", options: .backwards) {
                 symbol = String(symbol[..<offset.lowerBound])
             }
-            let after = rest[inRange.upperBound...]
-            let image = after.range(of: " at ").map { String(after[..<$0.lowerBound]) } ?? String(after)
-            let location = after.range(of: " at ").map { String(after[$0.upperBound...]) }
+            let image = String(head[inRange.upperBound...])
+            let location = at.map { String(rest[$0.upperBound...]) }
             if image.hasPrefix("lib") || image.hasPrefix("ld-") { continue }
             if let location {
                 if location.contains("<compiler-generated>")

@@ -51,6 +51,23 @@ import Testing
         #expect(diagnosis.frame == "Sleeper.wake() at Sleeper.swift:7")
     }
 
+    @Test func aClosuresFrameKeepsItsWholeSymbol() {
+        let diagnosis = CrashDiagnosis(
+            standardError: """
+                *** Program crashed: Illegal instruction at 0x000055b1b21cbf9e ***
+                Thread 2 crashed:
+                  0  0x000055b1b21cbf9e closure #1 in TestClock.advance(to:) + 30 in tool at /src/Mock/Clock.swift:9:5
+                  1  0x000055b1b21cbfa0 partial apply for closure #2 in Mine.run() + 12 in tool
+                """)
+        #expect(diagnosis.frame == "closure #1 in TestClock.advance(to:) at Clock.swift:9")
+        let withoutLines = CrashDiagnosis(
+            standardError: """
+                Thread 2 crashed:
+                  0  0x000055b1b21cbfa0 closure #2 in Mine.run() + 12 in tool
+                """)
+        #expect(withoutLines.frame == "closure #2 in Mine.run()")
+    }
+
     @Test func aSignalWithoutMessageIsNamedByTheBacktracersLine() {
         let diagnosis = CrashDiagnosis(
             standardError: """
@@ -187,6 +204,41 @@ import Testing
         // The thread may still be on its way out; its name is gone once it has exited.
         let gone = spinWait(upTo: .seconds(10)) { !Leftovers.busyThreads().contains { $0.hasPrefix("leftover-spin ") } }
         #expect(gone)
+    }
+}
+
+/// Blocked or spinning is read from the kernel's count over a window, the same at every look.
+@Suite struct ThreadActivityTests {
+    @Test(.disabled(if: ThreadSanitizerBuild.isEnabled, "the sanitizer's runtime blocks a spinning thread"))
+    func aSpinningThreadAndABlockedOneAreToldApartEveryTime() {
+        let stop = Signal()
+        let ids = Lock<(spinning: Int32?, blocked: Int32?)>((nil, nil))
+        let release = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        done.enter()
+        Thread {
+            ids.withLock { $0.spinning = CorePinning.currentThreadID }
+            while !stop.hasFired {}
+            done.leave()
+        }.start()
+        done.enter()
+        Thread {
+            ids.withLock { $0.blocked = CorePinning.currentThreadID }
+            release.wait()
+            done.leave()
+        }.start()
+        #expect(spinWait(upTo: .seconds(10)) { ids.withLock { $0.spinning != nil && $0.blocked != nil } })
+        let (spinning, blocked) = ids.withLock { $0 }
+        if let spinning, let blocked {
+            for _ in 0..<5 {
+                let found = HangDiagnosis.activities(of: [spinning, blocked])
+                #expect(found[spinning] == "running: spinning on a core", "\(found)")
+                #expect(found[blocked] == "blocked", "\(found)")
+            }
+        }
+        stop.fire()
+        release.signal()
+        done.wait()
     }
 }
 

@@ -70,8 +70,17 @@ struct ClockSession {
     func parkedTies(_ count: Int, until deadline: Duration, woke: Recorder<Int>, _ what: String) throws(RuleFailure)
         -> [ProbeTask]
     {
+        try parkedSleepers(until: Array(repeating: deadline, count: count), woke: woke, what)
+    }
+
+    /// A task sleeping until each of `deadlines`, registered in that order, each proven
+    /// parked before the next goes to sleep; each records its index in `woke` once its
+    /// sleep returned.
+    func parkedSleepers(until deadlines: [Duration], woke: Recorder<Int>, _ what: String) throws(RuleFailure)
+        -> [ProbeTask]
+    {
         var sleepers: [ProbeTask] = []
-        for index in 0..<count {
+        for (index, deadline) in deadlines.enumerated() {
             sleepers.append(
                 start { clock in
                     try await clock.sleepUntil(deadline, nil)
@@ -105,16 +114,25 @@ struct ClockSession {
     func expectResumed(
         _ live: [Int], of sleepers: [ProbeTask], at deadline: Duration, woke: Recorder<Int>, after step: String
     ) throws(RuleFailure) {
+        try expectResumed(
+            live, of: sleepers, at: Array(repeating: deadline, count: sleepers.count), woke: woke, after: step)
+    }
+
+    /// Fails unless every one of `live` returned at its own one of `deadlines` (indexed as
+    /// `sleepers`) and `woke` recorded them exactly once each, in the order of `live`.
+    func expectResumed(
+        _ live: [Int], of sleepers: [ProbeTask], at deadlines: [Duration], woke: Recorder<Int>, after step: String
+    ) throws(RuleFailure) {
         for index in live {
-            let outcome = try outcome(
-                of: sleepers[index], "live sleeper \(index) of \(sleepers.count) sharing a deadline, \(step),")
+            let outcome = try outcome(of: sleepers[index], "live sleeper \(index) of \(sleepers.count), \(step),")
             try ctx.expect(
-                outcome == .returned(at: deadline),
-                "live sleeper \(index) ended with \(outcome), expected to return at \(deadline)")
+                outcome == .returned(at: deadlines[index]),
+                "live sleeper \(index) ended with \(outcome), expected to return at \(deadlines[index])")
         }
         try ctx.expect(
             woke.all == live,
-            "\(step), the live sleepers sharing a deadline resumed as \(woke.all), expected \(live) (FIFO, each once)")
+            "\(step), the live sleepers resumed as \(woke.all), expected \(live) (deadline order, ties FIFO, each once)"
+        )
     }
 
     /// Lets every task started here run until it finishes or suspends, without moving the

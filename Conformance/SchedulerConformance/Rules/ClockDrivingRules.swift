@@ -53,24 +53,41 @@ extension RuleCatalogue {
         },
         Rule(
             .clk8,
-            "sleepers with the same deadline resume in the order they went to sleep, each once, whichever of them were cancelled",
+            "sleepers with the same deadline resume in the order they went to sleep, each once, wherever they stand among other sleepers and whichever of them were cancelled",
             requires: .virtualTime,
             rationale:
-                "Simultaneous timers firing in registration order is what makes virtual-time tests repeatable (the field has shipped test clocks that do not); cancelling one of them must take out that one, and leave its neighbours in their order.",
+                "Simultaneous timers firing in registration order is what makes virtual-time tests repeatable (the field has shipped test clocks that do not, some only when nothing is due before the ties); cancelling one of them must take out that one, and leave its neighbours in their order.",
             hint:
-                "sort sleepers by (deadline, sequence number), with a stable sort or a sequence tie-break; resume ties FIFO; cancellation removes the sleeper by its identity (not the first entry with its deadline) and keeps the others' order (no swap-with-last removal)."
+                "sort sleepers by (deadline, sequence number), with a stable sort or a sequence tie-break; a new sleeper goes after every sleeper due no later than it, never before its equals (mind `<=` in a fast path for the front or the back); resume ties FIFO; cancellation removes the sleeper by its identity (not the first entry with its deadline) and keeps the others' order (no swap-with-last removal)."
         ) { ctx throws(RuleFailure) in
             let session = ClockSession(ctx)
+            // Ties with nothing due before them: the front of a sorted list.
+            let alone = session.now + .seconds(1)
+            let first = Recorder<Int>()
+            let ties = try session.parkedTies(4, until: alone, woke: first, "a tie with nothing due before it")
+            try session.advance(by: alone - session.now)
+            try session.expectResumed(
+                [0, 1, 2, 3], of: ties, at: alone, woke: first, after: "advancing to four ties with nothing before them"
+            )
+            // Ties in the middle: registered after a later sleeper, around an earlier one.
+            let middle = session.now + .seconds(2)
+            let deadlines = [middle + .seconds(1), middle, middle - .seconds(1), middle, middle]
+            let amid = Recorder<Int>()
+            let mixed = try session.parkedSleepers(until: deadlines, woke: amid, "a sleeper around ties")
+            try session.advance(by: deadlines[0] - session.now)
+            try session.expectResumed(
+                [2, 1, 3, 4, 0], of: mixed, at: deadlines, woke: amid,
+                after: "advancing past ties registered after a later sleeper and around an earlier one")
+            // Out of order and never the first: a clock that removes the first sleeper with the
+            // cancelled one's deadline, or fills the hole with its last sleeper, shows.
             let deadline = session.now + .seconds(2)
             let count = 8
             let woke = Recorder<Int>()
             let sleepers = try session.parkedTies(count, until: deadline, woke: woke, "tied sleeper")
-            // Out of order and never the first: a clock that removes the first sleeper with the
-            // cancelled one's deadline, or fills the hole with its last sleeper, shows.
             let cancelled = [5, 2, 6]
             try session.cancel(cancelled, of: sleepers, "tied sleeper")
             try ctx.expect(woke.count == 0, "cancelling tied sleepers resumed \(woke.all) before the clock moved")
-            try session.advance(by: .seconds(2))
+            try session.advance(by: deadline - session.now)
             let live = (0..<count).filter { !cancelled.contains($0) }
             try session.expectResumed(
                 live, of: sleepers, at: deadline, woke: woke,
