@@ -226,7 +226,8 @@ extension RuleCatalogue {
                     "ran \(runs.value - atDispose) times after dispose() returned (\(fromOutside ? "from another thread while the scheduler was held" : "from an action queued ahead of the next run"))"
                 )
             }
-            if ctx.subject.capabilities.contains(.cancellation) {
+            // The race needs a second thread, which a confined scheduler must never meet.
+            if ctx.subject.capabilities.contains(.cancellation), !ctx.subject.capabilities.contains(.threadConfined) {
                 try disposeRacingARescheduleLeavesNoRun(ctx)
             }
         },
