@@ -45,8 +45,22 @@ package enum HangDiagnosis {
     /// (with `at File.swift:42` when the dump has lines); nil when the thread is not in the
     /// dump or no frame qualifies.
     static func stuckFrame(of id: Int32, in dump: String) -> String? {
-        guard let block = threadBlocks(dump).first(where: { $0.id == id }) else { return nil }
-        return frames(of: block, in: dump).first(where: \.isSubjects)?.described
+        if case .inside(let frame) = place(of: id, in: dump) { return frame }
+        return nil
+    }
+
+    /// Where thread `id` is in `dump`: in the subject's code, waiting in the suite's, or not
+    /// in the dump (gone by the time it was taken).
+    static func place(of id: Int32, in dump: String) -> SampledStack {
+        guard let block = threadBlocks(dump).first(where: { $0.id == id }) else { return .unreadable }
+        return frames(of: block, in: dump).first(where: \.isSubjects).map { .inside($0.described) }
+            ?? .outsideTheSubject
+    }
+
+    /// Whether thread `id` of `dump` waits inside `pthread_mutex_lock`, whose lock word says
+    /// who holds it.
+    static func waitsInPthreadMutex(_ id: Int32, in dump: String) -> Bool {
+        threadBlocks(dump).first { $0.id == id }?.text.contains("pthread_mutex_lock") ?? false
     }
 
     /// What sampling a thread's stack found (see ``sampledStack(of:)``).

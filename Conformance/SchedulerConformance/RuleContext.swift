@@ -19,6 +19,13 @@ public final class RuleContext: Sendable {
     /// Gates of `hold(_:)` not yet released; the runner releases them after each rule, so a
     /// rule that fails half-way never leaves its scheduler blocked for the next one.
     private let holds = Lock<[Signal]>([])
+    /// Set while ``hang(_:stuck:)`` reads the stuck threads: a held action keeps holding.
+    private let diagnosing = Atomic(false)
+    /// The kernel ID of the thread running the rule, set by the runner: the thread a held
+    /// action that was never let go names.
+    let ruleThread = Atomic<Int32>(-1)
+    /// The hang a held action found when the rule had not let it go (see ``hold(_:inside:)``).
+    private let heldHang = Lock<RuleFailure?>(nil)
 
     /// The handles ``attempt(_:_:)`` returned, held weakly: a handle the rule lets go of is
     /// freed as the subject frees it (rules check that), and one still alive when the rule
@@ -118,59 +125,23 @@ public final class RuleContext: Sendable {
     }
 
     /// A hang: `message`, and where this process may take stacks (``ownsProcess``) every
-    /// thread's, the `stuck` threads' first, with the call each is stuck in: "stuck in
-    /// `QueueScheduler.schedule(_:)` at Queue.swift:42, called from producer-3". Without
-    /// stacks, each named thread's own stack is sampled for the call (no file and line), and
-    /// where even that cannot be read the message says what they did not return from.
+    /// thread's, the `stuck` threads' first, with the call each is stuck in and the holder of
+    /// the lock it waits on (see ``HangReport``). Without stacks, each named thread's own
+    /// stack is sampled for the call. Other threads found inside the subject's code (the
+    /// rule's own) are named too.
     func hang(_ message: String, stuck: [(name: String, threadID: Int32?)] = []) -> RuleFailure {
-        // Read before a debugger stops and resumes the threads, which wakes them for a moment.
-        var activities = HangDiagnosis.activities(of: stuck.compactMap(\.threadID))
+        diagnosing.store(true, ordering: .releasing)
+        defer { diagnosing.store(false, ordering: .releasing) }
+        var report = HangReport(stuck)
         guard ownsProcess, let dump = ThreadDump.ofThisProcess(within: .seconds(20)) else {
-            return RuleFailure(
-                ([message] + sampledPlaces(of: stuck, activities)).joined(separator: "; "), kind: .hung)
+            return RuleFailure(([message] + report.places(in: nil)).joined(separator: "; "), kind: .hung)
         }
-        // Threads the rule did not name may be stuck in the subject too (the rule's own).
         let found = HangDiagnosis.stuckCalls(in: dump).filter { call in !stuck.contains { $0.threadID == call.threadID }
         }
-        activities.merge(HangDiagnosis.activities(of: found.compactMap(\.threadID))) { first, _ in first }
-        let stuck = stuck + found.map { (name: "thread \"\($0.threadName)\"", threadID: $0.threadID) }
-        let places = stuck.compactMap { thread in
-            thread.threadID.flatMap { HangDiagnosis.stuckFrame(of: $0, in: dump) }.map {
-                "stuck in `\($0)`, called from \(who(thread, activities))"
-            }
-        }
-        let named =
-            places.isEmpty && !stuck.isEmpty ? ["\(stuck.map(\.name).joined(separator: ", ")) never returned"] : []
+        report.add(found.map { (name: "thread \"\($0.threadName)\"", threadID: $0.threadID) })
         return RuleFailure(
-            ([message] + places + named).joined(separator: "; "), kind: .hung,
-            threadDump: HangDiagnosis.ordered(dump, first: stuck.compactMap(\.threadID)))
-    }
-
-    /// Where the `stuck` threads are, from their own stacks sampled in this process (no
-    /// stacks kept, no file and line): "stuck in `Mine.schedule(_:)`, called from producer
-    /// thread 3". A thread gone by now is said to have returned late; one whose stack could not
-    /// be read, not to have returned from the subject; one outside the subject, to wait there
-    /// (for the threads that are stuck). Only the rule's own threads are sampled: other tests
-    /// of the process run beside it, and a signal is an interruption they did not ask for.
-    private func sampledPlaces(
-        of stuck: [(name: String, threadID: Int32?)], _ activities: [Int32: String]
-    ) -> [String] {
-        stuck.map { thread in
-            switch thread.threadID.map(HangDiagnosis.sampledStack) ?? .unreadable {
-            case .inside(let frame): "stuck in `\(frame)`, called from \(who(thread, activities))"
-            case .outsideTheSubject: "\(who(thread, activities)) waits outside the subject"
-            case .unreadable:
-                // Gone by now: it came back after the bound, as a slow subject's threads do.
-                thread.threadID.map(CorePinning.isRunning) == .some(nil)
-                    ? "\(thread.name) returned only after the bound"
-                    : "\(who(thread, activities)) never returned from its calls into the subject"
-            }
-        }
-    }
-
-    /// A thread's name, and what the kernel said it was doing (see ``HangDiagnosis/activities(of:)``).
-    private func who(_ thread: (name: String, threadID: Int32?), _ activities: [Int32: String]) -> String {
-        thread.name + (thread.threadID.flatMap { activities[$0] }.map { " (\($0))" } ?? "")
+            ([message] + report.places(in: dump)).joined(separator: "; "), kind: .hung,
+            threadDump: HangDiagnosis.ordered(dump, first: report.ids(in: dump)))
     }
 
     /// Whether `scheduler` still runs new work: what tells a lost action (a failure) from
@@ -289,15 +260,44 @@ public final class RuleContext: Sendable {
         else { return gate }
         track(gate)
         let started = Signal()
-        let mustHappen = timing.mustHappen
-        scheduler.schedule {
+        // Let go only well after a wait of `mustHappen` that started later, and never while
+        // a hang is being diagnosed: a subject that deadlocks on the held action must still be
+        // stuck when its stacks are read (held for `mustHappen` alone, it let the producers
+        // go just as their bound ran out, and the dump found them gone). The runner fires the
+        // gate after the rule.
+        let bound = timing.mustHappen * 1.5
+        scheduler.schedule { [self] in
             inside?.value = true
             started.fire()
-            _ = gate.wait(mustHappen)
+            while !gate.wait(bound) {
+                if diagnosing.load(ordering: .acquiring) { continue }
+                heldTooLong(bound)
+                break
+            }
             inside?.value = false
         }
         try waitFor(started, on: scheduler, "the blocking action started")
         return gate
+    }
+
+    /// Records, from a held action that waited `bound` for the rule to let it go, where the
+    /// rule is stuck: on something that action holds up (a `schedule` that waits for the
+    /// running action to end, a lock it holds). The rule, going on once the action lets go,
+    /// no longer holds the scheduler as it meant to: its verdict is the runner's to replace.
+    private func heldTooLong(_ bound: Duration) {
+        let id = ruleThread.load(ordering: .relaxed)
+        let failure = hang(
+            "an action the rule held up was not let go within \(bound): the rule was stuck on something it held up",
+            stuck: [("the rule's thread", id >= 0 ? id : nil)])
+        heldHang.withLock { $0 = $0 ?? failure }
+    }
+
+    /// Takes the hang of ``heldTooLong(_:)``, if there was one since the last call.
+    func takeHeldHang() -> RuleFailure? {
+        heldHang.withLock { hang in
+            defer { hang = nil }
+            return hang
+        }
     }
 
     /// Keeps `gate` to be released after the rule, like the gates of ``hold(_:)``.
@@ -336,6 +336,7 @@ public final class RuleContext: Sendable {
             return gates
         }
         for gate in gates { gate.fire() }
+        _ = takeHeldHang()
     }
 
     /// Runs `body` on a new thread that no scheduler drives, waits for it and returns its

@@ -147,9 +147,13 @@ public enum ConformanceRunner {
         let thread = Thread {
             CorePinning.nameCurrentThread("rule \(rule.id)")
             threadID.store(StackSample.sampleableCurrentThreadID ?? -1, ordering: .relaxed)
+            context.ruleThread.store(CorePinning.currentThreadID ?? -1, ordering: .relaxed)
             var result: RuleResult
             do throws(RuleFailure) {
                 try rule.check(context)
+                // What the rule judged after a held action let itself go is not what it meant
+                // to judge: the hang that action found is the verdict.
+                if let hang = context.takeHeldHang() { throw hang }
                 result =
                     rule.guarantee.map {
                         RuleResult(
@@ -161,15 +165,16 @@ public enum ConformanceRunner {
                         message: context.takeNotes())
             } catch {
                 _ = context.takeNotes()
+                let failure = error.kind == .hung ? error : context.takeHeldHang() ?? error
                 let status: RuleResult.Status =
-                    switch error.kind {
+                    switch failure.kind {
                     case .failed: .failed
                     case .error: .error
                     case .skipped: .skipped
                     case .inconclusive: .inconclusive
                     case .hung: .timeout
                     }
-                var message = error.message
+                var message = failure.message
                 // A failure of a rule that applies only for want of a claim may be a missing claim.
                 if status == .failed || status == .timeout,
                     let note = rule.exclusionNote(for: context.subject.capabilities)
@@ -178,7 +183,7 @@ public enum ConformanceRunner {
                 }
                 result = RuleResult(
                     rule: rule.id.rawValue, level: rule.level, status: status, durationSeconds: 0, message: message,
-                    threadDump: error.threadDump)
+                    threadDump: failure.threadDump)
             }
             result.durationSeconds = (ContinuousClock.now - started).timeInterval
             outcome.value = result

@@ -21,7 +21,11 @@ public final class WorkerThreadScheduler: Scheduler {
     public init(name: String = "WorkerThreadScheduler") {
         self.name = name
         let worker = self.worker
-        Thread { worker.loop() }.start()
+        // Named, so that a hang report (or a debugger) names the thread a stuck caller waits on.
+        Thread {
+            Thread.current.name = "worker-thread"
+            worker.loop()
+        }.start()
     }
 
     deinit { worker.stop() }
@@ -52,7 +56,10 @@ public final class WorkerThreadExecutor: SerialExecutor, TaskExecutor {
 
     public init() {
         let worker = self.worker
-        Thread { worker.loop() }.start()
+        Thread {
+            Thread.current.name = "worker-thread"
+            worker.loop()
+        }.start()
     }
 
     deinit { worker.stop() }

@@ -32,8 +32,8 @@ import XCTest
 
 /// A deadlock inside the scheduler, found in the test process: the result names the call
 /// that never returned, read from the stuck threads' own stacks (the tool's report adds every
-/// thread's stack; see `ToolTests`). ORD-3's producers schedule while an action runs, so
-/// they deadlock for good; they stay parked until the process ends.
+/// thread's stack; see `ToolTests`), and the thread holding the lock they wait on. ORD-3's
+/// producers schedule while an action runs, so they deadlock until the rule is over.
 @Test func aDeadlockNamesTheCallThatNeverReturned() async {
     // The producers meet at a barrier before each round of calls, and are pinned to the
     // cores: on a busy machine one may not reach the first round for a second or more, and
@@ -52,6 +52,9 @@ import XCTest
     // variant's `schedule`, or the worker queue's enqueue under it.
     let message = results.first?.message ?? ""
     #expect(message.contains("stuck in `LockedWhileRunning.schedule(_:)`, called from producer thread"), "\(message)")
+    #if os(Linux)
+        #expect(message.contains("waiting on a lock held by thread \"worker-thread\""), "\(message)")
+    #endif
 }
 
 /// The same from XCTest, which runs on the main thread.
