@@ -59,6 +59,14 @@ enum IsolatedRules {
     /// crashed the worker.
     static let notRunAfterKill = "not run: an earlier rule of the batch failed, hung or crashed the worker"
 
+    /// The calls into the subject that had not returned when `stacks` were taken, or where
+    /// there were none, the threads inside the subject's code (a runaway on a thread or a
+    /// task of its own, where no call of the suite's is below it).
+    private static func whereTheSubjectWas(_ stacks: String) -> [HangDiagnosis.StuckCall] {
+        let calls = HangDiagnosis.stuckCalls(in: stacks)
+        return calls.isEmpty ? HangDiagnosis.stuckCalls(in: stacks, calledOrNot: true) : calls
+    }
+
     private static func result(
         of rule: Rule, _ outcome: Supervisor.Outcome?, timing: Timing, memoryCap: UInt64
     ) -> RuleResult {
@@ -66,7 +74,7 @@ enum IsolatedRules {
         case .finished(.rule(let result)):
             return result
         case .timedOut(let seconds, let stacks):
-            let stuck = stacks.map(HangDiagnosis.stuckCalls) ?? []
+            let stuck = stacks.map(whereTheSubjectWas) ?? []
             return RuleResult(
                 rule: rule.id.rawValue, level: rule.level, status: .timeout, durationSeconds: seconds,
                 message: "did not finish within \(timing.ruleTimeout); the worker was killed"
@@ -78,7 +86,10 @@ enum IsolatedRules {
                 rule: rule.id.rawValue, level: rule.level, status: .error, durationSeconds: seconds,
                 message: "the subject grew to \(Supervisor.gibibytes(bytes)) of resident memory during this rule, past"
                     + " the worker's cap of \(Supervisor.gibibytes(memoryCap)) (--worker-memory); the worker was killed"
-                    + (stacks == nil ? " (gdb unavailable: no stacks)" : ""),
+                    + (stacks == nil ? " (gdb unavailable: no stacks)" : "")
+                    + (stacks.map(whereTheSubjectWas) ?? []).map {
+                        "; in `\($0.frame)` on thread \"\($0.threadName)\""
+                    }.joined(),
                 threadDump: stacks)
         case .crashed(let seconds, let reason, let standardError):
             return RuleResult(

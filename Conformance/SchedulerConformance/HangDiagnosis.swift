@@ -28,12 +28,13 @@ package enum HangDiagnosis {
     }
 
     /// Every thread of `dump` whose stack has a frame of the suite's below one of the
-    /// subject's: the calls into the subject that had not returned.
-    package static func stuckCalls(in dump: String) -> [StuckCall] {
+    /// subject's: the calls into the subject that had not returned. With `calledOrNot`,
+    /// every thread with a frame of the subject's, such as one the subject started.
+    package static func stuckCalls(in dump: String, calledOrNot: Bool = false) -> [StuckCall] {
         threadBlocks(dump).compactMap { block in
             let frames = frames(of: block, in: dump)
             guard let inner = frames.firstIndex(where: \.isSubjects),
-                frames[inner...].contains(where: \.isSuites)
+                calledOrNot || frames[inner...].contains(where: \.isSuites)
             else { return nil }
             let header = block.text.prefix { $0 != "\n" }
             let name = header.split(separator: "\"").dropFirst().first.map(String.init) ?? "thread"

@@ -70,7 +70,9 @@ struct HangReport {
         let key = "\(place)\(tail)"
         switch place {
         case .inside(let frame):
-            return (key, { names, _ in "stuck in \(Self.quoted(frame)), called from \(names)\(tail)" })
+            // On a core all the while, inside the subject: a loop or a recursion that does not end.
+            let stuck = activity.contains("spinning") ? "a runaway in" : "stuck in"
+            return (key, { names, _ in "\(stuck) \(Self.quoted(frame)), called from \(names)\(tail)" })
         case .outsideTheSubject: return (key, { "\($0)\(tail) \($1 ? "wait" : "waits") outside the subject" })
         case .unreadable:
             // Gone by now: it came back after the bound, as a slow subject's threads do.

@@ -139,6 +139,17 @@ public final class RuleContext: Sendable {
         let found = HangDiagnosis.stuckCalls(in: dump).filter { call in !stuck.contains { $0.threadID == call.threadID }
         }
         report.add(found.map { (name: "thread \"\($0.threadName)\"", threadID: $0.threadID) })
+        // A runaway on a thread of the subject's own (a task's, a timer's) is where the time went.
+        let subjects = HangDiagnosis.stuckCalls(in: dump, calledOrNot: true).filter { call in
+            !report.threads.contains { $0.threadID == call.threadID }
+        }
+        let spinning = HangDiagnosis.activities(of: subjects.compactMap(\.threadID)).filter {
+            $0.value.hasPrefix("running")
+        }
+        report.add(
+            subjects.filter { $0.threadID.map { spinning[$0] != nil } ?? false }.map {
+                (name: "thread \"\($0.threadName)\"", threadID: $0.threadID)
+            })
         return RuleFailure(
             ([message] + report.places(in: dump)).joined(separator: "; "), kind: .hung,
             threadDump: HangDiagnosis.ordered(dump, first: report.ids(in: dump)))

@@ -195,7 +195,9 @@ public enum ConformanceRunner {
             let id = threadID.load(ordering: .relaxed)
             let activity = id >= 0 ? HangDiagnosis.activity(of: id).map { " (\($0))" } ?? "" : ""
             let place =
-                (id >= 0 ? HangDiagnosis.sampledStuckFrame(of: id) : nil).map { "stuck in `\($0)`" }
+                (id >= 0 ? HangDiagnosis.sampledStuckFrame(of: id) : nil).map {
+                    "\(activity.contains("spinning") ? "a runaway in" : "stuck in") `\($0)`"
+                }
                 ?? "still inside a call into the subject or a wait of the rule's"
             return RuleResult(
                 rule: rule.id.rawValue, level: rule.level, status: .timeout,

@@ -136,7 +136,7 @@ import Testing
     }
 
     /// A clock whose due sleep spins instead of returning: the rule's own wait names the call
-    /// its task is stuck in, and that it is spinning, not blocked (issue 27's third case: the
+    /// its task is stuck in as a runaway: spinning, not blocked (issue 27's third case: the
     /// message once said only "did not finish within 10 s").
     @Test(.disabled(if: ThreadSanitizerBuild.isEnabled, "the sanitizer holds a running thread's signals back"))
     func aSleepSpinningOnACoreIsNamedAsSuch() {
@@ -150,7 +150,7 @@ import Testing
         #expect(results.map(\.status) == [.timeout], "\(results)")
         let message = results.first?.message ?? ""
         #expect(
-            message.contains("sleep(until: now) did not finish within 1.0 seconds; stuck in `SpinsOnDueSleep.sleep("),
+            message.contains("sleep(until: now) did not finish within 1.0 seconds; a runaway in `SpinsOnDueSleep.sleep("),
             "\(message)")
         #expect(message.contains("called from its task (running: spinning on a core)"), "\(message)")
     }
