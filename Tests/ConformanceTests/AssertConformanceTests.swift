@@ -150,7 +150,8 @@ import Testing
         #expect(results.map(\.status) == [.timeout], "\(results)")
         let message = results.first?.message ?? ""
         #expect(
-            message.contains("sleep(until: now) did not finish within 1.0 seconds; a runaway in `SpinsOnDueSleep.sleep("),
+            message.contains(
+                "sleep(until: now) did not finish within 1.0 seconds; a runaway in `SpinsOnDueSleep.sleep("),
             "\(message)")
         #expect(message.contains("called from its task (running: spinning on a core)"), "\(message)")
     }
