@@ -95,6 +95,18 @@ extension Mutants {
             .nestedRunsNext, "a job enqueued by one of its own jobs runs next, ahead of jobs already queued", .exe3),
         executor(.nestedAfterBacklog, "jobs enqueued by its own jobs wait until nothing else is queued", .exe3),
         executor(.priorityOrder, "runs the highest-priority queued job first, undeclared", .exe3),
+        executor(
+            .nestedRunsNextLastFirst,
+            "declares its jobs' follow-ups ahead of the waiting jobs, and runs them last first",
+            .exe3, declaring: .nestedJobs(.aheadOfWaitingJobs)),
+        executor(
+            .nestedAheadBreadthFirst,
+            "declares its jobs' follow-ups ahead of the waiting jobs, and runs a nested job's own after its siblings",
+            .exe3, declaring: .nestedJobs(.aheadOfWaitingJobs)),
+        executor(
+            .aheadWhileRunning,
+            "declares its jobs' follow-ups ahead of the waiting jobs, and puts any job enqueued while one runs there",
+            .exe3, declaring: .nestedJobs(.aheadOfWaitingJobs)),
         executor(.sameContextForEveryInstance, "says every instance of its type is the same exclusive context", .exe5),
         executor(
             .sameContextByRunningThread,
@@ -123,11 +135,13 @@ extension Mutants {
     }
 
     private static func executor(
-        _ fault: FaultyExecutor.Fault, _ description: String, _ killer: RuleID, virtual: Bool = false
+        _ fault: FaultyExecutor.Fault, _ description: String, _ killer: RuleID, virtual: Bool = false,
+        declaring declarations: Declaration...
     ) -> Mutant {
-        Mutant(
-            subject: ConformanceSubject(
-                name: "mutant-\(fault.rawValue)", origin: .mutant,
-                executor: { FaultyExecutor(fault, virtual: virtual).underTest }), fault: description, killer: killer)
+        var subject = ConformanceSubject(
+            name: "mutant-\(fault.rawValue)", origin: .mutant,
+            executor: { FaultyExecutor(fault, virtual: virtual).underTest })
+        for declaration in declarations { subject = subject.declaring(declaration) }
+        return Mutant(subject: subject, fault: description, killer: killer)
     }
 }

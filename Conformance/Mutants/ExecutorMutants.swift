@@ -21,6 +21,14 @@ final class FaultyExecutor: SerialExecutor, TaskExecutor {
         case runsEagerlyWhenIdle = "virtual-executor-runs-eagerly-when-idle"
         case nestedRunsNext = "executor-nested-runs-next"
         case nestedAfterBacklog = "executor-nested-after-backlog"
+        /// Declares its jobs' follow-ups ahead of the waiting jobs, but runs them last first.
+        case nestedRunsNextLastFirst = "executor-nested-runs-next-last-first"
+        /// Declares its jobs' follow-ups ahead of the waiting jobs, but keeps them in a list of
+        /// their own drained in order, so a nested job's follow-up waits behind its siblings.
+        case nestedAheadBreadthFirst = "executor-nested-ahead-breadth-first"
+        /// Declares its jobs' follow-ups ahead of the waiting jobs, but puts every job enqueued
+        /// while one runs there, from any thread.
+        case aheadWhileRunning = "executor-ahead-while-running"
         case sameContextForEveryInstance = "executor-same-context-for-every-instance"
         case sameContextByRunningThread = "executor-same-context-by-running-thread"
         case isolatedInAnyInstancesJob = "executor-isolated-in-any-instances-job"
@@ -39,7 +47,8 @@ final class FaultyExecutor: SerialExecutor, TaskExecutor {
         var enqueued = 0
         /// How many jobs the running job has enqueued (the nestedRunsNext fault puts them first).
         var nestedByRunning = 0
-        /// Jobs enqueued from inside a job, held back by the nestedAfterBacklog fault.
+        /// Jobs enqueued from inside a job, held back by the nestedAfterBacklog fault, or run
+        /// before the backlog by the nestedAheadBreadthFirst one.
         var deferred: [UnownedJob] = []
     }
 
@@ -72,7 +81,18 @@ final class FaultyExecutor: SerialExecutor, TaskExecutor {
                 state.nestedByRunning += 1
                 return (false, false, false, false)
             }
-            if fromOwnJob, fault == .nestedAfterBacklog {
+            if fromOwnJob, fault == .nestedRunsNextLastFirst {
+                // The fast path as a stack: the latest follow-up first.
+                state.pending.insert(job, at: 0)
+                return (false, false, false, false)
+            }
+            if fault == .aheadWhileRunning, state.draining, fromOwnJob || runningOn.load(ordering: .acquiring) != 0 {
+                // "While a job runs" taken for "from inside a job": another thread's job too.
+                state.pending.insert(job, at: state.nestedByRunning)
+                state.nestedByRunning += 1
+                return (false, false, false, false)
+            }
+            if fromOwnJob, fault == .nestedAfterBacklog || fault == .nestedAheadBreadthFirst {
                 // Fairness, as its author saw it: spawned work waits until the backlog is gone.
                 state.deferred.append(job)
                 return (false, false, false, false)
@@ -111,6 +131,10 @@ final class FaultyExecutor: SerialExecutor, TaskExecutor {
     private func next() -> UnownedJob? {
         state.withLock { state in
             if state.pending.isEmpty, !state.deferred.isEmpty { swap(&state.pending, &state.deferred) }
+            if fault == .nestedAheadBreadthFirst, !state.deferred.isEmpty {
+                state.draining = true
+                return state.deferred.removeFirst()
+            }
             guard !state.pending.isEmpty else {
                 state.draining = false
                 return nil

@@ -25,6 +25,8 @@ public struct Declarations: Sendable, Equatable {
     public var zeroInterval: ZeroInterval = .refused
     /// The order a serial executor runs jobs of different priorities queued together (EXE-3).
     public var executorOrder: ExecutorOrder = .fifo
+    /// Where a serial executor queues a job enqueued from inside one of its jobs (EXE-3, LIN-4).
+    public var nestedJobs: NestedJobs = .behindWaitingJobs
     /// Whether a virtual-time scheduler's advance runs the work due exactly at its target
     /// (VT-6, LIN-2).
     public var advanceTarget: AdvanceTarget = .inclusive
@@ -45,6 +47,7 @@ public struct Declarations: Sendable, Equatable {
         if drivenJobs != .onTheDrivingThread { found.append(.drivenJobs(drivenJobs)) }
         if zeroInterval != .refused { found.append(.zeroInterval(zeroInterval)) }
         if executorOrder != .fifo { found.append(.executorOrder(executorOrder)) }
+        if nestedJobs != .behindWaitingJobs { found.append(.nestedJobs(nestedJobs)) }
         if advanceTarget != .inclusive { found.append(.advanceTarget(advanceTarget)) }
         if mainThreadSchedule != .alwaysAsynchronous { found.append(.mainThreadSchedule(mainThreadSchedule)) }
         return found
@@ -59,6 +62,7 @@ public struct Declarations: Sendable, Equatable {
         case .drivenJobs(let place): drivenJobs = place
         case .zeroInterval(let meaning): zeroInterval = meaning
         case .executorOrder(let order): executorOrder = order
+        case .nestedJobs(let place): nestedJobs = place
         case .advanceTarget(let target): advanceTarget = target
         case .mainThreadSchedule(let choice): mainThreadSchedule = choice
         }
@@ -81,6 +85,8 @@ public enum Declaration: Sendable, Equatable, CustomStringConvertible {
     case zeroInterval(ZeroInterval)
     /// The order of a serial executor's queued jobs.
     case executorOrder(ExecutorOrder)
+    /// Where a serial executor queues a job enqueued from inside one of its jobs.
+    case nestedJobs(NestedJobs)
     /// Whether an advance runs what is due exactly at its target.
     case advanceTarget(AdvanceTarget)
     /// Whether `schedule` on the main thread may run inline when nothing is queued.
@@ -99,6 +105,7 @@ public enum Declaration: Sendable, Equatable, CustomStringConvertible {
         case .drivenJobs(let place): ".drivenJobs(.\(place.rawValue))"
         case .zeroInterval(let meaning): ".zeroInterval(.\(meaning.rawValue))"
         case .executorOrder(let order): ".executorOrder(.\(order.rawValue))"
+        case .nestedJobs(let place): ".nestedJobs(.\(place.rawValue))"
         case .advanceTarget(let target): ".advanceTarget(.\(target.rawValue))"
         case .mainThreadSchedule(let choice): ".mainThreadSchedule(.\(choice.rawValue))"
         }
@@ -185,6 +192,19 @@ public enum ExecutorOrder: String, Sendable, Codable, CaseIterable {
     case fifo
     /// The highest priority first, FIFO among equal priorities (default actors).
     case priority
+}
+
+/// Where a serial executor queues a job that one of its own jobs enqueues. Swift's
+/// `SerialExecutor` promises no order here; a Dispatch serial queue's is FIFO.
+public enum NestedJobs: String, Sendable, Codable, CaseIterable {
+    /// Behind every job already waiting, like any other enqueue (a Dispatch serial queue's
+    /// contract; the suite's choice).
+    case behindWaitingJobs
+    /// Ahead of every job waiting: the jobs a job enqueues run right after it returns, in
+    /// the order it enqueued them, before any job enqueued earlier from outside (an event
+    /// loop that runs a job's follow-ups first). Jobs enqueued from other threads, even
+    /// while a job runs, stay behind those already waiting, in their order.
+    case aheadOfWaitingJobs
 }
 
 /// What a virtual-time scheduler's `advance(to: target)` does with work due exactly at the

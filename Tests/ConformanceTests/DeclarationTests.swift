@@ -402,6 +402,34 @@ private final class PriorityExecutor: SerialExecutor, TaskExecutor {
     }
 }
 
+/// EXE-3 and LIN-4 hold a serial executor to where it declares the jobs its jobs enqueue go.
+@Suite struct NestedJobsDeclarationTests {
+    /// Runs a job's follow-ups right after it, in their order: correct when declared.
+    private static let aheadOfWaiting = Mutants.all.first { $0.subject.name == "mutant-executor-nested-runs-next" }!
+        .subject
+
+    @Test func anExecutorThatRunsFollowUpsFirstPassesWhenItSaysSo() async throws {
+        let undeclared = try #require(await judge(Self.aheadOfWaiting, .exe3)[.exe3])
+        #expect(undeclared.status == .failed)
+        #expect(undeclared.message?.contains(".nestedJobs(.aheadOfWaitingJobs)") == true, "\(undeclared.message ?? "")")
+        let declared = await judge(Self.aheadOfWaiting.declaring(.nestedJobs(.aheadOfWaitingJobs)), .exe3, .lin4)
+        #expect(declared[.exe3]?.status == .passed, "\(declared[.exe3]?.message ?? "")")
+        let lin4 = try #require(declared[.lin4])
+        #expect(passesOrLacksEvidence(lin4), "\(lin4.status): \(lin4.message ?? "")")
+    }
+
+    @Test func aFIFOExecutorFailsTheDeclaration() async throws {
+        let fifo = ConformanceSubject(name: "queue-executor") {
+            ExecutorUnderTest(QueueScheduler(name: "queue-executor").executor, checksIsolation: true)
+        }
+        let wrong = await judge(fifo.declaring(.nestedJobs(.aheadOfWaitingJobs)), .exe3, .lin4)
+        #expect(wrong[.exe3]?.status == .failed)
+        #expect(wrong[.exe3]?.message?.contains("the subject declares") == true, "\(wrong[.exe3]?.message ?? "")")
+        // The model, declared so, refuses the follow-up that waited behind the backlog.
+        #expect(wrong[.lin4]?.status == .failed, "\(wrong[.lin4]?.status as Any): \(wrong[.lin4]?.message ?? "")")
+    }
+}
+
 /// VT-6 and LIN-2 hold a virtual-time scheduler to what its advance declares it does with
 /// work due exactly at the target; a failure an exclusive advance explains names the
 /// declaration.

@@ -160,12 +160,32 @@ import Testing
         let running = enqueued.apply(.start(1))
         #expect(running.map(\.outcome) == [.ran(isolated: true)])
         // The nested job enqueued from inside #1 queues behind #2.
-        let nested = running[0].next.apply(.enqueue(3, nested: []))[0].next
+        let nested = running[0].next.apply(.enqueueInside(3))[0].next
         #expect(nested.apply(.start(2)).isEmpty, "a second job started while one ran")
         let next = nested.apply(.end(1))[0].next
         #expect(next.apply(.start(3)).isEmpty)
         #expect(!next.apply(.start(2)).isEmpty)
         #expect(Set(model.apply(.askIsolation).map(\.outcome)) == [.isolated(false), .isolated(nil)])
+    }
+
+    /// Declared ahead of the waiting jobs, the jobs a job enqueues run right after it, in
+    /// their order, and those of a nested job before its later siblings.
+    @Test func aNestedFirstExecutorModelRunsAJobsFollowUpsAheadOfTheWaitingJobs() {
+        let model = SerialExecutorModel(checksIsolation: false, virtual: false, nestedFirst: true)
+        var state = model.apply(.enqueue(1, nested: [3, 4]))[0].next.apply(.enqueue(2, nested: []))[0].next
+        state = state.apply(.start(1))[0].next
+        #expect(state.apply(.enqueueInside(9)).count == 1)
+        #expect(model.apply(.enqueueInside(9)).isEmpty, "an enqueue from inside a job with none running")
+        state = state.apply(.enqueueInside(3))[0].next.apply(.enqueueInside(4))[0].next.apply(.end(1))[0].next
+        #expect(state.apply(.start(2)).isEmpty, "a waiting job overtook the follow-ups")
+        #expect(state.apply(.start(4)).isEmpty, "the follow-ups ran last first")
+        state = state.apply(.start(3))[0].next.apply(.enqueueInside(5))[0].next.apply(.end(3))[0].next
+        #expect(state.apply(.start(4)).isEmpty, "a later sibling overtook a nested job's own follow-up")
+        #expect(state.pending == [5, 4, 2])
+        let fifo = SerialExecutorModel(checksIsolation: false, virtual: false)
+        let waiting = fifo.apply(.enqueue(1, nested: [3]))[0].next.apply(.enqueue(2, nested: []))[0].next
+        let behind = waiting.apply(.start(1))[0].next.apply(.enqueueInside(3))[0].next.apply(.end(1))[0].next
+        #expect(behind.apply(.start(3)).isEmpty, "undeclared, a follow-up overtook a waiting job")
     }
 
     @Test func aVirtualExecutorModelRunsJobsOnlyWhileDriven() {
@@ -187,7 +207,7 @@ import Testing
         var history = [
             Entry(.enqueue(1, nested: [3]), .done, invoked: 1, returned: 2, thread: 0),
             Entry(.start(1), .ran(isolated: true), invoked: 0, returned: 3, thread: inside),
-            Entry(.enqueue(3, nested: []), .done, invoked: 4, returned: 5, thread: inside),
+            Entry(.enqueueInside(3), .done, invoked: 4, returned: 5, thread: inside),
             Entry(.enqueue(2, nested: []), .done, invoked: 6, returned: 7, thread: 1),
             Entry(.end(1), .done, invoked: 8, returned: .max, thread: inside),
         ]

@@ -85,7 +85,7 @@ extension RuleCatalogue {
                 rationale:
                     "Calls into an actor from one place arrive in order only if its executor is FIFO; SE-0392 executors are queues. A job an actor's job enqueues (a task it starts, a call back into it) queues behind the work already waiting: a same-thread fast path that runs it first starves that work and reorders the calls.",
                 hint:
-                    "the queue is FIFO (not a stack, nor a priority heap without a sequence tie-break); no job is run inline by `enqueue` or set aside for later; a job enqueued from the executor's own thread joins the back of the same queue (no 'run next' slot, no side list drained later). An executor that orders by priority by design (as default actors do) declares `.executorOrder(.priority)`."
+                    "the queue is FIFO (not a stack, nor a priority heap without a sequence tie-break); no job is run inline by `enqueue` or set aside for later; a job enqueued from the executor's own thread joins the back of the same queue (no 'run next' slot, no side list drained later). An executor that orders by priority by design (as default actors do) declares `.executorOrder(.priority)`; one that runs the jobs a job enqueues right after it, ahead of those waiting, declares `.nestedJobs(.aheadOfWaitingJobs)`."
             ) { ctx throws(RuleFailure) in
                 let session = ExecutorSession(ctx)
                 let count = 600
@@ -96,32 +96,7 @@ extension RuleCatalogue {
                 for index in count / 2..<count { session.submit { order.record(index) } }
                 try session.waitFor(order.complete, "\(count) jobs ran")
                 try ctx.expectSequence(order.all, Array(0..<count))
-                // A backlog, the first of which enqueues two jobs from inside itself and then has
-                // another thread enqueue one while it still runs: the nested jobs go behind the
-                // backlog and ahead of the later one.
-                let backlog = ["b0", "b1", "b2", "b3"]
-                let expected = backlog + ["nested 1", "nested 2", "from outside"]
-                let log = Recorder<String>(expecting: expected.count)
-                let bound = ctx.timing.mustHappen
-                let held = try session.hold()
-                session.submit(nesting: { enqueue in
-                    log.record("b0")
-                    enqueue { log.record("nested 1") }
-                    enqueue { log.record("nested 2") }
-                    let outside = Signal()
-                    Thread {
-                        session.submit { log.record("from outside") }
-                        outside.fire()
-                    }.start()
-                    _ = outside.wait(bound)
-                })
-                for name in backlog.dropFirst() { session.submit { log.record(name) } }
-                held.fire()
-                try session.waitFor(log.complete, "\(expected.count) jobs, two of them enqueued from inside a job, ran")
-                try ctx.expect(
-                    log.all == expected,
-                    "ran \(log.all), expected \(expected): jobs enqueued from inside a job must queue behind those already waiting"
-                )
+                try nestedOrder(ctx, session)
                 try priorityOrder(ctx, session)
             },
             Rule(
@@ -157,6 +132,48 @@ extension RuleCatalogue {
                 }
             },
         ] + executorIsolation
+}
+
+/// EXE-3's nested part: a backlog, the first of which enqueues two jobs from inside itself
+/// and then has another thread enqueue one while it still runs; the first nested job enqueues
+/// one more. Undeclared, every one queues behind the jobs already waiting. Declared
+/// ``NestedJobs/aheadOfWaitingJobs``, a job's follow-ups run right after it, in their order
+/// (a nested job's own before its later siblings), and the job from another thread still
+/// waits behind the backlog.
+private func nestedOrder(_ ctx: RuleContext, _ session: ExecutorSession) throws(RuleFailure) {
+    let backlog = ["b0", "b1", "b2", "b3"]
+    let behind = backlog + ["nested 1", "nested 2", "from outside", "nested 1.1"]
+    let ahead = ["b0", "nested 1", "nested 1.1", "nested 2"] + backlog.dropFirst() + ["from outside"]
+    let declaredAhead = ctx.subject.declared.nestedJobs == .aheadOfWaitingJobs
+    let expected = declaredAhead ? ahead : behind
+    let log = Recorder<String>(expecting: expected.count)
+    let bound = ctx.timing.mustHappen
+    let held = try session.hold()
+    session.submit(nesting: { enqueue in
+        log.record("b0")
+        enqueue {
+            log.record("nested 1")
+            session.submit { log.record("nested 1.1") }
+        }
+        enqueue { log.record("nested 2") }
+        let outside = Signal()
+        Thread {
+            session.submit { log.record("from outside") }
+            outside.fire()
+        }.start()
+        _ = outside.wait(bound)
+    })
+    for name in backlog.dropFirst() { session.submit { log.record(name) } }
+    held.fire()
+    try session.waitFor(log.complete, "\(expected.count) jobs, three of them enqueued from inside a job, ran")
+    let declaration = Declaration.nestedJobs(.aheadOfWaitingJobs)
+    try ctx.expect(
+        log.all == expected,
+        declaredAhead
+            ? "ran \(log.all), expected \(expected): the subject declares \(declaration), so the jobs a job enqueues run right after it in their order, and a job enqueued from another thread meanwhile waits behind those already queued"
+            : "ran \(log.all), expected \(expected): jobs enqueued from inside a job must queue behind those already waiting"
+                + (log.all == ahead ? " (an executor that runs them first by design declares \(declaration))" : "")
+    )
 }
 
 /// EXE-3's last part: jobs of different priorities queued together behind a held one run in

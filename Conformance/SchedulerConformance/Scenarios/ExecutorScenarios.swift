@@ -48,7 +48,7 @@ enum ExecutorScenarios {
         case .enqueue(let n, _): .follows(n)
         case .drive: .shared
         case .askIsolation: .crossing()
-        case .drained, .start, .end, .quiescent: .nothing
+        case .enqueueInside, .drained, .start, .end, .quiescent: .nothing
         }
     }
 
@@ -72,7 +72,9 @@ enum ExecutorScenarios {
         let checksIsolation = executor.capabilities.contains(.checksIsolation)
         let records = Box(Records())
         let idle = Signal()
-        let model = SerialExecutorModel(checksIsolation: checksIsolation, virtual: executor.drive != nil)
+        let model = SerialExecutorModel(
+            checksIsolation: checksIsolation, virtual: executor.drive != nil,
+            nestedFirst: context.subject.declared.nestedJobs == .aheadOfWaitingJobs)
 
         @Sendable func isolated() -> Bool? { checksIsolation ? executor.serial?.isIsolatingCurrentContext() : nil }
         @Sendable func enqueue(_ n: Int, nested: [Int]) {
@@ -98,7 +100,7 @@ enum ExecutorScenarios {
                     records.update {
                         $0.nested.append(
                             HistoryEntry(
-                                .enqueue(child, nested: []), .done, invoked: invoked, returned: returned,
+                                .enqueueInside(child), .done, invoked: invoked, returned: returned,
                                 thread: HistoryEntry<SerialExecutorModel.Operation, SerialExecutorModel.Outcome>.subject
                             )
                         )
@@ -126,7 +128,7 @@ enum ExecutorScenarios {
                 case .drive:
                     executor.drive?()
                     return [(.drive, .done), (.drained, .done)]
-                case .drained, .start, .end, .quiescent:
+                case .enqueueInside, .drained, .start, .end, .quiescent:
                     preconditionFailure("\(operation) is observed, never performed")
                 }
                 return [(operation, .done)]

@@ -2,7 +2,9 @@
 /// enqueued one after another, whatever their priority) and the EXE rules: jobs start in
 /// the order they were enqueued, from any thread or from inside a job; one runs at a time;
 /// inside its job the executor says it isolates the thread, and outside them it never does;
-/// a virtual executor runs jobs only while driven, and a drive returns with none ready.
+/// a virtual executor runs jobs only while driven, and a drive returns with none ready. One
+/// that declares ``NestedJobs/aheadOfWaitingJobs`` runs the jobs a job enqueues right after
+/// it, in their order, ahead of those waiting.
 public struct SerialExecutorModel: SequentialModel, CustomStringConvertible {
     /// A call, or what a job saw. Jobs are numbered in the order the scenario makes them.
     public enum Operation: Hashable, Sendable, CustomStringConvertible {
@@ -14,6 +16,8 @@ public struct SerialExecutorModel: SequentialModel, CustomStringConvertible {
         case drive
         /// Observed: a drive returned.
         case drained
+        /// Observed: the running job enqueued job n from inside itself.
+        case enqueueInside(Int)
         /// Observed: job n started.
         case start(Int)
         /// Observed: job n returned.
@@ -26,6 +30,7 @@ public struct SerialExecutorModel: SequentialModel, CustomStringConvertible {
             case .enqueue(let n, let nested) where nested.isEmpty: "enqueue #\(n)"
             case .enqueue(let n, let nested):
                 "enqueue #\(n) (which enqueues #\(nested.map(String.init).joined(separator: ", #")))"
+            case .enqueueInside(let n): "the running job enqueues #\(n)"
             case .askIsolation: "ask whether isolated"
             case .drive: "drive"
             case .drained: "drive returns"
@@ -62,18 +67,24 @@ public struct SerialExecutorModel: SequentialModel, CustomStringConvertible {
 
     let checksIsolation: Bool
     let virtual: Bool
+    /// Whether the jobs a job enqueues go ahead of those waiting (``NestedJobs/aheadOfWaitingJobs``).
+    let nestedFirst: Bool
     /// Enqueued, not yet started, oldest first.
     var pending: [Int] = []
     /// The job running, if any.
     var running: Int?
     /// Whether a drive is under way (a virtual executor runs jobs only then).
     var driving = false
+    /// How many jobs the running one has enqueued: with ``nestedFirst``, the next goes after them.
+    var enqueuedByRunning = 0
 
-    /// The model of a serial executor that answers isolation questions or not, and runs jobs
-    /// on its own (real time) or only when driven (virtual).
-    public init(checksIsolation: Bool, virtual: Bool) {
+    /// The model of a serial executor that answers isolation questions or not, runs jobs on
+    /// its own (real time) or only when driven (virtual), and queues the jobs a job enqueues
+    /// behind those waiting or, `nestedFirst`, ahead of them.
+    public init(checksIsolation: Bool, virtual: Bool, nestedFirst: Bool = false) {
         self.checksIsolation = checksIsolation
         self.virtual = virtual
+        self.nestedFirst = nestedFirst
     }
 
     public func apply(_ operation: Operation) -> [(outcome: Outcome, next: SerialExecutorModel)] {
@@ -81,6 +92,14 @@ public struct SerialExecutorModel: SequentialModel, CustomStringConvertible {
         switch operation {
         case .enqueue(let n, _):
             next.pending.append(n)
+        case .enqueueInside(let n):
+            guard running != nil else { return [] }
+            if nestedFirst {
+                next.pending.insert(n, at: enqueuedByRunning)
+                next.enqueuedByRunning += 1
+            } else {
+                next.pending.append(n)
+            }
         case .askIsolation:
             // An executor may not know (nil), but must never claim a thread it is not on.
             return [(.isolated(false), self), (.isolated(nil), self)]
@@ -93,6 +112,7 @@ public struct SerialExecutorModel: SequentialModel, CustomStringConvertible {
             guard running == nil, pending.first == n, driving || !virtual else { return [] }
             next.pending.removeFirst()
             next.running = n
+            next.enqueuedByRunning = 0
             return [(.ran(isolated: checksIsolation ? true : nil), next)]
         case .end(let n):
             guard running == n else { return [] }
