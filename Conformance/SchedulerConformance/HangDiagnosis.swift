@@ -10,12 +10,31 @@ import SchedulerProbes
 /// subject's code rather than the C library's, the runtime's or the suite's: the call that
 /// never returned.
 package enum HangDiagnosis {
-    /// `dump` with the stacks of the threads whose kernel IDs are `ids` first, in that order.
-    package static func ordered(_ dump: String, first ids: [Int32]) -> String {
+    /// `dump` with the stacks of the threads whose kernel IDs are `ids` first, in that order,
+    /// then those with a frame of the subject's or the suite's, then the libraries' idle ones
+    /// (Dispatch's workers, an I/O monitor): all of the first, of the others as many as fit in
+    /// `cap` characters, and a line saying how many were left out.
+    package static func ordered(_ dump: String, first ids: [Int32], cap: Int = 64 << 10) -> String {
         let blocks = threadBlocks(dump)
         let wanted = ids.compactMap { id in blocks.first { $0.id == id } }
         let rest = blocks.filter { block in !wanted.contains { $0.id == block.id } }
-        return (wanted + rest).map(\.text).joined(separator: "\n")
+        let involved = rest.filter { block in frames(of: block, in: dump).contains { $0.isSubjects || $0.isSuites } }
+        let idle = rest.filter { block in !involved.contains { $0.id == block.id } }
+        var kept = wanted.map(\.text)
+        var size = kept.reduce(0) { $0 + $1.count + 1 }
+        var left = 0
+        for block in involved + idle {
+            guard size + block.text.count < cap else {
+                left += 1
+                continue
+            }
+            kept.append(block.text)
+            size += block.text.count + 1
+        }
+        if left > 0 {
+            kept.append("(\(left) more threads left out, past \(cap >> 10) KB; idle library threads go first)")
+        }
+        return kept.joined(separator: "\n")
     }
 
     /// A thread that the suite's code called the subject from and that is still inside it.

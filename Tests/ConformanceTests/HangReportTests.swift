@@ -37,6 +37,25 @@ import Testing
             ])
     }
 
+    /// A dump past its cap keeps every named thread, then the threads in the subject's or
+    /// the suite's code, and leaves out idle library threads first, saying so.
+    @Test func aDumpIsBoundedAndKeepsTheThreadsThatMatter() {
+        let idle = (1...40).map { index in
+            """
+            Thread \(index + 10) (Thread 0x7f\(index) (LWP \(3000 + index)) "oot.default-qos"):
+            #0  0x00007f in __futex_abstimed_wait_common () from /lib/x86_64-linux-gnu/libc.so.6
+            #1  0x00007f in _dispatch_worker_thread () from /opt/swift/usr/lib/swift/linux/libdispatch.so
+            """
+        }
+        let dump = (idle.prefix(20) + [Self.dump] + idle.dropFirst(20)).joined(separator: "\n")
+        let ordered = HangDiagnosis.ordered(dump, first: [2_000_000_105], cap: 1_500)
+        #expect(ordered.hasPrefix("Thread 6 (Thread 0x7f02 (LWP 2000000105)"))
+        #expect(ordered.contains("(LWP 2000000104)") && ordered.contains("(LWP 2000000106)"), "\(ordered)")
+        #expect(ordered.count < 1_500 + 200)
+        #expect(ordered.hasSuffix("more threads left out, past 1 KB; idle library threads go first)"), "\(ordered)")
+        #expect(HangDiagnosis.ordered(dump, first: []).contains("left out") == false, "nothing left out under the cap")
+    }
+
     /// A Swift `Mutex` (a priority-inheriting futex on Linux) and an `NSLock` (a
     /// `pthread_mutex_t`) each name the thread that holds them.
     @Test(.enabled(if: CorePinning.currentThreadID != nil, "needs kernel thread IDs (Linux)"))

@@ -197,10 +197,14 @@ struct ClockSession {
         try settle()
     }
 
-    /// How `task` ended, waiting up to ``Timing/mustHappen`` (a bound a passing rule never reaches).
+    /// How `task` ended, waiting up to ``Timing/mustHappen`` (a bound a passing rule never
+    /// reaches). A task still on a thread then is stuck in a call, a hang named where it is;
+    /// a suspended one waits for a wake that never came, a failure.
     func outcome(of task: ProbeTask, _ what: @autoclosure () -> String) throws(RuleFailure) -> ProbeTask.Outcome {
         guard task.finished.wait(ctx.timing.mustHappen), let outcome = task.outcome else {
-            throw RuleFailure("\(what()) did not end within \(ctx.timing.mustHappen)")
+            let message = "\(what()) did not end within \(ctx.timing.mustHappen)"
+            if let thread = task.runningThread { throw ctx.hang(message, stuck: [("its task", thread)]) }
+            throw RuleFailure(message)
         }
         return outcome
     }

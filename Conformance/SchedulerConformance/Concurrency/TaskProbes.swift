@@ -56,6 +56,9 @@ final class ProbeLane: TaskExecutor {
     private let resumed: @Sendable () -> Void
     private let enqueued = Atomic<Int>(0)
 
+    /// The probe whose thread runs this lane's jobs.
+    var underlying: ProbeExecutor { probe }
+
     fileprivate init(_ probe: ProbeExecutor, resumed: @escaping @Sendable () -> Void) {
         self.probe = probe
         self.resumed = resumed
@@ -120,10 +123,18 @@ public final class ProbeTask: Sendable {
     private let result = Lock<Outcome?>(nil)
     /// Fires when the body has ended.
     public let finished = Signal()
+    /// The suite's probe executor the task runs on, when it does (not a clock's own).
+    private let probe = Lock<ProbeExecutor?>(nil)
+
+    /// The thread running a job of the task's probe executor now: the task's own, stuck in a
+    /// call, where it has not finished (the probe is serial). Nil on an executor of the
+    /// clock's, or while nothing runs.
+    var runningThread: Int32? { probe.withLock { $0 }?.runningThread }
 
     init() {}
 
     func start(on executor: any TaskExecutor, _ body: @escaping @Sendable () async throws -> Duration) {
+        probe.withLock { $0 = executor as? ProbeExecutor ?? (executor as? ProbeLane)?.underlying }
         let task = Task(executorPreference: executor) {
             let outcome: Outcome
             do {
