@@ -135,42 +135,28 @@ import Testing
             "\(message)")
     }
 
-    /// A clock whose due sleep spins instead of returning: the rule's own wait names the call
-    /// its task is stuck in as a runaway: spinning, not blocked (issue 27's third case: the
-    /// message once said only "did not finish within 10 s").
-    @Test(.disabled(if: ThreadSanitizerBuild.isEnabled, "the sanitizer holds a running thread's signals back"))
-    func aSleepSpinningOnACoreIsNamedAsSuch() {
-        var timing = Timing.calibrate(scale: 1)
-        timing.mustHappen = .seconds(1)
-        let clock = SpinsOnDueSleep()
-        defer { clock.stop() }
-        let subject = ConformanceSubject(
-            name: "spins-on-due-sleep", origin: .thirdParty, clock: { ClockUnderTest(clock) })
-        let results = failing(subject, .clk4, timing: timing, "the clock's due sleep spins")
-        #expect(results.map(\.status) == [.timeout], "\(results)")
-        let message = results.first?.message ?? ""
-        #expect(
-            message.contains(
-                "sleep(until: now) did not finish within 1.0 seconds; a runaway in `SpinsOnDueSleep.sleep("),
-            "\(message)")
-        #expect(message.contains("called from its task (running: spinning on a core)"), "\(message)")
-    }
-
-    /// The same clock in CLK-2, which waits for a sleeper's outcome rather than a call: the
-    /// sleeper's task is still on a thread then, so the wait is a hang naming the runaway,
-    /// not a bare "did not end" (issue 47: CLK-2's verdict carried no frame).
-    @Test(.disabled(if: ThreadSanitizerBuild.isEnabled, "the sanitizer holds a running thread's signals back"))
-    func aSleeperThatNeverEndsNamesItsRunaway() {
+    /// A clock whose sleep spins instead of returning: the rule's own wait names the call its
+    /// task is stuck in as a runaway, spinning, not blocked. CLK-4 waits for the call (issue
+    /// 27's third case: the message once said only "did not finish within 10 s"); CLK-2 for
+    /// the sleeper's outcome, whose task is still on a thread (issue 47: it named no frame).
+    @Test(
+        .disabled(if: ThreadSanitizerBuild.isEnabled, "the sanitizer holds a running thread's signals back"),
+        arguments: [
+            (RuleID.clk4, "sleep(until: now) did not finish within 1.0 seconds; a runaway in `SpinsOnDueSleep.sleep("),
+            (RuleID.clk2, "did not end within 1.0 seconds; a runaway in `SpinsOnDueSleep.sleep("),
+        ])
+    func aSleepSpinningOnACoreIsNamedAsSuch(rule: RuleID, expected: String) {
         var timing = Timing.calibrate(scale: 1)
         timing.mustHappen = .seconds(1)
         let clock = SpinsOnDueSleep()
         defer { clock.stop() }
         let subject = ConformanceSubject(
             name: "spins-on-every-sleep", origin: .thirdParty, clock: { ClockUnderTest(clock) })
-        let results = failing(subject, .clk2, timing: timing, "the clock's sleep spins")
+        let results = failing(subject, rule, timing: timing, "the clock's sleep spins")
         #expect(results.map(\.status) == [.timeout], "\(results)")
         let message = results.first?.message ?? ""
-        #expect(message.contains("did not end within 1.0 seconds; a runaway in `SpinsOnDueSleep.sleep("), "\(message)")
+        #expect(message.contains(expected), "\(message)")
+        #expect(message.contains("called from its task (running: spinning on a core)"), "\(message)")
     }
 
     @Test func aLostActionOnALiveSchedulerIsStillAFailure() {
