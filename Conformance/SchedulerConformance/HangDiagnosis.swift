@@ -173,6 +173,15 @@ package enum HangDiagnosis {
     /// cannot be read. See ``activities(of:)``.
     static func activity(of id: Int32) -> String? { activities(of: [id])[id] }
 
+    /// What ``activities(of:)`` says of a thread on a core for most of its window.
+    static let spinningActivity = "running: spinning on a core"
+
+    /// How a report introduces the frame a thread is in: "a runaway in" one the kernel saw
+    /// spinning (a loop or a recursion that does not end), else "stuck in".
+    static func placeWord(activity: String?) -> String {
+        activity == spinningActivity ? "a runaway in" : "stuck in"
+    }
+
     /// What each of `ids` is doing, from the kernel's count of the time each spent on a core
     /// or waiting for one over the next 20 ms: "running: spinning on a core" for at least
     /// half of it, else "blocked". A window, not one look at the state: a thread blocked in a
@@ -191,7 +200,7 @@ package enum HangDiagnosis {
                 } else {
                     CorePinning.isRunning(id)
                 }
-            found[id] = spinning.map { $0 ? "running: spinning on a core" : "blocked" }
+            found[id] = spinning.map { $0 ? spinningActivity : "blocked" }
         }
         return found
     }

@@ -65,13 +65,12 @@ struct HangReport {
         let lock = thread.threadID.flatMap { holder(ofTheLock: $0, in: dump) }.map {
             ", waiting on a lock held by \($0)"
         }
-        let activity = thread.threadID.flatMap { activities[$0] }.map { " (\($0))" } ?? ""
-        let tail = activity + (lock ?? "")
+        let activity = thread.threadID.flatMap { activities[$0] }
+        let tail = (activity.map { " (\($0))" } ?? "") + (lock ?? "")
         let key = "\(place)\(tail)"
         switch place {
         case .inside(let frame):
-            // On a core all the while, inside the subject: a loop or a recursion that does not end.
-            let stuck = activity.contains("spinning") ? "a runaway in" : "stuck in"
+            let stuck = HangDiagnosis.placeWord(activity: activity)
             return (key, { names, _ in "\(stuck) \(Self.quoted(frame)), called from \(names)\(tail)" })
         case .outsideTheSubject: return (key, { "\($0)\(tail) \($1 ? "wait" : "waits") outside the subject" })
         case .unreadable:

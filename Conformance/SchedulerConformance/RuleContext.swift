@@ -19,8 +19,9 @@ public final class RuleContext: Sendable {
     /// Gates of `hold(_:)` not yet released; the runner releases them after each rule, so a
     /// rule that fails half-way never leaves its scheduler blocked for the next one.
     private let holds = Lock<[Signal]>([])
-    /// Set while ``hang(_:stuck:)`` reads the stuck threads: a held action keeps holding.
-    private let diagnosing = Atomic(false)
+    /// How many ``hang(_:stuck:)`` calls are reading stuck threads (a held action's may
+    /// overlap the rule's own): while any is, a held action keeps holding.
+    private let diagnosing = Atomic(0)
     /// The kernel ID of the thread running the rule, set by the runner: the thread a held
     /// action that was never let go names.
     let ruleThread = Atomic<Int32>(-1)
@@ -130,8 +131,8 @@ public final class RuleContext: Sendable {
     /// stack is sampled for the call. Other threads found inside the subject's code (the
     /// rule's own) are named too.
     func hang(_ message: String, stuck: [(name: String, threadID: Int32?)] = []) -> RuleFailure {
-        diagnosing.store(true, ordering: .releasing)
-        defer { diagnosing.store(false, ordering: .releasing) }
+        diagnosing.add(1, ordering: .releasing)
+        defer { diagnosing.subtract(1, ordering: .releasing) }
         var report = HangReport(stuck)
         guard ownsProcess, let dump = ThreadDump.ofThisProcess(within: .seconds(20)) else {
             return RuleFailure(([message] + report.places(in: nil)).joined(separator: "; "), kind: .hung)
@@ -144,7 +145,7 @@ public final class RuleContext: Sendable {
             !report.threads.contains { $0.threadID == call.threadID }
         }
         let spinning = HangDiagnosis.activities(of: subjects.compactMap(\.threadID)).filter {
-            $0.value.hasPrefix("running")
+            $0.value == HangDiagnosis.spinningActivity
         }
         report.add(
             subjects.filter { $0.threadID.map { spinning[$0] != nil } ?? false }.map {
@@ -273,15 +274,13 @@ public final class RuleContext: Sendable {
         let started = Signal()
         // Let go only well after a wait of `mustHappen` that started later, and never while
         // a hang is being diagnosed: a subject that deadlocks on the held action must still be
-        // stuck when its stacks are read (held for `mustHappen` alone, it let the producers
-        // go just as their bound ran out, and the dump found them gone). The runner fires the
-        // gate after the rule.
+        // stuck when its stacks are read. The runner fires the gate after the rule.
         let bound = timing.mustHappen * 1.5
         scheduler.schedule { [self] in
             inside?.value = true
             started.fire()
             while !gate.wait(bound) {
-                if diagnosing.load(ordering: .acquiring) { continue }
+                if diagnosing.load(ordering: .acquiring) > 0 { continue }
                 heldTooLong(bound)
                 break
             }

@@ -193,10 +193,11 @@ public enum ConformanceRunner {
         thread.start()
         guard finished.wait(context.timing.ruleTimeout), let result = outcome.value else {
             let id = threadID.load(ordering: .relaxed)
-            let activity = id >= 0 ? HangDiagnosis.activity(of: id).map { " (\($0))" } ?? "" : ""
+            let kernelSays = id >= 0 ? HangDiagnosis.activity(of: id) : nil
+            let activity = kernelSays.map { " (\($0))" } ?? ""
             let place =
                 (id >= 0 ? HangDiagnosis.sampledStuckFrame(of: id) : nil).map {
-                    "\(activity.contains("spinning") ? "a runaway in" : "stuck in") `\($0)`"
+                    "\(HangDiagnosis.placeWord(activity: kernelSays)) `\($0)`"
                 }
                 ?? "still inside a call into the subject or a wait of the rule's"
             return RuleResult(

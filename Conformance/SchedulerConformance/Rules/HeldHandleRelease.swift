@@ -83,9 +83,8 @@ func closuresReleasedWhileHandlesHeld(_ ctx: RuleContext) throws(RuleFailure) {
 /// hundred nanoseconds more, so the worker reaches the run while the call may still be
 /// returning; one atomic counter stamps the run's start and the call's return. Only a
 /// serial, asynchronous scheduler can be paced; the rule goes on until 20 runs started
-/// before their call returned (up to 40,000 trials or 20 s, else inconclusive). With every
-/// core busy the two threads may share one for seconds on end: a nightly run met none in
-/// 2,606 trials over 10 s.
+/// before their call returned (up to 40,000 trials or 20 s, else inconclusive): with every
+/// core busy the two threads may share one for seconds on end.
 private func recursionsStartingEarlyReleased(
     _ ctx: RuleContext, on scheduler: any Scheduler, holding held: CompositeDisposable
 ) throws(RuleFailure) {
