@@ -182,25 +182,33 @@ package enum HangDiagnosis {
         activity == spinningActivity ? "a runaway in" : "stuck in"
     }
 
-    /// What each of `ids` is doing, from the kernel's count of the time each spent on a core
-    /// or waiting for one over the next 20 ms: "running: spinning on a core" for at least
-    /// half of it, else "blocked". A window, not one look at the state: a thread blocked in a
-    /// lock is runnable for a moment whenever something wakes it (a debugger detaching, a
-    /// spurious futex wake), and a spinning one is charged the window however loaded the
-    /// machine is. Threads whose count cannot be read are judged by their state alone.
+    /// What each of `ids` is doing, from the kernel's view over the next 20 ms: "running:
+    /// spinning on a core" when it was on a core or waiting for one for at least half of it,
+    /// else "blocked". A window, not one look: a thread blocked in a lock is runnable for a
+    /// moment whenever something wakes it (a debugger detaching, a spurious futex wake). Two
+    /// readings, either enough: the time the kernel charged the thread, and its state sampled
+    /// every 2 ms, since a spinning thread that waits for a core the whole window (a loaded
+    /// machine) is charged that wait only once it runs again, but is runnable at every look.
     static func activities(of ids: [Int32]) -> [Int32: String] {
         let window: Int64 = 20_000_000
+        let looks = 10
         let before = Dictionary(ids.compactMap { id in CorePinning.activeTime(id).map { (id, $0) } }) { a, _ in a }
-        usleep(UInt32(window / 1_000))
+        var runnable: [Int32: Int] = [:]
+        var read: [Int32: Int] = [:]
+        for _ in 0..<looks {
+            usleep(UInt32(window / 1_000) / UInt32(looks))
+            for id in ids {
+                guard let running = CorePinning.isRunning(id) else { continue }
+                read[id, default: 0] += 1
+                if running { runnable[id, default: 0] += 1 }
+            }
+        }
         var found: [Int32: String] = [:]
         for id in ids {
-            let spinning: Bool? =
-                if let start = before[id], let end = CorePinning.activeTime(id) {
-                    end - start >= window / 2
-                } else {
-                    CorePinning.isRunning(id)
-                }
-            found[id] = spinning.map { $0 ? spinningActivity : "blocked" }
+            let charged = before[id].flatMap { start in CorePinning.activeTime(id).map { $0 - start >= window / 2 } }
+            let seen = read[id].map { runnable[id, default: 0] * 2 >= $0 }
+            guard charged != nil || seen != nil else { continue }
+            found[id] = charged == true || seen == true ? spinningActivity : "blocked"
         }
         return found
     }
