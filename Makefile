@@ -223,12 +223,12 @@ tsan-build-package: # this package's sanitizer build alone (the gate's)
 # when a source or an article changed: `make tsan` needs the site too.
 DOCS := .build/docs
 DOCS_SOURCES := Package.swift $(shell find Sources Conformance/SchedulerConformance \( -name '*.swift' -o -name '*.md' \))
-docs: $(DOCS)/index.html ## Build the documentation (Schedulers, SchedulerConformance, SchedulerHarness) as static HTML in .build/docs; fails on any DocC warning
+docs: $(DOCS)/index.html ## Build the documentation (Schedulers, SchedulerVocabulary, SchedulerConformance, SchedulerHarness) as static HTML in .build/docs; fails on any DocC warning
 
 $(DOCS)/index.html: $(DOCS_SOURCES)
 	@mkdir -p $(dir $(DOCS)) && rm -rf $(DOCS)
 	$(SWIFT) package --allow-writing-to-directory $(DOCS) generate-documentation \
-		--target Schedulers --target SchedulerConformance --target SchedulerHarness \
+		--target Schedulers --target SchedulerVocabulary --target SchedulerConformance --target SchedulerHarness \
 		--enable-experimental-combined-documentation --transform-for-static-hosting \
 		--output-path $(DOCS) --warnings-as-errors
 	@# The plugin can report an error of DocC's and still exit 0: what counts is the site.

@@ -14,7 +14,7 @@ let package = Package(
         .library(name: "SchedulerConformance", targets: ["SchedulerConformance"]),
         .library(name: "SchedulerConformanceTesting", targets: ["SchedulerConformanceTesting"]),
         .library(name: "SchedulerProbes", targets: ["SchedulerProbes"]),
-        .library(name: "SchedulerReporting", targets: ["SchedulerReporting"]),
+        .library(name: "SchedulerVocabulary", targets: ["SchedulerVocabulary"]),
         .library(name: "SchedulerStress", targets: ["SchedulerStress"]),
         .library(name: "SchedulerHarness", targets: ["SchedulerHarness"]),
         .executable(name: "conformance", targets: ["conformance"]),
@@ -42,7 +42,8 @@ let package = Package(
             swiftSettings: strict
         ),
         // Layer 2, what both tools stand on: the concurrency probes that rules, scenarios and
-        // tests share, and the report model (provenance, statuses, summaries, shards, gate).
+        // tests share, and the vocabulary (subjects and their declarations, typed IDs, results
+        // and reports, with their provenance, statuses, shards and gate).
         .target(
             name: "SchedulerProbes",
             dependencies: ["Schedulers", "CoreAffinity"],
@@ -52,16 +53,16 @@ let package = Package(
         // The GNU thread-affinity calls, which Swift's Glibc module does not export.
         .target(name: "CoreAffinity", path: "Sources/CoreAffinity"),
         .target(
-            name: "SchedulerReporting",
+            name: "SchedulerVocabulary",
             dependencies: ["Schedulers"],
-            path: "Sources/SchedulerReporting",
+            path: "Sources/SchedulerVocabulary",
             swiftSettings: strict
         ),
         // Layer 3: the conformance suite and the stress scenarios.
         .target(
             name: "SchedulerConformance",
             dependencies: [
-                "Schedulers", "SchedulerProbes", "SchedulerReporting",
+                "Schedulers", "SchedulerProbes", "SchedulerVocabulary",
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             path: "Conformance/SchedulerConformance",
@@ -69,14 +70,14 @@ let package = Package(
         ),
         .target(
             name: "SchedulerConformanceTesting",
-            dependencies: ["SchedulerConformance", "Schedulers"],
+            dependencies: ["SchedulerConformance", "SchedulerVocabulary", "Schedulers"],
             path: "Conformance/SchedulerConformanceTesting",
             swiftSettings: strict
         ),
         .target(
             name: "SchedulerMutants",
             dependencies: [
-                "SchedulerConformance", "SchedulerProbes", "Schedulers",
+                "SchedulerConformance", "SchedulerVocabulary", "SchedulerProbes", "Schedulers",
                 .product(name: "HeapModule", package: "swift-collections"),
             ],
             path: "Conformance/Mutants",
@@ -85,7 +86,7 @@ let package = Package(
         .target(
             name: "SchedulerStress",
             dependencies: [
-                "Schedulers", "SchedulerProbes", "SchedulerReporting", "SchedulerConformance",
+                "Schedulers", "SchedulerProbes", "SchedulerVocabulary",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             path: "Stress/SchedulerStress",
@@ -96,7 +97,7 @@ let package = Package(
         .target(
             name: "CommandSupport",
             dependencies: [
-                "SchedulerConformance", "SchedulerStress", "SchedulerReporting", "Schedulers",
+                "SchedulerConformance", "SchedulerVocabulary", "SchedulerProbes", "Schedulers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
@@ -112,7 +113,7 @@ let package = Package(
         .target(
             name: "ConformanceCommands",
             dependencies: [
-                "CommandSupport", "SchedulerConformance", "SchedulerReporting", "SchedulerStress", "Schedulers",
+                "CommandSupport", "SchedulerConformance", "SchedulerVocabulary", "SchedulerProbes", "Schedulers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
@@ -122,7 +123,7 @@ let package = Package(
         .target(
             name: "StressCommands",
             dependencies: [
-                "CommandSupport", "SchedulerStress", "SchedulerConformance", "SchedulerReporting", "Schedulers",
+                "CommandSupport", "SchedulerStress", "SchedulerVocabulary", "SchedulerProbes", "Schedulers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
@@ -131,19 +132,22 @@ let package = Package(
         ),
         .target(
             name: "SchedulerHarness",
-            dependencies: ["ConformanceCommands", "StressCommands", "CommandSupport"],
+            dependencies: [
+                "ConformanceCommands", "StressCommands", "CommandSupport", "SchedulerConformance",
+                "SchedulerVocabulary",
+            ],
             path: "Sources/SchedulerHarness",
             swiftSettings: strict
         ),
         .executableTarget(
             name: "conformance",
-            dependencies: ["SchedulerHarness", "SchedulerConformance", "SchedulerMutants"],
+            dependencies: ["ConformanceCommands", "SchedulerConformance", "SchedulerVocabulary", "SchedulerMutants"],
             path: "Conformance/ConformanceCLI",
             swiftSettings: strict
         ),
         .executableTarget(
             name: "stress",
-            dependencies: ["SchedulerHarness", "SchedulerConformance", "SchedulerMutants"],
+            dependencies: ["StressCommands", "SchedulerVocabulary", "SchedulerMutants"],
             path: "Stress/StressCLI",
             swiftSettings: strict
         ),
@@ -176,7 +180,7 @@ let package = Package(
             dependencies: [
                 "TestSupport", "SchedulerConformance", "SchedulerConformanceTesting", "SchedulerMutants",
                 "SchedulerProbes",
-                "SchedulerReporting",
+                "SchedulerVocabulary",
                 "Schedulers", "SchedulerHarness", "CommandSupport", "ConformanceCommands", "conformance",
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
@@ -187,7 +191,7 @@ let package = Package(
             name: "StressTests",
             dependencies: [
                 "TestSupport", "SchedulerStress", "SchedulerMutants", "SchedulerConformance", "SchedulerProbes",
-                "SchedulerReporting",
+                "SchedulerVocabulary",
                 "Schedulers",
                 "stress", .product(name: "Subprocess", package: "swift-subprocess"),
             ],

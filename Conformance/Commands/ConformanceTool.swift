@@ -2,7 +2,7 @@ import ArgumentParser
 import CommandSupport
 import Foundation
 import SchedulerConformance
-import SchedulerReporting
+import SchedulerVocabulary
 
 /// The `conformance` command, as a library: give it your subjects and it is the whole tool
 /// this project uses on its own schedulers, with the same subcommands, flags, process

@@ -2,8 +2,7 @@ import ArgumentParser
 import CommandSupport
 import Foundation
 import SchedulerConformance
-import SchedulerReporting
-import SchedulerStress
+import SchedulerVocabulary
 
 extension ConformanceCommand {
     /// Writes the static HTML dashboard from the reports present.

@@ -1,6 +1,6 @@
 import Foundation
 import SchedulerConformance
-import SchedulerReporting
+import SchedulerVocabulary
 
 /// The third-party matrix as Markdown: one row per rule that applies to any third-party
 /// subject, one column per subject, then one line per deviation with its explanation.

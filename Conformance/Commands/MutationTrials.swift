@@ -1,7 +1,7 @@
 import CommandSupport
 import Foundation
 import SchedulerConformance
-import SchedulerReporting
+import SchedulerVocabulary
 
 /// The manifest `scheduler-mutator schemata` writes: the mutants and where their code is.
 struct MutantManifest: Decodable {

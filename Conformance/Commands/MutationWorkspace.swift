@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
 import SchedulerConformance
-import SchedulerReporting
+import SchedulerProbes
+import SchedulerVocabulary
 import Subprocess
 
 /// Where `conformance mutate` builds: a copy of the package under its scratch folder, whose

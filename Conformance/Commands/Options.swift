@@ -2,7 +2,7 @@ import ArgumentParser
 import CommandSupport
 import Foundation
 import SchedulerConformance
-import SchedulerReporting
+import SchedulerVocabulary
 
 /// `--rule` and `--category`: which rules to run.
 struct RuleSelection: ParsableArguments {

@@ -2,7 +2,7 @@ import ArgumentParser
 import CommandSupport
 import Foundation
 import SchedulerConformance
-import SchedulerReporting
+import SchedulerVocabulary
 
 extension ConformanceCommand {
     /// Runs code that a correct subject makes trap, for a rule in the parent process.

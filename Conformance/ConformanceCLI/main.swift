@@ -1,6 +1,6 @@
-import SchedulerConformance
-import SchedulerHarness
+import ConformanceCommands
 import SchedulerMutants
+import SchedulerVocabulary
 
 // The project's own `conformance`: the reference schedulers, and the mutants that prove
 // the rules can fail (including the hanging, crashing and growing ones that exercise isolation), and

@@ -1,3 +1,3 @@
-// The report model is part of the suite's API (a gate, explanations, the statuses a check
-// ends with), so whoever imports the suite has it without a second import.
-@_exported import SchedulerReporting
+// The vocabulary is part of the suite's API (subjects, rule IDs, results, a gate), so whoever
+// imports the suite has it without a second import.
+@_exported import SchedulerVocabulary

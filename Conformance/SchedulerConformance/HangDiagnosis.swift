@@ -121,7 +121,7 @@ package enum HangDiagnosis {
 
     /// The suite's own modules.
     private static let suiteModules: Set<String> = [
-        "SchedulerConformance", "SchedulerConformanceTesting", "SchedulerProbes", "SchedulerReporting",
+        "SchedulerConformance", "SchedulerConformanceTesting", "SchedulerProbes", "SchedulerVocabulary",
         "SchedulerStress", "SchedulerHarness", "CommandSupport", "ConformanceCommands", "StressCommands",
     ]
 
@@ -216,7 +216,8 @@ package enum HangDiagnosis {
     /// Source folders of the suite's own code and of the libraries it runs on: a frame there
     /// is never the subject's, in a hang's stacks or a crash's backtrace.
     private static let suiteFolders = [
-        "/SchedulerConformance/", "/SchedulerConformanceTesting/", "/SchedulerProbes/", "/CommandSupport/",
+        "/SchedulerConformance/", "/SchedulerConformanceTesting/", "/SchedulerProbes/", "/SchedulerVocabulary/",
+        "/CommandSupport/",
         "/Conformance/Commands/", "/Stress/Commands/", "/swift-corelibs-foundation/",
         "/swift-corelibs-libdispatch/", "/swift-argument-parser/",
     ]

@@ -9,49 +9,7 @@ public struct Rule: Sendable, Identifiable {
     public typealias Level = RuleLevel
 
     /// The rule's family; its raw value is the ID prefix.
-    public enum Category: String, Codable, Sendable, CaseIterable {
-        case ordering = "ORD"
-        case immediate = "IMM"
-        case trampoline = "TRM"
-        case cancellation = "CAN"
-        case current = "CUR"
-        case subscription = "SUB"
-        case recursion = "REC"
-        case timers = "TIM"
-        case virtualTime = "VT"
-        case threadSafety = "THR"
-        case clock = "CLK"
-        case executor = "EXE"
-        case modelChecked = "LIN"
-
-        /// A readable name for tables.
-        public var title: String {
-            switch self {
-            case .ordering: "Ordering and exclusivity"
-            case .immediate: "Immediate"
-            case .trampoline: "Trampoline"
-            case .cancellation: "Cancellation"
-            case .current: "Current scheduler"
-            case .subscription: "Subscription"
-            case .recursion: "Recursion"
-            case .timers: "Timers"
-            case .virtualTime: "Virtual time"
-            case .threadSafety: "Thread safety and lifetime"
-            case .clock: "Clocks"
-            case .executor: "Executors"
-            case .modelChecked: "Concurrent scenarios, model-checked"
-            }
-        }
-
-        /// The kind of subject the category's rules judge.
-        public var kind: ConformanceSubject.Kind {
-            switch self {
-            case .clock: .clock
-            case .executor: .executor
-            default: .scheduler
-            }
-        }
-    }
+    public typealias Category = RuleCategory
 
     /// Stable ID: category prefix, a dash and a number, such as `ORD-1`.
     public let id: RuleID
@@ -75,7 +33,7 @@ public struct Rule: Sendable, Identifiable {
     /// The kind of subject the rule judges: its category's, unless the rule says otherwise
     /// (the model-checked rules judge every kind).
     public let kind: ConformanceSubject.Kind
-    /// The rule needs the subject's ``ConformanceSubject/wallClockStep`` hook.
+    /// The rule needs the subject's `ConformanceSubject.wallClockStep` hook.
     public let needsWallClockStep: Bool
     /// The rule makes threads race on the machine's cores (a pacer and a disposer, pinned
     /// producers), or judges a timer against the suite's own timers at the same moment: two
@@ -182,22 +140,6 @@ extension SchedulerCapabilities {
         "taskExecutor": "is a task executor",
         "checksIsolation": "answers isolation checks",
     ]
-
-    /// Why a check needing all of `requires`, one of `anyOf` (when not empty) and none of
-    /// `excludes` does not apply to these capabilities, or `nil` when it does. Rules and
-    /// stress scenarios select their subjects with it.
-    public func mismatch(
-        requires: SchedulerCapabilities, anyOf: SchedulerCapabilities, excludes: SchedulerCapabilities
-    ) -> String? {
-        let missing = requires.subtracting(self)
-        if !missing.isEmpty { return "does not claim \(missing.names.joined(separator: ", "))" }
-        if !anyOf.isEmpty, anyOf.isDisjoint(with: self) {
-            return "claims none of \(anyOf.names.joined(separator: ", "))"
-        }
-        let excluded = excludes.intersection(self)
-        if !excluded.isEmpty { return "claims \(excluded.names.joined(separator: ", "))" }
-        return nil
-    }
 }
 
 /// Why a rule did not pass: what was observed, at which step.

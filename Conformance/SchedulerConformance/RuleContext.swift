@@ -101,7 +101,7 @@ public final class RuleContext: Sendable {
 
     /// Waits until `signal` fires. On a virtual-time scheduler this drives `scheduler`
     /// one step at a time instead of waiting; elsewhere it waits up to `bound`
-    /// (``Timing/mustHappen`` unless a rule knows it needs longer).
+    /// (`Timing.mustHappen` unless a rule knows it needs longer).
     public func waitFor(
         _ signal: Signal, on scheduler: any Scheduler, within bound: Duration? = nil, _ what: @autoclosure () -> String
     ) throws(RuleFailure) {
@@ -136,7 +136,7 @@ public final class RuleContext: Sendable {
     }
 
     /// Whether Dispatch's global queue ran a probe submitted now, within
-    /// ``Timing/mustHappen``. Work handed to it before this call is taken off the queue before
+    /// `Timing.mustHappen`. Work handed to it before this call is taken off the queue before
     /// the probe, so a rule that watched for such work to start can trust its window only
     /// after this says yes: on a busy 2-core machine other waits may hold every thread of the
     /// pool for longer than the window. (The Swift concurrency pool is not probed: a rule

@@ -4,47 +4,10 @@ import SchedulerProbes
 import Schedulers
 import Synchronization
 
-/// The outcome of one rule on one subject.
-public struct RuleResult: Codable, Sendable, Equatable {
-    /// How a rule ended: the status every report shares.
-    public typealias Status = ResultStatus
-
-    /// The rule's ID as the report writes it.
-    public var rule: String
-    /// The rule's ID, when it is one this version publishes.
-    public var ruleID: RuleID? { RuleID(rawValue: rule) }
-    /// The rule's level, so a reader needs no catalogue to tell what gates.
-    public var level: Rule.Level?
-    public var status: Status
-    /// Whether the risky situation the rule judges was forced or observed: true for a
-    /// pass or a failure, false when the rule was skipped, inconclusive or guaranteed.
-    public var exercised: Bool
-    public var durationSeconds: Double
-    /// What was observed: what went wrong, why the rule was skipped or inconclusive, what
-    /// guarantees it; absent for a plain pass.
-    public var message: String?
-    /// Every thread's stack, when a timeout could be diagnosed.
-    public var threadDump: String?
-
-    /// A result of `rule`; `message` is required for anything but `passed`.
-    public init(
-        rule: String, level: Rule.Level? = nil, status: Status, durationSeconds: Double,
-        message: String? = nil, threadDump: String? = nil
-    ) {
-        self.rule = rule
-        self.level = level
-        self.status = status
-        self.exercised = status == .passed || status == .failed
-        self.durationSeconds = durationSeconds
-        self.message = message
-        self.threadDump = threadDump
-    }
-}
-
 /// Runs rules against a subject inside this process, each under a watchdog.
 ///
 /// Each rule runs on a fresh thread; a rule that does not finish within
-/// ``Timing/ruleTimeout`` is reported as `timeout` and its thread is abandoned, so one
+/// `Timing.ruleTimeout` is reported as `timeout` and its thread is abandoned, so one
 /// hung scheduler costs one rule, not the run. A subject that crashes the process cannot
 /// be contained here: the `conformance` command runs subjects in child processes for that.
 public enum ConformanceRunner {

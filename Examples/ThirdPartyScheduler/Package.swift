@@ -39,7 +39,7 @@ let package = Package(
                 "WorkerThreadScheduler", "WorkerThreadSubjects", "worker-thread-conformance",
                 .product(name: "SchedulerConformance", package: "SchedulerBehaviour"),
                 .product(name: "SchedulerConformanceTesting", package: "SchedulerBehaviour"),
-                .product(name: "SchedulerReporting", package: "SchedulerBehaviour"),
+                .product(name: "SchedulerVocabulary", package: "SchedulerBehaviour"),
             ]
         ),
     ]

@@ -1,7 +1,6 @@
 import Foundation
 import SchedulerConformance
-import SchedulerReporting
-import SchedulerStress
+import SchedulerVocabulary
 
 /// The results as one static page people read: the conformance matrix, each cell linked to
 /// what was observed and to its rule's rationale and hint; latency histograms and percentiles

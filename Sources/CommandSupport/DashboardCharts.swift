@@ -1,5 +1,5 @@
 import Foundation
-import SchedulerStress
+import SchedulerVocabulary
 
 /// The data of the dashboard's charts: latency, histograms, benchmarks and trends, as the
 /// page's script draws them.

@@ -1,6 +1,5 @@
 import Foundation
-import SchedulerReporting
-import SchedulerStress
+import SchedulerVocabulary
 
 /// The nightly history: earlier stress reports in a folder.
 package enum History {

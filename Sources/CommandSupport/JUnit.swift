@@ -1,6 +1,6 @@
 import Foundation
 import SchedulerConformance
-import SchedulerStress
+import SchedulerVocabulary
 
 /// JUnit XML, the one format CI systems all read: the single writer behind both commands'
 /// `.junit.xml` reports.

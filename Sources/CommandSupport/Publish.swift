@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import SchedulerReporting
+import SchedulerVocabulary
 
 extension GeneratedSection {
     /// Prints `document`, or with a file `into`, replaces this section of it.

@@ -1,8 +1,7 @@
 import ArgumentParser
 import Foundation
 import SchedulerConformance
-import SchedulerReporting
-import SchedulerStress
+import SchedulerVocabulary
 
 /// Where both commands' reports go: the folder is proven writable before any work, and
 /// every file is written through a temporary file and a rename, so a killed run never

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import SchedulerConformance
-import SchedulerReporting
+import SchedulerVocabulary
 
 /// `--total-shards` and `--shard-index`, or Bazel's `TEST_TOTAL_SHARDS`/`TEST_SHARD_INDEX`:
 /// which part of a run split across machines this one is.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import SchedulerConformance
-import SchedulerReporting
+import SchedulerVocabulary
 import Schedulers
 
 /// What a tool built on the harness works with: its subjects, its mutants, the deviations

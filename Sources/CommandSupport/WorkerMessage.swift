@@ -1,6 +1,6 @@
 import Foundation
 import SchedulerConformance
-import SchedulerStress
+import SchedulerVocabulary
 
 /// The wire format between a supervisor and its worker process: one JSON message per line
 /// of the worker's standard output, after ``marker`` (so a subject's own output, even

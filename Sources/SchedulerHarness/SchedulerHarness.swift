@@ -3,5 +3,5 @@
 @_exported import CommandSupport
 @_exported import ConformanceCommands
 @_exported import SchedulerConformance
-@_exported import SchedulerReporting
+@_exported import SchedulerVocabulary
 @_exported import StressCommands

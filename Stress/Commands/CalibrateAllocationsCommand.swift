@@ -1,8 +1,9 @@
 import ArgumentParser
 import CommandSupport
 import Foundation
-import SchedulerConformance
+import SchedulerProbes
 import SchedulerStress
+import SchedulerVocabulary
 
 extension StressCommand {
     /// Proves that allocation counts are right across threads.

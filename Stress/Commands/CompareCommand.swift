@@ -1,8 +1,8 @@
 import ArgumentParser
 import CommandSupport
 import Foundation
-import SchedulerConformance
 import SchedulerStress
+import SchedulerVocabulary
 
 extension StressCommand {
     /// Compares a report with an earlier one, metric by metric.

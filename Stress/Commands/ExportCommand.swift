@@ -1,8 +1,8 @@
 import ArgumentParser
 import CommandSupport
 import Foundation
-import SchedulerReporting
 import SchedulerStress
+import SchedulerVocabulary
 
 extension StressCommand {
     /// A report in a trend service's format.

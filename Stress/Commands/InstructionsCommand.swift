@@ -1,9 +1,9 @@
 import ArgumentParser
 import CommandSupport
 import Foundation
-import SchedulerConformance
 import SchedulerProbes
 import SchedulerStress
+import SchedulerVocabulary
 import Schedulers
 import Synchronization
 

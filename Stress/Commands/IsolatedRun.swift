@@ -1,7 +1,7 @@
 import CommandSupport
 import Foundation
-import SchedulerConformance
 import SchedulerStress
+import SchedulerVocabulary
 
 /// One scenario × subject run in a worker process of its own: a hang becomes `timeout`
 /// with every thread's stack, a crash `error` with its fatal line, and allocation counts

@@ -1,9 +1,8 @@
 import ArgumentParser
 import CommandSupport
 import Foundation
-import SchedulerConformance
-import SchedulerReporting
 import SchedulerStress
+import SchedulerVocabulary
 
 /// The `stress` command, as a library: give it your subjects and it is the whole tool this
 /// project uses on its own schedulers — multithreaded scenarios, each run in a child

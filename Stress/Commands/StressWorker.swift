@@ -1,8 +1,8 @@
 import CommandSupport
 import Foundation
-import SchedulerConformance
 import SchedulerProbes
 import SchedulerStress
+import SchedulerVocabulary
 
 /// The child side of ``IsolatedRun``: runs one scenario against one subject and sends its
 /// result. The scenario runs on a thread of its own while the main thread drives the main

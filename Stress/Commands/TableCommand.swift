@@ -1,9 +1,8 @@
 import ArgumentParser
 import CommandSupport
 import Foundation
-import SchedulerConformance
-import SchedulerReporting
 import SchedulerStress
+import SchedulerVocabulary
 
 extension StressCommand {
     /// A stress report as a Markdown table: one row per subject, its throughput and

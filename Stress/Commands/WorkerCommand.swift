@@ -1,9 +1,8 @@
 import ArgumentParser
 import CommandSupport
 import Foundation
-import SchedulerConformance
-import SchedulerReporting
 import SchedulerStress
+import SchedulerVocabulary
 
 extension StressCommand {
     /// The child side of isolation; not for people.

@@ -1,6 +1,6 @@
 import Foundation
-import SchedulerConformance
 import SchedulerProbes
+import SchedulerVocabulary
 import Schedulers
 
 /// Allocates a known number of objects on several threads and reads the count back, to

@@ -1,3 +1,4 @@
+import SchedulerVocabulary
 import Synchronization
 
 // Every raw C call of the stress runners sits in this file.
@@ -118,14 +119,4 @@ final class AllocationCollector: Sendable {
             residentBytes: Allocator.residentBytes()
         )
     }
-}
-
-/// Allocations per operation, as the report holds them.
-public struct AllocationStats: Codable, Sendable, Equatable {
-    /// Allocation requests of the whole process per operation.
-    public var perOperation: Double
-    /// Bytes allocated by the scheduling threads per operation.
-    public var bytesPerOperation: Double
-    /// Resident memory at the end of the run.
-    public var residentBytes: UInt64?
 }

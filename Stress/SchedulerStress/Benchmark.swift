@@ -1,3 +1,5 @@
+import SchedulerVocabulary
+
 /// One round of a benchmark: the subject and its bare baseline, measured back to back so
 /// both see the same machine.
 struct BenchmarkRound {

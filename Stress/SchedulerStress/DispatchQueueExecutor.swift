@@ -1,4 +1,5 @@
 import Dispatch
+import SchedulerVocabulary
 
 /// A bare serial `DispatchQueue` as a `SerialExecutor`: the least an adopter writes on
 /// Linux, where Dispatch's queues are not executors. It is the executor benchmark's

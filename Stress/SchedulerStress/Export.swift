@@ -1,6 +1,5 @@
 import Foundation
-import SchedulerConformance
-import SchedulerReporting
+import SchedulerVocabulary
 
 /// A stress report in the formats existing trend services read, so a team can feed its
 /// nightly numbers to the service it already runs.

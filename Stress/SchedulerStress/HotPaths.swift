@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import SchedulerProbes
+import SchedulerVocabulary
 import Schedulers
 import Synchronization
 

@@ -1,4 +1,5 @@
 import Foundation
+import SchedulerVocabulary
 
 /// What one hot path costs per operation, counted by callgrind: instructions executed (every
 /// thread's) and allocation calls.

@@ -1,30 +1,7 @@
 import Histogram
+import SchedulerVocabulary
 import Schedulers
 import Synchronization
-
-/// Latency percentiles of a run, in nanoseconds.
-public struct LatencySummary: Codable, Sendable, Equatable {
-    public var p50: UInt64
-    public var p90: UInt64
-    public var p99: UInt64
-    public var p999: UInt64
-    public var max: UInt64
-    /// How many samples were recorded.
-    public var count: UInt64
-    /// Samples beyond the histogram's range (an hour): counted here, not dropped silently.
-    public var outOfRange: UInt64
-    /// The samples in buckets that double in width from 64 ns (up to 63 ns, 127 ns, 255 ns,
-    /// …, each bound inclusive), up to the largest; absent from older reports. (The
-    /// histogram library starts its iteration one unit below the first bucket's width.)
-    public var histogram: [LatencyBucket]?
-}
-
-/// The samples of one histogram bucket.
-public struct LatencyBucket: Codable, Sendable, Equatable {
-    /// The bucket's upper bound, in nanoseconds (inclusive).
-    public var upToNanoseconds: UInt64
-    public var count: UInt64
-}
 
 /// Collects latency samples: each worker fills a histogram of its own (no sharing on the
 /// hot path) and merges it once at the end.

@@ -1,3 +1,5 @@
+import SchedulerVocabulary
+
 /// The Mann–Whitney U test: whether one sample tends to rank above or below another, with no
 /// assumption about the shape of either distribution. Benchmark numbers on a shared machine
 /// are skewed and have outliers on one side, which a rank test shrugs off and a t-test or a

@@ -1,18 +1,11 @@
-import SchedulerConformance
+import SchedulerVocabulary
 import Schedulers
 
 /// One stress scenario: a multithreaded workload run against a subject for a wall-clock
 /// budget, whose observations are classified as outcomes (as jcstress does).
 public struct StressScenario: Sendable, Identifiable {
     /// How an outcome is judged.
-    public enum Expectation: String, Codable, Sendable {
-        /// Correct behaviour.
-        case acceptable
-        /// Allowed, but worth a look (a race won by a hair, say).
-        case interesting
-        /// A bug: one occurrence fails the run.
-        case forbidden
-    }
+    public typealias Expectation = OutcomeExpectation
 
     /// An outcome the scenario may report, declared up front so reports list all of them.
     public struct Outcome: Sendable {

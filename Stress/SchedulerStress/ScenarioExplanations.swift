@@ -1,4 +1,4 @@
-import SchedulerReporting
+import SchedulerVocabulary
 
 extension Explanations.Key {
     /// `subject` failing the stress scenario `scenario`; any subject when `subject` is nil.

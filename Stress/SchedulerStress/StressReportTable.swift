@@ -1,4 +1,5 @@
 import Foundation
+import SchedulerVocabulary
 
 extension StressReport {
     /// A readable table of the runs, each one that did not pass followed by its message and

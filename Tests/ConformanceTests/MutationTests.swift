@@ -1,6 +1,6 @@
 import Foundation
 import SchedulerConformance
-import SchedulerReporting
+import SchedulerVocabulary
 import Subprocess
 import TestSupport
 import Testing

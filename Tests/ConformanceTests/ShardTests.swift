@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 @testable import SchedulerConformance
-@testable import SchedulerReporting
+@testable import SchedulerVocabulary
 
 /// Sharding partitions runs the same way on every machine, reads Bazel's environment, and
 /// refuses what is not one split.

@@ -197,7 +197,7 @@ struct ClockSession {
         try settle()
     }
 
-    /// How `task` ended, waiting up to ``Timing/mustHappen`` (a bound a passing rule never
+    /// How `task` ended, waiting up to `Timing.mustHappen` (a bound a passing rule never
     /// reaches). A task still on a thread then is stuck in a call, a hang named where it is;
     /// a suspended one waits for a wake that never came, a failure.
     func outcome(of task: ProbeTask, _ what: @autoclosure () -> String) throws(RuleFailure) -> ProbeTask.Outcome {

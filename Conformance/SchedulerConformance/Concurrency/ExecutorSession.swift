@@ -55,7 +55,7 @@ struct ExecutorSession {
     }
 
     /// Waits for `signal`: drives a virtual executor until it fires (or nothing is left to
-    /// run), waits up to ``Timing/mustHappen`` for the others.
+    /// run), waits up to `Timing.mustHappen` for the others.
     func waitFor(_ signal: Signal, _ what: @autoclosure () -> String) throws(RuleFailure) {
         if let drive = executor.drive {
             drive()

@@ -137,7 +137,7 @@ extension RuleCatalogue {
 /// EXE-3's nested part: a backlog, the first of which enqueues two jobs from inside itself
 /// and then has another thread enqueue one while it still runs; the first nested job enqueues
 /// one more. Undeclared, every one queues behind the jobs already waiting. Declared
-/// ``NestedJobs/aheadOfWaitingJobs``, a job's follow-ups run right after it, in their order
+/// `NestedJobs.aheadOfWaitingJobs`, a job's follow-ups run right after it, in their order
 /// (a nested job's own before its later siblings), and the job from another thread still
 /// waits behind the backlog.
 private func nestedOrder(_ ctx: RuleContext, _ session: ExecutorSession) throws(RuleFailure) {

@@ -3,7 +3,7 @@
 /// the order they were enqueued, from any thread or from inside a job; one runs at a time;
 /// inside its job the executor says it isolates the thread, and outside them it never does;
 /// a virtual executor runs jobs only while driven, and a drive returns with none ready. One
-/// that declares ``NestedJobs/aheadOfWaitingJobs`` runs the jobs a job enqueues right after
+/// that declares `NestedJobs.aheadOfWaitingJobs` runs the jobs a job enqueues right after
 /// it, in their order, ahead of those waiting.
 public struct SerialExecutorModel: SequentialModel, CustomStringConvertible {
     /// A call, or what a job saw. Jobs are numbered in the order the scenario makes them.
@@ -50,7 +50,7 @@ public struct SerialExecutorModel: SequentialModel, CustomStringConvertible {
         /// The executor's answer to a thread running none of its jobs (nil: cannot tell).
         case isolated(Bool?)
         /// The jobs that had not run when the scenario ended (after a drive, or a wait of
-        /// ``Timing/mustHappen``), by number: none, for a correct executor.
+        /// `Timing.mustHappen`), by number: none, for a correct executor.
         case pending([Int])
 
         public var description: String {
@@ -67,7 +67,7 @@ public struct SerialExecutorModel: SequentialModel, CustomStringConvertible {
 
     let checksIsolation: Bool
     let virtual: Bool
-    /// Whether the jobs a job enqueues go ahead of those waiting (``NestedJobs/aheadOfWaitingJobs``).
+    /// Whether the jobs a job enqueues go ahead of those waiting (`NestedJobs.aheadOfWaitingJobs`).
     let nestedFirst: Bool
     /// Enqueued, not yet started, oldest first.
     var pending: [Int] = []

@@ -1,5 +1,5 @@
-import SchedulerConformance
 import SchedulerProbes
+import SchedulerVocabulary
 import Schedulers
 import Synchronization
 

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import SchedulerConformance
 import SchedulerProbes
+import SchedulerVocabulary
 import Schedulers
 
 extension StressScenario {

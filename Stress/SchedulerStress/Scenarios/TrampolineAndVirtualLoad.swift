@@ -1,6 +1,6 @@
 import Foundation
-import SchedulerConformance
 import SchedulerProbes
+import SchedulerVocabulary
 import Schedulers
 import Synchronization
 

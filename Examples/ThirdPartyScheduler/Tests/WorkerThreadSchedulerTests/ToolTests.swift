@@ -1,6 +1,6 @@
 import Foundation
 import SchedulerConformance
-import SchedulerReporting
+import SchedulerVocabulary
 import Testing
 
 /// The package's own `worker-thread-conformance` executable: the suite's whole tool, with

@@ -1,7 +1,7 @@
 /// Why a subject fails what it fails: keyed by a subject and a check (a rule or a stress
 /// scenario), by a check for any subject, or by a subject for any of its checks failing for
 /// one cause. The keys are made by ``Key/rule(_:of:)`` (in `SchedulerConformance`) and
-/// ``Key/scenario(_:of:)`` (in `SchedulerStress`) from IDs the compiler checks.
+/// `Key.scenario(_:of:)` (in `SchedulerStress`) from IDs the compiler checks.
 ///
 /// Reports print the explanation beside each failure; the ``Gate`` excuses an explained
 /// failure, so a known deviation of your scheduler does not fail your run but stays visible.

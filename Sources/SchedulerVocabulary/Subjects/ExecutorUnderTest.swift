@@ -25,7 +25,7 @@ public struct ExecutorUnderTest: Sendable {
 
     /// Whether `isSameExclusiveExecutionContext(other:)` says `other` is this executor's
     /// context; nil when either is not serial or they are of different types.
-    let sameContext: @Sendable (ExecutorUnderTest) -> Bool?
+    package let sameContext: @Sendable (ExecutorUnderTest) -> Bool?
 
     private init(
         capabilities: SchedulerCapabilities, serial: (any SerialExecutor)?, task: (any TaskExecutor)?,

@@ -24,7 +24,7 @@ public struct ClockUnderTest: Sendable {
     /// The clock's own `sleep(for:)`.
     public let sleepFor: @Sendable (Duration) async throws -> Void
     /// What breaks the instant and duration laws at `offset` (empty when nothing does).
-    let lawViolations: @Sendable (Duration) -> [String]
+    package let lawViolations: @Sendable (Duration) -> [String]
     /// How a manual clock is moved; nil for the others.
     public let driver: Driver?
     /// Where tasks that sleep on the clock should run (a virtual clock's executor, so that

@@ -41,7 +41,7 @@ public struct ConformanceSubject: Sendable {
     public let wallClockStep: (@Sendable (Duration) -> Void)?
     /// Calls the subject's schedulers have beyond the protocol (a `flush`, a `reset`), each
     /// with its step in LIN-1's model, so the model-checked scenarios call them too.
-    public var scenarioOperations: [SchedulerModel.ExtraOperation] = []
+    public var scenarioOperations: [ScenarioOperation] = []
     /// The choices of SEMANTICS.md §8 the subject made differently from the suite, which
     /// the rules then hold it to (see ``declaring(_:)``).
     public var declared = Declarations()

@@ -1,5 +1,4 @@
 import Dispatch
-import SchedulerProbes
 import Schedulers
 
 /// The time bounds every rule uses, calibrated to the machine at start-up.
@@ -73,7 +72,7 @@ extension Timing {
     /// whichever way the race resolved). Ten times slower, a racing rule seldom gathered its
     /// evidence there anyway: it spent its whole budget to come out inconclusive, one rule at
     /// a time (482 s of a 632 s sanitizer run). Each rule's verdict is `make test`'s to give.
-    static func evidenceBudget(_ standard: Duration) -> Duration {
+    package static func evidenceBudget(_ standard: Duration) -> Duration {
         ThreadSanitizerBuild.isEnabled ? standard / 8 : standard
     }
 }
@@ -85,30 +84,30 @@ extension Duration {
     }
 }
 
-extension Signal {
-    /// Watches for a firing that must not happen while a thread that may cause it could
-    /// still be waiting for a core: true once it fired; false once a whole `window` passed in
-    /// which the calling thread, waking every millisecond, was never kept from its core for
-    /// more than a tenth of the window (so another thread of the process that was ready to
-    /// run got to run too); nil when no such window came within `bound`.
-    ///
-    /// A plain wait of `window` proves nothing on a loaded machine: CI's, running the
-    /// mutant whose early run REC-2 must see, once held that run's thread off its core for
-    /// longer than the whole window, and the rule passed it in 2 runs of 10.
-    func watchThroughResponsiveWindow(_ window: Duration, bound: Duration) -> Bool? {
-        let clock = ContinuousClock()
-        let tick = Duration.milliseconds(1)
-        let held = max(window / 10, .milliseconds(2))
-        let giveUp = clock.now + bound
-        var last = clock.now
-        var responsiveSince = last
-        while !wait(tick) {
-            let now = clock.now
-            if now - last > tick + held { responsiveSince = now }
-            last = now
-            if now - responsiveSince >= window { return false }
-            if now >= giveUp { return nil }
+extension Timing {
+    enum CodingKeys: String, CodingKey {
+        case mustHappen = "mustHappenSeconds"
+        case quietWindow = "quietWindowSeconds"
+        case lateness = "latenessSeconds"
+        case ruleTimeout = "ruleTimeoutSeconds"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(mustHappen.timeInterval, forKey: .mustHappen)
+        try container.encode(quietWindow.timeInterval, forKey: .quietWindow)
+        try container.encode(lateness.timeInterval, forKey: .lateness)
+        try container.encode(ruleTimeout.timeInterval, forKey: .ruleTimeout)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func duration(_ key: CodingKeys) throws -> Duration {
+            .nanoseconds(Int64(try container.decode(Double.self, forKey: key) * 1e9))
         }
-        return true
+        self.init(
+            mustHappen: try duration(.mustHappen), quietWindow: try duration(.quietWindow),
+            lateness: try duration(.lateness), ruleTimeout: try duration(.ruleTimeout)
+        )
     }
 }

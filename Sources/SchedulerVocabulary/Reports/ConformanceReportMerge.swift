@@ -1,5 +1,3 @@
-import SchedulerReporting
-
 extension ConformanceReport {
     /// The shards of one run as the report of the whole run: every subject with every
     /// result, in the catalogue's order, the summary counted again under `gate`, and the
