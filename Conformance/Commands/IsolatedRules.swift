@@ -25,7 +25,7 @@ enum IsolatedRules {
         let applicable = rules.filter { rule in
             guard let reason = rule.skipReason(for: subject) else { return true }
             results[rule.id.rawValue] = RuleResult(
-                rule: rule.id.rawValue, level: rule.level, status: .skipped, durationSeconds: 0, message: reason)
+                rule: rule.id, level: rule.level, status: .skipped, durationSeconds: 0, message: reason)
             return false
         }
         let timingJSON = String(decoding: (try? JSONEncoder().encode(timing)) ?? Data(), as: UTF8.self)
@@ -49,7 +49,7 @@ enum IsolatedRules {
                 continue
             }
             results[rule.id.rawValue] = RuleResult(
-                rule: rule.id.rawValue, level: rule.level, status: .skipped, durationSeconds: 0,
+                rule: rule.id, level: rule.level, status: .skipped, durationSeconds: 0,
                 message: Self.notRunAfterKill)
         }
         return rules.map { results[$0.id.rawValue]! }
@@ -76,14 +76,14 @@ enum IsolatedRules {
         case .timedOut(let seconds, let stacks):
             let stuck = stacks.map(whereTheSubjectWas) ?? []
             return RuleResult(
-                rule: rule.id.rawValue, level: rule.level, status: .timeout, durationSeconds: seconds,
+                rule: rule.id, level: rule.level, status: .timeout, durationSeconds: seconds,
                 message: "did not finish within \(timing.ruleTimeout); the worker was killed"
                     + (stacks == nil ? " (gdb unavailable: no stacks)" : "")
                     + stuck.map { "; stuck in `\($0.frame)`, called from thread \"\($0.threadName)\"" }.joined(),
                 threadDump: stacks.map { HangDiagnosis.ordered($0, first: stuck.compactMap(\.threadID)) })
         case .outgrew(let seconds, let bytes, let stacks):
             return RuleResult(
-                rule: rule.id.rawValue, level: rule.level, status: .error, durationSeconds: seconds,
+                rule: rule.id, level: rule.level, status: .error, durationSeconds: seconds,
                 message: "the subject grew to \(Supervisor.gibibytes(bytes)) of resident memory during this rule, past"
                     + " the worker's cap of \(Supervisor.gibibytes(memoryCap)) (--worker-memory); the worker was killed"
                     + (stacks == nil ? " (gdb unavailable: no stacks)" : "")
@@ -93,15 +93,15 @@ enum IsolatedRules {
                 threadDump: stacks)
         case .crashed(let seconds, let reason, let standardError):
             return RuleResult(
-                rule: rule.id.rawValue, level: rule.level, status: .error, durationSeconds: seconds,
+                rule: rule.id, level: rule.level, status: .error, durationSeconds: seconds,
                 message: "the worker process died (\(reason))", threadDump: standardError)
         case .notRun(let reason):
             return RuleResult(
-                rule: rule.id.rawValue, level: rule.level, status: .error, durationSeconds: 0,
+                rule: rule.id, level: rule.level, status: .error, durationSeconds: 0,
                 message: "the worker failed before this rule: \(reason)")
         case .finished, nil:
             return RuleResult(
-                rule: rule.id.rawValue, level: rule.level, status: .error, durationSeconds: 0,
+                rule: rule.id, level: rule.level, status: .error, durationSeconds: 0,
                 message: "the worker sent no result for this rule")
         }
     }

@@ -79,7 +79,7 @@ extension ConformanceCommand {
                     subject: mutant.subject, rules: rules, timing: timing, inProcess: execution.inProcess,
                     memoryCap: execution.memoryCap)
                 printError(
-                    "\(mutant.subject.name): \(results.filter { $0.status.isFailure }.map(\.rule).joined(separator: " "))"
+                    "\(mutant.subject.name): \(results.filter { $0.status.isFailure }.map(\.rule.rawValue).joined(separator: " "))"
                 )
                 return ConformanceReport.SubjectReport(mutant.subject, results: results)
             }
@@ -104,7 +104,7 @@ enum KillMatrix {
         let faults = Dictionary(uniqueKeysWithValues: mutants.map { ($0.subject.name, $0) })
         var lines = ["", "kill matrix (mutant: fault -> rules that caught it)"]
         for subject in report.subjects {
-            let killers = subject.results.filter { $0.status.isFailure }.map(\.rule)
+            let killers = subject.results.filter { $0.status.isFailure }.map(\.rule.rawValue)
             let mutant = faults[subject.name]
             let verdict = killers.isEmpty ? "SURVIVED" : killers.joined(separator: " ")
             let intended =

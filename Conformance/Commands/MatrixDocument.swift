@@ -24,7 +24,7 @@ enum MatrixDocument {
             let deviations = subject.results.filter { $0.status.isFailure }
             var causes: [(why: String?, results: [RuleResult])] = []
             for result in deviations {
-                let why = explanations.explanation(subject: subject.name, rule: result.rule)
+                let why = explanations.explanation(subject: subject.name, check: .rule(result.rule))
                 if let why, let index = causes.firstIndex(where: { $0.why == why }) {
                     causes[index].results.append(result)
                 } else {
@@ -39,7 +39,7 @@ enum MatrixDocument {
                     ? first.message ?? "no message"
                     : "\(first.message ?? "no message") (\(first.rule); the others alike)"
                 lines.append(
-                    "- **\(subject.name) \(results.map(\.rule).joined(separator: ", "))** — observed: \(observed). \(why ?? "Unexplained: to be investigated.")"
+                    "- **\(subject.name) \(results.map(\.rule.rawValue).joined(separator: ", "))** — observed: \(observed). \(why ?? "Unexplained: to be investigated.")"
                 )
             }
         }
@@ -61,11 +61,11 @@ enum MatrixDocument {
             let applicable = subject.results.filter { $0.status != .skipped }
             let failures = subject.results.filter { $0.status.isFailure }
             let explained = failures.filter {
-                explanations.explanation(subject: subject.name, rule: $0.rule) != nil
+                explanations.explanation(subject: subject.name, check: .rule($0.rule)) != nil
             }
             let unexplained = failures.filter { failure in !explained.contains { $0.rule == failure.rule } }
             func rules(_ results: [RuleResult]) -> String {
-                results.isEmpty ? "—" : results.map(\.rule).joined(separator: ", ")
+                results.isEmpty ? "—" : results.map(\.rule.rawValue).joined(separator: ", ")
             }
             lines.append(
                 "| \(subject.name) | \((subject.kind ?? .scheduler).rawValue) | \(applicable.filter { $0.status == .passed }.count)/\(applicable.count) | \(rules(explained)) | \(rules(unexplained)) | \(applicable.filter { $0.status == .inconclusive }.count) |"

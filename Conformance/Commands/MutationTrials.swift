@@ -169,7 +169,8 @@ struct MutationTrials {
             ).filter { $0.message != IsolatedRules.notRunAfterKill }
             trials += results.map {
                 MutationReport.Trial(
-                    subject: subject.name, rule: $0.rule, status: $0.status, durationSeconds: $0.durationSeconds,
+                    subject: subject.name, rule: $0.rule.rawValue, status: $0.status,
+                    durationSeconds: $0.durationSeconds,
                     message: $0.message.map { String($0.prefix(400)) })
             }
             if !allRules, trials.contains(where: { $0.kill != nil }) { break }

@@ -24,7 +24,7 @@ enum RuleWorker {
                 WorkerMessage.started(item: rule.id.rawValue).send()
             },
             progress: { result in
-                MutationCoverage.ruleFinished(subject: subject.name, rule: result.rule)
+                MutationCoverage.ruleFinished(subject: subject.name, rule: result.rule.rawValue)
                 var result = result
                 // A skipped rule ran nothing of the subject's, so it left nothing running; the
                 // look costs at least 4 ms, and most of a catalogue's rules skip each subject.

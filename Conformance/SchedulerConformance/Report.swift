@@ -5,7 +5,7 @@ extension ConformanceReport.RuleInfo {
     /// The rule's data, without its check.
     public init(_ rule: Rule) {
         self.init(
-            id: rule.id.rawValue, category: rule.category.rawValue, title: rule.title, level: rule.level,
+            id: rule.id, category: rule.category, title: rule.title, level: rule.level,
             capabilities: rule.requires.names, anyOf: rule.requiresAnyOf.names, excludes: rule.excludes.names,
             rationale: rule.rationale, hint: rule.hint, guarantee: rule.guarantee,
             needsWallClockStep: rule.needsWallClockStep)

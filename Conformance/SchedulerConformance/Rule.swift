@@ -121,7 +121,7 @@ extension Rule {
 
 extension SchedulerCapabilities {
     /// What a subject does that claims each capability, by name, worded to follow "if it".
-    static let behaviour: [String: String] = [
+    package static let behaviour: [String: String] = [
         "asynchronous": "never runs an action inside `schedule`",
         "synchronous": "runs each action before `schedule` returns",
         "serial": "runs actions one at a time, in order",

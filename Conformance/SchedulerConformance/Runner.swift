@@ -64,7 +64,7 @@ public enum ConformanceRunner {
         if subject.capabilities.contains(.mainThread), !context.mainThreadDriven, !mainQueueIsDrained() {
             return rules.map { rule in
                 let result = RuleResult(
-                    rule: rule.id.rawValue, level: rule.level, status: .skipped, durationSeconds: 0,
+                    rule: rule.id, level: rule.level, status: .skipped, durationSeconds: 0,
                     message:
                         "the main queue is not drained in this process (run from XCTest's main thread or the `conformance` command)"
                 )
@@ -96,7 +96,7 @@ public enum ConformanceRunner {
     static func run(_ rule: Rule, in context: RuleContext) -> RuleResult {
         if let reason = rule.skipReason(for: context.subject) {
             return RuleResult(
-                rule: rule.id.rawValue, level: rule.level, status: .skipped, durationSeconds: 0, message: reason)
+                rule: rule.id, level: rule.level, status: .skipped, durationSeconds: 0, message: reason)
         }
         return cores.run(exclusive: rule.needsIdleCores) { watch(rule, in: context) }
     }
@@ -120,11 +120,11 @@ public enum ConformanceRunner {
                 result =
                     rule.guarantee.map {
                         RuleResult(
-                            rule: rule.id.rawValue, level: rule.level, status: .guaranteed, durationSeconds: 0,
+                            rule: rule.id, level: rule.level, status: .guaranteed, durationSeconds: 0,
                             message: $0)
                     }
                     ?? RuleResult(
-                        rule: rule.id.rawValue, level: rule.level, status: .passed, durationSeconds: 0,
+                        rule: rule.id, level: rule.level, status: .passed, durationSeconds: 0,
                         message: context.takeNotes())
             } catch {
                 _ = context.takeNotes()
@@ -145,7 +145,7 @@ public enum ConformanceRunner {
                     message += " " + note
                 }
                 result = RuleResult(
-                    rule: rule.id.rawValue, level: rule.level, status: status, durationSeconds: 0, message: message,
+                    rule: rule.id, level: rule.level, status: status, durationSeconds: 0, message: message,
                     threadDump: failure.threadDump)
             }
             result.durationSeconds = (ContinuousClock.now - started).timeInterval
@@ -164,7 +164,7 @@ public enum ConformanceRunner {
                 }
                 ?? "still inside a call into the subject or a wait of the rule's"
             return RuleResult(
-                rule: rule.id.rawValue, level: rule.level, status: .timeout,
+                rule: rule.id, level: rule.level, status: .timeout,
                 durationSeconds: (ContinuousClock.now - started).timeInterval,
                 message:
                     "did not finish within \(context.timing.ruleTimeout); its thread was abandoned\(activity), \(place)"

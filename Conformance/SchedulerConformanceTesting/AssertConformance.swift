@@ -98,7 +98,7 @@ public func assertConformance(
 /// failure.
 private struct IssueRecorder: Sendable {
     let subject: ConformanceSubject
-    let rules: [String: Rule]
+    let rules: [RuleID: Rule]
     let failingLevels: Set<Rule.Level>
     let expectedDeviations: Set<RuleID>
     let file: StaticString
@@ -110,7 +110,7 @@ private struct IssueRecorder: Sendable {
         file: StaticString, line: UInt, sourceLocation: SourceLocation
     ) {
         self.subject = subject
-        self.rules = Dictionary(uniqueKeysWithValues: rules.map { ($0.id.rawValue, $0) })
+        self.rules = Dictionary(uniqueKeysWithValues: rules.map { ($0.id, $0) })
         self.failingLevels = failingLevels
         self.expectedDeviations = expectedDeviations
         self.file = file

@@ -94,7 +94,7 @@ public enum Dashboard {
         }
         var observations: [String] = []
         for rule in report.rules {
-            let id = escape(rule.id)
+            let id = escape(rule.id.rawValue)
             html += "<tr><th><a href=\"#rule-\(id)\">\(id)</a> \(escape(rule.title))</th>"
             for (index, subject) in report.subjects.enumerated() {
                 guard let result = results[index][rule.id] else {
@@ -180,7 +180,7 @@ public enum Dashboard {
         var html = "<h2>Rules</h2>\n<dl class=\"rules\">\n"
         for rule in report.rules {
             html +=
-                "<dt id=\"rule-\(escape(rule.id))\">\(escape(rule.id)) <small>\(rule.level.rawValue)</small> \(escape(rule.title))</dt><dd><p>\(escape(rule.rationale))</p><p><i>If it fails, check:</i> \(escape(rule.hint))</p></dd>\n"
+                "<dt id=\"rule-\(escape(rule.id.rawValue))\">\(escape(rule.id.rawValue)) <small>\(rule.level.rawValue)</small> \(escape(rule.title))</dt><dd><p>\(escape(rule.rationale))</p><p><i>If it fails, check:</i> \(escape(rule.hint))</p></dd>\n"
         }
         return html + "</dl>\n"
     }
@@ -193,7 +193,7 @@ public enum Dashboard {
         for run in report.runs where run.status != .skipped {
             let latency = run.latencyNanoseconds
             html +=
-                "<tr><td>\(escape(run.scenario))</td><td>\(escape(run.subject))</td><td class=\"\(run.status.rawValue)\" title=\"\(escape(run.message ?? ""))\">\(run.status.rawValue)</td>"
+                "<tr><td>\(escape(run.scenario.rawValue))</td><td>\(escape(run.subject))</td><td class=\"\(run.status.rawValue)\" title=\"\(escape(run.message ?? ""))\">\(run.status.rawValue)</td>"
             html +=
                 "<td>\(format(run.throughputPerSecond))</td><td>\(latency.map { String($0.p50) } ?? "")</td><td>\(latency.map { String($0.p99) } ?? "")</td>"
             html +=
@@ -230,8 +230,8 @@ public enum Dashboard {
         return try String(contentsOf: url, encoding: .utf8)
     }
 
-    static func ordered(_ names: [String]) -> [String] {
-        var seen = Set<String>()
+    static func ordered<Name: Hashable>(_ names: [Name]) -> [Name] {
+        var seen = Set<Name>()
         return names.filter { seen.insert($0).inserted }
     }
 

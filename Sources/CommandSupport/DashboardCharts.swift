@@ -33,7 +33,7 @@ extension Dashboard {
                 guard !runs.isEmpty else { continue }
                 charts.append(
                     Chart(
-                        section: "latency", title: scenario, kind: "line",
+                        section: "latency", title: scenario.rawValue, kind: "line",
                         labels: ["p50", "p90", "p99", "p99.9", "max"],
                         series: runs.map { run in
                             let latency = run.latencyNanoseconds!
@@ -56,7 +56,7 @@ extension Dashboard {
                     .sorted()
                 charts.append(
                     Chart(
-                        section: "histograms", title: scenario, kind: "bar",
+                        section: "histograms", title: scenario.rawValue, kind: "bar",
                         labels: bounds.map { "≤ " + nanoseconds($0) },
                         series: runs.map { run in
                             let buckets = run.latencyNanoseconds!.histogram!

@@ -87,7 +87,8 @@ package struct JUnit {
                         case .guaranteed: .note("guaranteed by the protocol: \(message)")
                         }
                     return TestCase(
-                        classname: subject.name, name: rule.map { "\(result.rule) \($0.title)" } ?? result.rule,
+                        classname: subject.name,
+                        name: rule.map { "\(result.rule) \($0.title)" } ?? result.rule.rawValue,
                         seconds: result.durationSeconds, outcome: outcome)
                 })
         }
@@ -110,7 +111,8 @@ package struct JUnit {
                         case .skipped, .inconclusive, .guaranteed: .skipped(message: message)
                         }
                     return TestCase(
-                        classname: run.subject, name: run.scenario, seconds: run.durationSeconds, outcome: outcome)
+                        classname: run.subject, name: run.scenario.rawValue, seconds: run.durationSeconds,
+                        outcome: outcome)
                 })
         ]
     }

@@ -21,8 +21,8 @@ public enum WorkerMessage: Codable, Sendable {
     package var finishedItem: String? {
         switch self {
         case .started: nil
-        case .rule(let result): result.rule
-        case .stress(let run): run.scenario
+        case .rule(let result): result.rule.rawValue
+        case .stress(let run): run.scenario.rawValue
         }
     }
 

@@ -22,9 +22,10 @@ enum IsolatedRun {
             if !scenario.isBenchmark { environment["MALLOC_CONF"] = "tcache:false" }
         }
         let allowance = Duration.nanoseconds(Int64(plan.durationSeconds * 1e9)) + grace
-        let outcome = Supervisor.run(items: [plan.scenario], environment: environment, allowance: allowance) { _ in
+        let item = plan.scenario.rawValue
+        let outcome = Supervisor.run(items: [item], environment: environment, allowance: allowance) { _ in
             plan.workerArguments
-        }[plan.scenario]
+        }[item]
         var run: StressRun
         switch outcome {
         case .finished(.stress(let finished)):

@@ -11,7 +11,7 @@ extension StressCommand {
 
         func run() {
             for scenario in StressCatalogue.all {
-                print("\(scenario.id.padding(toLength: 24, withPad: " ", startingAt: 0)) \(scenario.summary)")
+                print("\(scenario.id.rawValue.padding(toLength: 24, withPad: " ", startingAt: 0)) \(scenario.summary)")
             }
         }
     }

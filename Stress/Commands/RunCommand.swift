@@ -88,7 +88,9 @@ extension StressCommand {
             // very runs the unsharded run would make.
             let applicable = plans.filter { $0.0.skipReason(for: $0.1) == nil }.count
             let perRun = budget.flatMap(Budget.seconds).map { max(1, $0 / Double(max(applicable, 1))) } ?? duration
-            let mine = plans.indices.filter { shard?.contains(Shard.pairID(plans[$0].0.id, plans[$0].1.name)) ?? true }
+            let mine = plans.indices.filter {
+                shard?.contains(Shard.pairID(plans[$0].0.id.rawValue, plans[$0].1.name)) ?? true
+            }
             let preload = allocator == "system" ? nil : JemallocLibrary.path
             let applicableHere = mine.filter { plans[$0].0.skipReason(for: plans[$0].1) == nil }.count
             printError(

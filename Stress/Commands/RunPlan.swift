@@ -11,11 +11,11 @@ enum ScenarioSelection {
     static func select(_ names: [String]) throws -> [StressScenario] {
         let names = try nonEmptyList(names, option: "--scenario")
         if names.isEmpty { return StressCatalogue.all }
-        var seen = Set<String>()
+        var seen = Set<ScenarioID>()
         return try names.compactMap { name in
-            guard let scenario = StressCatalogue.scenario(name) else {
+            guard let scenario = StressCatalogue.scenario(ScenarioID(rawValue: name)) else {
                 throw ValidationError(
-                    "unknown scenario '\(name)'; known: \((StressCatalogue.all + StressCatalogue.optIn).map(\.id).joined(separator: ", "))"
+                    "unknown scenario '\(name)'; known: \((StressCatalogue.all + StressCatalogue.optIn).map(\.id.rawValue).joined(separator: ", "))"
                 )
             }
             return seen.insert(scenario.id).inserted ? scenario : nil
@@ -25,7 +25,7 @@ enum ScenarioSelection {
 
 /// What one worker process runs.
 struct RunPlan: Sendable {
-    var scenario: String
+    var scenario: ScenarioID
     var subject: String
     var threads: Int
     var seed: UInt64
@@ -38,7 +38,7 @@ struct RunPlan: Sendable {
 
     var workerArguments: [String] {
         [
-            "worker", "--subject", subject, "--scenario", scenario, "--seed", String(seed), "--duration",
+            "worker", "--subject", subject, "--scenario", scenario.rawValue, "--seed", String(seed), "--duration",
             String(durationSeconds), "--threads", String(threads),
         ]
     }

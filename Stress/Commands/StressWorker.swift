@@ -9,7 +9,7 @@ import SchedulerVocabulary
 /// run loop, so the main-thread scheduler works here too.
 enum StressWorker {
     static func run(_ plan: RunPlan, scenario: StressScenario, subject: ConformanceSubject) {
-        WorkerMessage.started(item: plan.scenario).send()
+        WorkerMessage.started(item: plan.scenario.rawValue).send()
         let duration = Duration.nanoseconds(Int64(plan.durationSeconds * 1e9))
         let context = StressContext(subject: subject, threads: plan.threads, duration: duration, seed: plan.seed)
         let result = Box<StressRun?>(nil)

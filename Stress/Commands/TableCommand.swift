@@ -33,11 +33,11 @@ extension StressCommand {
             for run in report.runs where !subjects.contains(where: { $0.name == run.subject }) {
                 subjects.append((run.subject, run.origin))
             }
-            let scenarios = report.runs.map(\.scenario).reduce(into: [String]()) {
+            let scenarios = report.runs.map(\.scenario).reduce(into: [ScenarioID]()) {
                 if !$0.contains($1) { $0.append($1) }
             }
-            let benchmarks = [
-                "throughput": BenchmarkUnit.action, "executor-throughput": .job, "sleep-throughput": .sleep,
+            let benchmarks: [ScenarioID: BenchmarkUnit] = [
+                .throughput: .action, .executorThroughput: .job, .sleepThroughput: .sleep,
             ]
             let others = scenarios.filter { benchmarks[$0] == nil }
             var lines = [
@@ -49,7 +49,7 @@ extension StressCommand {
                     + "as the work queued grows from 10³ to 10⁶ actions (≤ 1.1 does not grow). "
                     + "Then each scenario's status: " + RuleResult.Status.legend,
                 "",
-                row(["subject", "origin", "ns/op", "× bare", "extra allocs/op", "growth k"] + others),
+                row(["subject", "origin", "ns/op", "× bare", "extra allocs/op", "growth k"] + others.map(\.rawValue)),
                 row(["---", "---", "--:", "--:", "--:", "--:"] + others.map { _ in ":-:" }),
             ]
             for subject in subjects {
@@ -57,7 +57,7 @@ extension StressCommand {
                 let benchmark = runs.lazy.compactMap { run in
                     benchmarks[run.scenario].flatMap { run.status == .passed ? (run, $0) : nil }
                 }.first
-                let growth = runs.first { $0.scenario == "growth" }?.growth?.exponent
+                let growth = runs.first { $0.scenario == .growth }?.growth?.exponent
                 let cells = [
                     benchmark.flatMap { run, unit in run.metrics[unit.nanoseconds] }.map { String(format: "%.0f", $0) },
                     benchmark.flatMap { run, _ in run.metrics[.ratioToBaseline] }.map { String(format: "%.2f×", $0) },
@@ -75,7 +75,7 @@ extension StressCommand {
             if !failures.isEmpty { lines += ["", "Third-party failures:", ""] }
             for run in failures {
                 let why =
-                    explanations.explanation(subject: run.subject, rule: run.scenario)
+                    explanations.explanation(subject: run.subject, check: .scenario(run.scenario))
                     ?? "Unexplained: to be investigated."
                 let observed =
                     run.message

@@ -19,7 +19,7 @@ extension StressCommand {
             guard let subject = Toolkit.current.subject(named: subject) else {
                 throw ValidationError("unknown subject '\(subject)'")
             }
-            guard let scenario = StressCatalogue.scenario(scenario) else {
+            guard let scenario = StressCatalogue.scenario(ScenarioID(rawValue: scenario)) else {
                 throw ValidationError("unknown scenario '\(scenario)'")
             }
             let plan = RunPlan(

@@ -34,7 +34,7 @@ extension StressReport {
             if let allocations = run.allocations?.perOperation {
                 measures["allocations-per-operation"] = Measure(value: allocations)
             }
-            document[Shard.pairID(run.scenario, run.subject)] = measures
+            document[Shard.pairID(run.scenario.rawValue, run.subject)] = measures
         }
         return try Self.encoder.encode(document)
     }

@@ -28,7 +28,7 @@ public struct StressScenario: Sendable, Identifiable {
     }
 
     /// Stable name, used on the command line and in reports.
-    public let id: String
+    public let id: ScenarioID
     /// What the scenario does and which invariant it checks.
     public let summary: String
     /// The kind of subject it stresses.
@@ -44,7 +44,7 @@ public struct StressScenario: Sendable, Identifiable {
     let body: @Sendable (StressContext) throws(StressFailure) -> Void
 
     init<Outcomes: StressOutcome>(
-        _ id: String, _ summary: String,
+        _ id: ScenarioID, _ summary: String,
         kind: ConformanceSubject.Kind = .scheduler,
         requires: SchedulerCapabilities = [], anyOf: SchedulerCapabilities = [], excludes: SchedulerCapabilities = [],
         outcomes: Outcomes.Type,
@@ -113,5 +113,5 @@ public enum StressCatalogue {
     public static let optIn: [StressScenario] = [.soak]
 
     /// The scenario named `id`, if any, opt-in ones included.
-    public static func scenario(_ id: String) -> StressScenario? { (all + optIn).first { $0.id == id } }
+    public static func scenario(_ id: ScenarioID) -> StressScenario? { (all + optIn).first { $0.id == id } }
 }

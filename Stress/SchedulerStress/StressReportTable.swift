@@ -15,7 +15,7 @@ extension StressReport {
             let ratio = run.ratioToBaseline.map { String(format: "%.2f×", $0) } ?? ""
             lines.append(
                 [
-                    run.scenario.padding(toLength: 24, withPad: " ", startingAt: 0),
+                    run.scenario.rawValue.padding(toLength: 24, withPad: " ", startingAt: 0),
                     run.subject.padding(toLength: 30, withPad: " ", startingAt: 0),
                     run.status.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0),
                     String(format: "%-12.0f", run.throughputPerSecond),

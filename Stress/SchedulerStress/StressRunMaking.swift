@@ -66,3 +66,9 @@ extension StressRun {
         self.diagnostics = diagnostics
     }
 }
+
+extension StressRun {
+    /// How often `outcome` was observed, and how it is judged; nil when the run's scenario
+    /// does not declare it.
+    public subscript(_ outcome: some StressOutcome) -> OutcomeCount? { outcomes[outcome.rawValue] }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import SchedulerConformance
+import Schedulers
 import Testing
 
 @Suite struct CatalogueTests {
@@ -18,6 +19,20 @@ import Testing
         }
         let names = try #require(categories(in: JSONSerialization.jsonObject(with: Data(contentsOf: schema))))
         #expect(names == Rule.Category.allCases.map(\.rawValue))
+    }
+
+    /// The capability names live in the library; the schema's list and the words a failure
+    /// uses for each are checked against it, so neither is kept in step by hand.
+    @Test func theSchemaAndTheFailureWordingNameEveryCapability() throws {
+        let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Reports/schema/conformance.schema.json")
+        let root = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: schema)) as? [String: Any])
+        let definitions = try #require(root["$defs"] as? [String: Any])
+        let capabilities = try #require(definitions["capabilities"] as? [String: Any])
+        let items = try #require(capabilities["items"] as? [String: Any])
+        let names = SchedulerCapabilities.named.map(\.name)
+        #expect(items["enum"] as? [String] == names)
+        #expect(Set(SchedulerCapabilities.behaviour.keys) == Set(names))
     }
 
     @Test func hasAtLeastFortyFiveRulesWithUniqueWellFormedIDs() {

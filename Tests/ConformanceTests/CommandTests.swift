@@ -201,21 +201,21 @@ import Testing
         let report = try JSONDecoder().decode(
             ConformanceReport.self, from: Data(contentsOf: folder.appendingPathComponent("conformance.json")))
         let results = Dictionary(uniqueKeysWithValues: report.subjects[0].results.map { ($0.rule, $0) })
-        #expect(results["ORD-1"]?.status == .passed)
-        #expect(results["CAN-6"]?.status == .timeout)
-        #expect(results["TIM-3"]?.status == .passed, "the run went on after the hang")
+        #expect(results[.ord1]?.status == .passed)
+        #expect(results[.can6]?.status == .timeout)
+        #expect(results[.tim3]?.status == .passed, "the run went on after the hang")
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") {
             #expect(
-                results["CAN-6"]?.threadDump?.contains("Thread") == true,
+                results[.can6]?.threadDump?.contains("Thread") == true,
                 "no stacks in the timeout: \(outcome.error.split(separator: "\n").filter { $0.hasPrefix("gdb") })")
             // The call that never returned, named as in the source, and its thread's stack first.
-            let message = results["CAN-6"]?.message ?? ""
+            let message = results[.can6]?.message ?? ""
             #expect(
                 message.contains(
                     "stuck in `HangingMutant.schedule(at:repeatingEvery:leeway:_:) at HarnessMutants.swift:"),
                 "\(message)")
             #expect(
-                results["CAN-6"]?.threadDump?.prefix(2000).contains(
+                results[.can6]?.threadDump?.prefix(2000).contains(
                     "HangingMutant.schedule(at:repeatingEvery:leeway:_:)")
                     == true)
         }
@@ -254,19 +254,19 @@ import Testing
             let report = try JSONDecoder().decode(
                 ConformanceReport.self, from: Data(contentsOf: folder.appendingPathComponent("conformance.json")))
             let results = Dictionary(uniqueKeysWithValues: report.subjects[0].results.map { ($0.rule, $0) })
-            #expect(results["ORD-1"]?.status == .passed)
-            #expect(results["CAN-6"]?.status == .error)
+            #expect(results[.ord1]?.status == .passed)
+            #expect(results[.can6]?.status == .error)
             #expect(
-                results["CAN-6"]?.message?.contains("past the worker's cap of 0.25 GiB") == true,
-                "\(results["CAN-6"]?.message ?? "")")
+                results[.can6]?.message?.contains("past the worker's cap of 0.25 GiB") == true,
+                "\(results[.can6]?.message ?? "")")
             // The runaway's thread is the subject's own, with no call of the suite's under it.
             if FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") {
                 #expect(
-                    results["CAN-6"]?.message?.contains(
+                    results[.can6]?.message?.contains(
                         "; in `closure #1 in GrowingMutant.schedule(at:repeatingEvery:leeway:_:)") == true,
-                    "\(results["CAN-6"]?.message ?? "")")
+                    "\(results[.can6]?.message ?? "")")
             }
-            #expect(results["TIM-3"]?.status == .passed, "the run went on in a fresh worker")
+            #expect(results[.tim3]?.status == .passed, "the run went on in a fresh worker")
         }
         let refused = try await Self.conformance(["--subject", "queue", "--worker-memory", "0"])
         #expect(refused.status == .exited(64))
@@ -284,16 +284,16 @@ import Testing
             let report = try JSONDecoder().decode(
                 ConformanceReport.self, from: Data(contentsOf: folder.appendingPathComponent("conformance.json")))
             let results = Dictionary(uniqueKeysWithValues: report.subjects[0].results.map { ($0.rule, $0) })
-            #expect(results["ORD-1"]?.status == .passed)
-            #expect(results["ORD-1"]?.message?.contains("still running work") != true)
-            let left = results["CAN-6"]?.message ?? ""
-            #expect(results["CAN-6"]?.status == .passed, "\(left)")
+            #expect(results[.ord1]?.status == .passed)
+            #expect(results[.ord1]?.message?.contains("still running work") != true)
+            let left = results[.can6]?.message ?? ""
+            #expect(results[.can6]?.status == .passed, "\(left)")
             // Named as the thread names itself, or (when the worker looked before it did, as
             // under the sanitizer) after the process.
             #expect(left.contains("still running work (1 thread(s) busy: "), "\(left)")
-            #expect(results["TIM-3"]?.status == .passed)
+            #expect(results[.tim3]?.status == .passed)
             #expect(
-                results["TIM-3"]?.message?.contains("still running work") != true,
+                results[.tim3]?.message?.contains("still running work") != true,
                 "TIM-3 ran in the worker the runaway was left in")
         }
     }

@@ -95,7 +95,7 @@ private func judgeHere(_ subject: ConformanceSubject, _ rules: [RuleID]) -> [Rul
 private func passesOrLacksEvidence(_ result: RuleResult) -> Bool {
     result.status == .passed
         || (result.status == .inconclusive
-            && result.ruleID.map { RuleCatalogue.rule($0).category == .modelChecked } == true)
+            && RuleCatalogue.rule(result.rule).category == .modelChecked)
 }
 
 /// A manual clock that parks `sleep(until: now)` until its next advance (swift-clocks'

@@ -10,32 +10,34 @@ import Testing
     ]
 
     @Test func theMostSpecificExplanationWins() {
-        #expect(explanations.explanation(subject: "mine", rule: "ORD-1") == "specific")
-        #expect(explanations.explanation(subject: "mine", rule: "TIM-2") == "any subject")
-        #expect(explanations.explanation(subject: "mine", rule: "CAN-1") == "any rule of mine")
-        #expect(explanations.explanation(subject: "theirs", rule: "CAN-1") == nil)
+        #expect(explanations.explanation(subject: "mine", check: .rule(.ord1)) == "specific")
+        #expect(explanations.explanation(subject: "mine", check: .rule(.tim2)) == "any subject")
+        #expect(explanations.explanation(subject: "mine", check: .rule(.can1)) == "any rule of mine")
+        #expect(explanations.explanation(subject: "theirs", check: .rule(.can1)) == nil)
     }
 
     @Test func requiredFailuresOfEveryNonMutantSubjectGateByDefault() {
         let gate = Gate()
-        #expect(gate.gates(.failed, subject: "mine", origin: .thirdParty, rule: "ORD-1", level: .required))
-        #expect(gate.gates(.timeout, subject: "queue", origin: .reference, rule: "ORD-1", level: .required))
-        #expect(!gate.gates(.failed, subject: "mutant-lifo", origin: .mutant, rule: "ORD-1", level: .required))
-        #expect(!gate.gates(.failed, subject: "mine", origin: .thirdParty, rule: "CAN-3", level: .stochastic))
-        #expect(!gate.gates(.passed, subject: "mine", origin: .thirdParty, rule: "ORD-1", level: .required))
-        #expect(!gate.gates(.inconclusive, subject: "mine", origin: .thirdParty, rule: "ORD-1", level: .required))
+        #expect(gate.gates(.failed, subject: "mine", origin: .thirdParty, check: .rule(.ord1), level: .required))
+        #expect(gate.gates(.timeout, subject: "queue", origin: .reference, check: .rule(.ord1), level: .required))
+        #expect(!gate.gates(.failed, subject: "mutant-lifo", origin: .mutant, check: .rule(.ord1), level: .required))
+        #expect(!gate.gates(.failed, subject: "mine", origin: .thirdParty, check: .rule(.can3), level: .stochastic))
+        #expect(!gate.gates(.passed, subject: "mine", origin: .thirdParty, check: .rule(.ord1), level: .required))
+        #expect(!gate.gates(.inconclusive, subject: "mine", origin: .thirdParty, check: .rule(.ord1), level: .required))
         #expect(
-            gate.gates(.error, subject: "mine", origin: .thirdParty, rule: "fan-in", level: nil),
+            gate.gates(.error, subject: "mine", origin: .thirdParty, check: .scenario(.fanIn), level: nil),
             "a stress scenario has no level and counts")
     }
 
     @Test func explainedFailuresAndThirdPartiesOfTheMatrixDoNotGate() {
         let excusing = Gate(excused: explanations)
-        #expect(!excusing.gates(.failed, subject: "mine", origin: .thirdParty, rule: "ORD-2", level: .required))
-        #expect(excusing.gates(.failed, subject: "theirs", origin: .thirdParty, rule: "ORD-2", level: .required))
+        #expect(!excusing.gates(.failed, subject: "mine", origin: .thirdParty, check: .rule(.ord2), level: .required))
+        #expect(excusing.gates(.failed, subject: "theirs", origin: .thirdParty, check: .rule(.ord2), level: .required))
         #expect(
-            !Gate.referenceOnly.gates(.failed, subject: "theirs", origin: .thirdParty, rule: "ORD-2", level: .required))
+            !Gate.referenceOnly.gates(
+                .failed, subject: "theirs", origin: .thirdParty, check: .rule(.ord2), level: .required))
         #expect(
-            Gate.referenceOnly.gates(.failed, subject: "queue", origin: .reference, rule: "ORD-2", level: .required))
+            Gate.referenceOnly.gates(
+                .failed, subject: "queue", origin: .reference, check: .rule(.ord2), level: .required))
     }
 }

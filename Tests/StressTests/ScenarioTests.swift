@@ -15,7 +15,7 @@ import Testing
 /// tests hold the cooperative pool.
 @Suite(.serialized) struct ScenarioTests {
     static func run(
-        _ scenario: String, on subjectName: String, seconds: Double = 0.3, mustHappen: Duration = .seconds(5)
+        _ scenario: ScenarioID, on subjectName: String, seconds: Double = 0.3, mustHappen: Duration = .seconds(5)
     ) throws -> StressRun {
         let scenario = try #require(StressCatalogue.scenario(scenario))
         let subject = try #require((ReferenceSubjects.all + Mutants.subjects).first { $0.name == subjectName })
@@ -31,9 +31,9 @@ import Testing
     @Test func theCatalogueHasEveryScenario() {
         #expect(
             StressCatalogue.all.map(\.id) == [
-                "fan-in", "dispose-race", "recursive-storm", "timer-storm", "repeating-cancel-race",
-                "current-churn", "trampoline-virtual-load", "throughput", "growth", "executor-throughput",
-                "sleep-storm", "sleep-throughput",
+                .fanIn, .disposeRace, .recursiveStorm, .timerStorm, .repeatingCancelRace,
+                .currentChurn, .trampolineAndVirtualLoad, .throughput, .growth, .executorThroughput,
+                .sleepStorm, .sleepThroughput,
             ])
         for scenario in StressCatalogue.all {
             #expect(scenario.outcomes.contains { $0.expect == .forbidden }, "\(scenario.id) declares nothing forbidden")
@@ -41,37 +41,37 @@ import Testing
     }
 
     @Test(arguments: [
-        ("fan-in", "queue"), ("fan-in", "concurrent"), ("fan-in", "immediate"),
-        ("dispose-race", "queue"), ("dispose-race", "concurrent"),
-        ("recursive-storm", "queue"), ("recursive-storm", "trampoline"),
-        ("timer-storm", "queue"), ("repeating-cancel-race", "queue"),
-        ("current-churn", "queue"), ("current-churn", "concurrent"),
-        ("trampoline-virtual-load", "trampoline"), ("trampoline-virtual-load", "test"),
-        ("throughput", "queue"), ("throughput", "trampoline"),
+        (ScenarioID.fanIn, "queue"), (ScenarioID.fanIn, "concurrent"), (ScenarioID.fanIn, "immediate"),
+        (ScenarioID.disposeRace, "queue"), (ScenarioID.disposeRace, "concurrent"),
+        (ScenarioID.recursiveStorm, "queue"), (ScenarioID.recursiveStorm, "trampoline"),
+        (ScenarioID.timerStorm, "queue"), (ScenarioID.repeatingCancelRace, "queue"),
+        (ScenarioID.currentChurn, "queue"), (ScenarioID.currentChurn, "concurrent"),
+        (ScenarioID.trampolineAndVirtualLoad, "trampoline"), (ScenarioID.trampolineAndVirtualLoad, "test"),
+        (ScenarioID.throughput, "queue"), (ScenarioID.throughput, "trampoline"),
     ])
-    func referenceSubjectsShowNoForbiddenOutcome(_ scenario: String, _ subject: String) throws {
+    func referenceSubjectsShowNoForbiddenOutcome(_ scenario: ScenarioID, _ subject: String) throws {
         let run = try Self.run(scenario, on: subject)
         #expect(run.status == .passed, "\(scenario) × \(subject): \(run.message ?? "")")
         #expect(run.operations > 0)
     }
 
     @Test(arguments: [
-        ("fan-in", "mutant-lossy", "lost"),
-        ("growth", "mutant-lossy", "lost"),
+        (ScenarioID.fanIn, "mutant-lossy", "lost"),
+        (ScenarioID.growth, "mutant-lossy", "lost"),
         // Which of the two a thread-per-action scheduler shows first depends on timing.
-        ("fan-in", "mutant-overlapping", "overlapped|out of order"),
-        ("fan-in", "mutant-lifo", "out of order"),
-        ("dispose-race", "mutant-ignores-disposal", "ran though disposed while held"),
-        ("recursive-storm", "mutant-recursion-ignores-disposal", "runs after dispose returned"),
-        ("recursive-storm", "mutant-stack-recursion", "stack grew"),
-        ("timer-storm", "mutant-early-timers", "early"),
-        ("repeating-cancel-race", "mutant-repeating-ignores-disposal", "ticks after dispose returned"),
-        ("current-churn", "mutant-current-not-set", "wrong scheduler"),
+        (ScenarioID.fanIn, "mutant-overlapping", "overlapped|out of order"),
+        (ScenarioID.fanIn, "mutant-lifo", "out of order"),
+        (ScenarioID.disposeRace, "mutant-ignores-disposal", "ran though disposed while held"),
+        (ScenarioID.recursiveStorm, "mutant-recursion-ignores-disposal", "runs after dispose returned"),
+        (ScenarioID.recursiveStorm, "mutant-stack-recursion", "stack grew"),
+        (ScenarioID.timerStorm, "mutant-early-timers", "early"),
+        (ScenarioID.repeatingCancelRace, "mutant-repeating-ignores-disposal", "ticks after dispose returned"),
+        (ScenarioID.currentChurn, "mutant-current-not-set", "wrong scheduler"),
         // One queue for all threads: another thread's action runs on the draining thread, or,
         // when the drain ends before it was queued (the sanitizer's timing), never.
-        ("trampoline-virtual-load", "mutant-shared-trampoline", "wrong thread|lost"),
+        (ScenarioID.trampolineAndVirtualLoad, "mutant-shared-trampoline", "wrong thread|lost"),
     ])
-    func brokenSubjectsShowTheForbiddenOutcome(_ scenario: String, _ subject: String, _ outcome: String) throws {
+    func brokenSubjectsShowTheForbiddenOutcome(_ scenario: ScenarioID, _ subject: String, _ outcome: String) throws {
         let run = try Self.run(scenario, on: subject)
         #expect(run.status == .failed, "\(scenario) × \(subject) was \(run.status)")
         let expected = outcome.split(separator: "|").map(String.init)
@@ -90,7 +90,7 @@ import Testing
     /// exponent's value is the report's to show, not a test's to time.
     @Test(arguments: [("test", "virtual-time drain"), ("trampoline", "trampoline queue"), ("queue", "fan-in")])
     func growthMeasuresEachKindsWorkload(_ subject: String, _ workload: String) throws {
-        let run = try Self.run("growth", on: subject, seconds: 0.1)
+        let run = try Self.run(.growth, on: subject, seconds: 0.1)
         #expect(run.status != .error, "\(subject): \(run.message ?? "")")
         let curve = try #require(run.growth)
         #expect(curve.workload.rawValue == workload)
@@ -108,9 +108,9 @@ import Testing
     func growthCallsAQueueSortedOnEveryInsertSuperlinear() throws {
         // Half a second: with a tenth, the two sizes measured had few rounds each, and one
         // preemption in CI flattened the fit to 1.08.
-        let run = try Self.run("growth", on: "mutant-resorting-virtual", seconds: 0.5)
+        let run = try Self.run(.growth, on: "mutant-resorting-virtual", seconds: 0.5)
         #expect(run.status == .failed, "\(run.status): \(run.message ?? "")")
-        #expect(run.outcomes["superlinear"]?.count == 1, "exponent \(run.growth?.exponent ?? -1)")
+        #expect(run[GrowthOutcome.superlinear]?.count == 1, "exponent \(run.growth?.exponent ?? -1)")
     }
 
     /// A backlog that drains for three times the stall bound, an action every 10 ms, is
@@ -177,7 +177,7 @@ import Testing
     }
 
     @Test func throughputReportsTheRatioToTheBareBaseline() throws {
-        let run = try Self.run("throughput", on: "queue", seconds: 0.2)
+        let run = try Self.run(.throughput, on: "queue", seconds: 0.2)
         let ratio = try #require(run.ratioToBaseline)
         #expect(ratio > 0)
         #expect(run.metrics[BenchmarkUnit.action.baselineNanoseconds] ?? 0 > 0)
@@ -185,13 +185,13 @@ import Testing
 
     @Test func scenariosSkipSubjectsOfAnotherKind() throws {
         let executor = try #require(ReferenceSubjects.all.first { $0.name == "queue-executor" })
-        #expect(StressCatalogue.scenario("fan-in")?.skipReason(for: executor) == "is an executor, not a scheduler")
+        #expect(StressCatalogue.scenario(.fanIn)?.skipReason(for: executor) == "is an executor, not a scheduler")
         let queue = try #require(ReferenceSubjects.all.first { $0.name == "queue" })
-        #expect(StressCatalogue.scenario("sleep-storm")?.skipReason(for: queue) == "is a scheduler, not a clock")
+        #expect(StressCatalogue.scenario(.sleepStorm)?.skipReason(for: queue) == "is a scheduler, not a clock")
     }
 
     @Test func skipsWhatASubjectDoesNotClaim() throws {
-        let scenario = try #require(StressCatalogue.scenario("timer-storm"))
+        let scenario = try #require(StressCatalogue.scenario(.timerStorm))
         #expect(scenario.skipReason(for: TrampolineScheduler.shared.capabilities) == "does not claim timers")
     }
 }

@@ -148,38 +148,39 @@ import Testing
         // Mutants and controls never gate the exit status.
         #expect(outcome.status == .exited(0), "\(outcome.output)\n\(outcome.error)")
         let report = try Self.report(in: folder)
-        func run(_ scenario: String, _ subject: String) -> StressRun? {
+        func run(_ scenario: ScenarioID, _ subject: String) -> StressRun? {
             report.runs.first { $0.scenario == scenario && $0.subject == subject }
         }
         for subject in ["queue-executor", "test-executor"] {
-            let benchmark = try #require(run("executor-throughput", subject))
+            let benchmark = try #require(run(.executorThroughput, subject))
             #expect(benchmark.status == .passed, "\(subject): \(benchmark.message ?? "")")
             #expect((benchmark.ratioToBaseline ?? 0) > 0)
             #expect((benchmark.metrics[BenchmarkUnit.job.baselineNanoseconds] ?? 0) > 0)
         }
         for subject in ["virtual-clock", "control-real-clock", "control-manual-clock"] {
-            let storm = try #require(run("sleep-storm", subject))
+            let storm = try #require(run(.sleepStorm, subject))
             #expect(storm.status == .passed, "\(subject): \(storm.message ?? "")")
-            #expect((storm.outcomes["woke"]?.count ?? 0) > 0 && (storm.outcomes["cancelled"]?.count ?? 0) > 0)
+            #expect(
+                (storm[SleepStormOutcome.woke]?.count ?? 0) > 0 && (storm[SleepStormOutcome.cancelled]?.count ?? 0) > 0)
         }
         for subject in ["virtual-clock", "control-manual-clock"] {
-            let benchmark = try #require(run("sleep-throughput", subject))
+            let benchmark = try #require(run(.sleepThroughput, subject))
             #expect(benchmark.status == .passed, "\(subject): \(benchmark.message ?? "")")
             #expect((benchmark.ratioToBaseline ?? 0) > 0)
             #expect((benchmark.metrics[BenchmarkUnit.sleep.nanoseconds] ?? 0) > 0)
         }
-        #expect(run("sleep-throughput", "control-real-clock")?.status == .skipped, "a real clock is not driven")
+        #expect(run(ScenarioID.sleepThroughput, "control-real-clock")?.status == .skipped, "a real clock is not driven")
         for (scenario, subject, forbidden) in [
-            ("executor-throughput", "mutant-executor-drops-jobs", "lost"),
-            ("sleep-storm", "mutant-clock-rounds-to-milliseconds", "early"),
-            ("sleep-storm", "mutant-manual-clock-early-by-one", "early"),
+            (ScenarioID.executorThroughput, "mutant-executor-drops-jobs", "lost"),
+            (ScenarioID.sleepStorm, "mutant-clock-rounds-to-milliseconds", "early"),
+            (ScenarioID.sleepStorm, "mutant-manual-clock-early-by-one", "early"),
         ] {
             let broken = try #require(run(scenario, subject))
             #expect(
                 broken.status == .failed && (broken.outcomes[forbidden]?.count ?? 0) > 0,
                 "\(scenario) × \(subject): \(broken.status) \(broken.outcomes)")
         }
-        #expect(run("fan-in", "queue-executor") == nil, "only the scenarios asked for run")
+        #expect(run(ScenarioID.fanIn, "queue-executor") == nil, "only the scenarios asked for run")
         #expect(try await Self.validate(folder.appendingPathComponent("latest.json")) == .exited(0))
     }
 
@@ -217,12 +218,12 @@ import Testing
         // The work ran: a floor far under any machine's rate (CI's slowest machine, loaded
         // by the other tests, ran fewer than a million in its half of the 8 s), not a speed.
         #expect(
-            queue.outcomes["steady"]?.count == 1 && (queue.outcomes["ran"]?.count ?? 0) > 50_000,
+            queue[SoakOutcome.steady]?.count == 1 && (queue[SoakOutcome.ran]?.count ?? 0) > 50_000,
             "\(queue.outcomes)")
         let memory = try #require(queue.memory)
         #expect(memory.samples.count >= MemoryCurve.minimumRounds && memory.samples.allSatisfy { $0.liveBytes != nil })
         #expect(
-            leaking.status == .failed && leaking.outcomes["leak"]?.count == 1,
+            leaking.status == .failed && leaking[SoakOutcome.leak]?.count == 1,
             "\(leaking.status) \(leaking.memory?.liveGrowthPerMillion ?? -1) B per 10⁶ actions")
         #expect(try await Self.validate(folder.appendingPathComponent("latest.json")) == .exited(0))
     }
@@ -251,7 +252,7 @@ import Testing
         // A mutant's failure is expected, so it does not fail the command.
         #expect(outcome.status == .exited(0), "\(outcome.output)\n\(outcome.error)")
         #expect(
-            fifo.status == .failed && fifo.outcomes["superlinear"]?.count == 1,
+            fifo.status == .failed && fifo[GrowthOutcome.superlinear]?.count == 1,
             "array FIFO: \(fifo.status), exponent \(fifo.growth?.exponent ?? -1) over \(fifo.growth?.sizes ?? []), \(fifo.message ?? "")"
         )
     }
@@ -280,7 +281,7 @@ import Testing
         }
         // The latency histogram holds every sample, in buckets doubling in width, and its
         // median bucket is the one the p50 falls in.
-        let latency = try #require(report.runs.first { $0.scenario == "fan-in" }?.latencyNanoseconds)
+        let latency = try #require(report.runs.first { $0.scenario == .fanIn }?.latencyNanoseconds)
         let buckets = try #require(latency.histogram)
         #expect(buckets.reduce(0) { $0 + $1.count } == latency.count)
         #expect(zip(buckets, buckets.dropFirst()).allSatisfy { $1.upToNanoseconds > $0.upToNanoseconds })

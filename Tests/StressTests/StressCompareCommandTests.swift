@@ -39,7 +39,7 @@ extension StressCommandTests {
         #expect(rerun.output.contains("judged against 4 earlier runs"), "\(rerun.output)")
 
         var planted = try Self.report(in: tonight)
-        let index = try #require(planted.runs.firstIndex { $0.scenario == "throughput" })
+        let index = try #require(planted.runs.firstIndex { $0.scenario == .throughput })
         var benchmark = planted.runs[index]
         let rounds = try #require(benchmark.samples?[.ratioToBaseline])
         benchmark.samples?[.ratioToBaseline] = rounds.map { $0 * 10 }

@@ -22,7 +22,9 @@ import Testing
     /// A scenario whose body records another scenario's outcome: the count has no place in
     /// the report, so the run is an error that names it rather than a pass that lost it.
     @Test func anOutcomeTheScenarioDoesNotDeclareMakesTheRunAnError() throws {
-        let scenario = StressScenario("mislabelled", "records a foreign outcome", outcomes: FanInOutcome.self) { ctx in
+        let scenario = StressScenario(
+            ScenarioID(rawValue: "mislabelled"), "records a foreign outcome", outcomes: FanInOutcome.self
+        ) { ctx in
             ctx.record(FanInOutcome.ranOnce)
             ctx.record(TimerStormOutcome.early)
         }
@@ -32,7 +34,7 @@ import Testing
         let run = StressRun(scenario: scenario, context: context, duration: .milliseconds(1), failure: nil)
         #expect(run.status == .error)
         #expect(run.message?.contains("early") == true)
-        #expect(run.outcomes["ran once"]?.count == 1)
+        #expect(run[FanInOutcome.ranOnce]?.count == 1)
     }
 
     @Test func everyScenarioDeclaresEachOutcomeOnce() {

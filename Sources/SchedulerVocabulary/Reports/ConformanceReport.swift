@@ -12,8 +12,8 @@ public struct ConformanceReport: Codable, Sendable {
 
     /// A rule as data.
     public struct RuleInfo: Codable, Sendable {
-        public var id: String
-        public var category: String
+        public var id: RuleID
+        public var category: RuleCategory
         public var title: String
         public var level: RuleLevel
         public var capabilities: [String]
@@ -28,7 +28,7 @@ public struct ConformanceReport: Codable, Sendable {
 
         /// A rule as data, as the suite's catalogue describes it.
         public init(
-            id: String, category: String, title: String, level: RuleLevel, capabilities: [String],
+            id: RuleID, category: RuleCategory, title: String, level: RuleLevel, capabilities: [String],
             anyOf: [String], excludes: [String], rationale: String, hint: String, guarantee: String?,
             needsWallClockStep: Bool
         ) {
@@ -105,7 +105,7 @@ public struct ConformanceReport: Codable, Sendable {
                 summary.count(
                     result.status,
                     gates: gate.gates(
-                        result.status, subject: subject.name, origin: subject.origin, rule: result.rule,
+                        result.status, subject: subject.name, origin: subject.origin, check: .rule(result.rule),
                         level: levels[result.rule]))
             }
         }

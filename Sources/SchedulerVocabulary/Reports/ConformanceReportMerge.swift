@@ -27,7 +27,7 @@ extension ConformanceReport {
         var subjects = first.subjects
         for index in subjects.indices {
             let results = reports.flatMap { $0.subjects[index].results }
-            var seen = Set<String>()
+            var seen = Set<RuleID>()
             if let twice = results.first(where: { !seen.insert($0.rule).inserted }) {
                 throw .notOneRun("\(subjects[index].name) × \(twice.rule) appears in two reports")
             }

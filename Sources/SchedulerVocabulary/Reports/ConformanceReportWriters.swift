@@ -18,7 +18,7 @@ extension ConformanceReport {
         let byRule = subjects.map { subject in Dictionary(uniqueKeysWithValues: subject.results.map { ($0.rule, $0) }) }
         for rule in rules {
             var line =
-                rule.id.padding(toLength: 9, withPad: " ", startingAt: 0)
+                rule.id.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)
                 + rule.level.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)
             for (index, column) in columns.enumerated() {
                 let cell = byRule[index][rule.id].map { symbols[$0.status]! } ?? ""

@@ -1,7 +1,7 @@
 /// Why a subject fails what it fails: keyed by a subject and a check (a rule or a stress
 /// scenario), by a check for any subject, or by a subject for any of its checks failing for
-/// one cause. The keys are made by ``Key/rule(_:of:)`` (in `SchedulerConformance`) and
-/// `Key.scenario(_:of:)` (in `SchedulerStress`) from IDs the compiler checks.
+/// one cause. The keys name rules and scenarios by IDs the compiler checks (``Key/rule(_:of:)``,
+/// and `Key.scenario(_:of:)` in `SchedulerStress`).
 ///
 /// Reports print the explanation beside each failure; the ``Gate`` excuses an explained
 /// failure, so a known deviation of your scheduler does not fail your run but stays visible.
@@ -10,11 +10,11 @@ public struct Explanations: Sendable, ExpressibleByDictionaryLiteral {
     public struct Key: Hashable, Sendable, CustomStringConvertible {
         /// The subject's name, or nil for every subject.
         public let subject: String?
-        /// The rule's or scenario's ID, or nil for every check of the subject.
-        public let check: String?
+        /// The rule or scenario, or nil for every check of the subject.
+        public let check: CheckID?
 
-        /// A key from names as the layers above spell them; they offer typed makers.
-        package init(subject: String?, check: String?) {
+        /// A key for `subject` (nil: any) failing `check` (nil: any check).
+        public init(subject: String?, check: CheckID?) {
             self.subject = subject
             self.check = check
         }
@@ -23,7 +23,7 @@ public struct Explanations: Sendable, ExpressibleByDictionaryLiteral {
         public static func subject(_ subject: String) -> Key { Key(subject: subject, check: nil) }
 
         /// As a report prints it: `subject check`, with `*` for any.
-        public var description: String { "\(subject ?? "*") \(check ?? "*")" }
+        public var description: String { "\(subject ?? "*") \(check?.description ?? "*")" }
     }
 
     /// Every explanation by key.
@@ -38,7 +38,7 @@ public struct Explanations: Sendable, ExpressibleByDictionaryLiteral {
 
     /// The most specific explanation of `subject` failing `check` (a rule or scenario ID):
     /// that subject and check, then the check for any subject, then any check of the subject.
-    public func explanation(subject: String, rule check: String) -> String? {
+    public func explanation(subject: String, check: CheckID) -> String? {
         entries[Key(subject: subject, check: check)] ?? entries[Key(subject: nil, check: check)]
             ?? entries[.subject(subject)]
     }
@@ -72,13 +72,13 @@ public struct Gate: Sendable {
     /// reported with their explanations but never fail the build.
     public static let referenceOnly = Gate(origins: [.reference])
 
-    /// Whether `status` of `rule` (nil for a stress scenario, which has no level) on a
+    /// Whether `status` of `check` at `level` (nil for a stress scenario, which has none) on a
     /// subject named `subject` from `origin` fails the run.
-    public func gates(_ status: ResultStatus, subject: String, origin: SubjectOrigin, rule: String, level: RuleLevel?)
-        -> Bool
-    {
+    public func gates(
+        _ status: ResultStatus, subject: String, origin: SubjectOrigin, check: CheckID, level: RuleLevel?
+    ) -> Bool {
         guard status.isFailure, origins.contains(origin) else { return false }
         if let level, !levels.contains(level) { return false }
-        return excused.explanation(subject: subject, rule: rule) == nil
+        return excused.explanation(subject: subject, check: check) == nil
     }
 }

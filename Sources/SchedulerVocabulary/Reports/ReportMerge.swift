@@ -31,6 +31,6 @@ package func checkOneRun(schemaVersions: [Int], commits: [String?], sanitizers: 
 }
 
 /// Positions of `names` in order, the first occurrence winning (a report file may repeat one).
-package func positions(_ names: [String]) -> [String: Int] {
+package func positions<Name: Hashable>(_ names: [Name]) -> [Name: Int] {
     Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
 }

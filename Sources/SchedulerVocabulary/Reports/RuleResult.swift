@@ -3,10 +3,8 @@ public struct RuleResult: Codable, Sendable, Equatable {
     /// How a rule ended: the status every report shares.
     public typealias Status = ResultStatus
 
-    /// The rule's ID as the report writes it.
-    public var rule: String
-    /// The rule's ID, when it is one this version publishes.
-    public var ruleID: RuleID? { RuleID(rawValue: rule) }
+    /// The rule, written in the report as its ID's text.
+    public var rule: RuleID
     /// The rule's level, so a reader needs no catalogue to tell what gates.
     public var level: RuleLevel?
     public var status: Status
@@ -22,7 +20,7 @@ public struct RuleResult: Codable, Sendable, Equatable {
 
     /// A result of `rule`; `message` is required for anything but `passed`.
     public init(
-        rule: String, level: RuleLevel? = nil, status: Status, durationSeconds: Double,
+        rule: RuleID, level: RuleLevel? = nil, status: Status, durationSeconds: Double,
         message: String? = nil, threadDump: String? = nil
     ) {
         self.rule = rule

@@ -17,7 +17,7 @@ public struct StressReport: Codable, Sendable {
     public var budgetSeconds: Double
     /// The scenarios and subjects the run was asked for, in order: runs go scenario by
     /// scenario, subject by subject. Absent from older reports.
-    public var scenarios: [String]?
+    public var scenarios: [ScenarioID]?
     public var subjects: [String]?
     /// The part of a sharded run this report holds; absent for a whole run (merged ones too).
     public var shard: Shard?
@@ -27,7 +27,7 @@ public struct StressReport: Codable, Sendable {
     /// A report of `runs`; the environment is this machine's and the summary is derived,
     /// with `gate` deciding which failures fail the run.
     public init(
-        runs: [StressRun], seed: UInt64, budgetSeconds: Double, allocator: String, scenarios: [String]? = nil,
+        runs: [StressRun], seed: UInt64, budgetSeconds: Double, allocator: String, scenarios: [ScenarioID]? = nil,
         subjects: [String]? = nil,
         shard: Shard? = nil, gate: Gate = Gate()
     ) {
@@ -38,7 +38,7 @@ public struct StressReport: Codable, Sendable {
 
     /// A report of `runs` made on `environment` (as a merge has them); the summary is derived.
     public init(
-        runs: [StressRun], seed: UInt64, budgetSeconds: Double, environment: Environment, scenarios: [String]?,
+        runs: [StressRun], seed: UInt64, budgetSeconds: Double, environment: Environment, scenarios: [ScenarioID]?,
         subjects: [String]?, shard: Shard?, gate: Gate
     ) {
         generatedAt = ReportTime.now()
@@ -53,7 +53,8 @@ public struct StressReport: Codable, Sendable {
         for run in runs {
             summary.count(
                 run.status,
-                gates: gate.gates(run.status, subject: run.subject, origin: run.origin, rule: run.scenario, level: nil))
+                gates: gate.gates(
+                    run.status, subject: run.subject, origin: run.origin, check: .scenario(run.scenario), level: nil))
         }
         self.summary = summary
     }
@@ -86,7 +87,7 @@ public struct StressReport: Codable, Sendable {
         }
         var runs = reports.flatMap(\.runs)
         var seen = Set<String>()
-        for run in runs where !seen.insert(Shard.pairID(run.scenario, run.subject)).inserted {
+        for run in runs where !seen.insert(Shard.pairID(run.scenario.rawValue, run.subject)).inserted {
             throw .notOneRun("\(run.scenario) × \(run.subject) appears in two reports")
         }
         if let scenarios = first.scenarios, let subjects = first.subjects {

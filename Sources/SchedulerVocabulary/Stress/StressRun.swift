@@ -28,7 +28,7 @@ public struct StressRun: Codable, Sendable {
         }
     }
 
-    public var scenario: String
+    public var scenario: ScenarioID
     public var subject: String
     public var origin: SubjectOrigin
     public var threads: Int
@@ -100,7 +100,7 @@ public struct StressRun: Codable, Sendable {
 
     /// A run with its identity and counts; the measurements a scenario adds are set after.
     public init(
-        scenario: String, subject: String, origin: SubjectOrigin, threads: Int, seed: UInt64, operations: Int,
+        scenario: ScenarioID, subject: String, origin: SubjectOrigin, threads: Int, seed: UInt64, operations: Int,
         durationSeconds: Double, outcomes: [String: OutcomeCount], status: Status, message: String? = nil
     ) {
         self.scenario = scenario

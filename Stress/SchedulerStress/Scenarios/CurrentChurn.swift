@@ -6,7 +6,7 @@ import Synchronization
 extension StressScenario {
     /// Nested hops between schedulers on many threads.
     public static let currentChurn = StressScenario(
-        "current-churn",
+        .currentChurn,
         "Many chains hop A → B → A … between two schedulers of the subject, and inside each hop run a nested action as a third scheduler. Every action must see its own scheduler as current, and the nested run must restore it.",
         requires: .tracksCurrent, excludes: [.virtualTime, .threadConfined],
         outcomes: CurrentChurnOutcome.self
@@ -59,12 +59,12 @@ extension StressScenario {
 }
 
 /// What a run of `currentChurn` observes; the raw values are the names reports use.
-enum CurrentChurnOutcome: String, StressOutcome {
+public enum CurrentChurnOutcome: String, StressOutcome {
     case rightScheduler = "right scheduler"
     case wrongScheduler = "wrong scheduler"
     case notRestored = "not restored"
 
-    var judgement: StressScenario.Judgement {
+    public var judgement: StressScenario.Judgement {
         switch self {
         case .rightScheduler:
             .acceptable("the action saw its own scheduler as current and it was restored after nesting")

@@ -7,7 +7,7 @@ import Schedulers
 extension StressScenario {
     /// Schedule on one thread, dispose on another, over and over.
     public static let disposeRace = StressScenario(
-        "dispose-race",
+        .disposeRace,
         "A producer schedules actions that a disposer thread disposes at once. On serial schedulers every other batch is disposed while the scheduler is held busy, so none of that batch may ever run; in the other batches an action may win the race, and one starting after its dispose() returned is counted as interesting (a thread preempted between claiming and starting looks the same from outside).",
         requires: [.cancellation, .asynchronous], excludes: [.virtualTime, .threadConfined],
         outcomes: DisposeRaceOutcome.self
@@ -123,14 +123,14 @@ func settle(_ scheduler: any Scheduler, serial: Bool, ctx: StressContext) throws
 }
 
 /// What a run of `disposeRace` observes; the raw values are the names reports use.
-enum DisposeRaceOutcome: String, StressOutcome {
+public enum DisposeRaceOutcome: String, StressOutcome {
     case notRan = "not ran"
     case ran
     case startedAfterDisposeReturned = "started after dispose returned"
     case ranThoughDisposedWhileHeld = "ran though disposed while held"
     case ranTwice = "ran twice"
 
-    var judgement: StressScenario.Judgement {
+    public var judgement: StressScenario.Judgement {
         switch self {
         case .notRan: .acceptable("dispose() won: the action never ran")
         case .ran: .acceptable("the action started before dispose() returned")

@@ -9,7 +9,7 @@ extension StressScenario {
     /// The enqueue→run cost per job of an executor, against a bare serial
     /// `DispatchQueue` executor measured in alternation in the same process.
     public static let executorThroughput = StressScenario(
-        "executor-throughput",
+        .executorThroughput,
         "A job on the executor starts a batch of tasks isolated to an actor on it (or, for a task executor only, preferring it): each task's job is enqueued by the job running there, and the executor drains the batch back to back. The same batch runs on a bare serial DispatchQueue executor in alternation. Reports the cost per job (a task's creation, enqueue and run), its ratio to the bare baseline, and allocations per job for both.",
         kind: .executor,
         outcomes: ExecutorThroughputOutcome.self,
@@ -100,10 +100,10 @@ private actor BatchActor {
 }
 
 /// What a run of `executorThroughput` observes; the raw values are the names reports use.
-enum ExecutorThroughputOutcome: String, StressOutcome {
+public enum ExecutorThroughputOutcome: String, StressOutcome {
     case completed, lost
 
-    var judgement: StressScenario.Judgement {
+    public var judgement: StressScenario.Judgement {
         switch self {
         case .completed: .acceptable("every job of the loop ran")
         case .lost: .forbidden("the loop stopped: a job never ran")

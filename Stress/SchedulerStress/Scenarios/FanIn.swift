@@ -6,7 +6,7 @@ import Synchronization
 extension StressScenario {
     /// P producer threads × M actions per round onto one scheduler, round after round.
     public static let fanIn = StressScenario(
-        "fan-in",
+        .fanIn,
         "P producer threads schedule M actions each per round; every action must run exactly once, and on a serial scheduler in per-producer order and never overlapping. Measures throughput and schedule→start latency.",
         excludes: [.virtualTime, .threadConfined],
         outcomes: FanInOutcome.self
@@ -78,14 +78,14 @@ extension StressScenario {
 }
 
 /// What a run of `fanIn` observes; the raw values are the names reports use.
-enum FanInOutcome: String, StressOutcome {
+public enum FanInOutcome: String, StressOutcome {
     case ranOnce = "ran once"
     case lost
     case ranTwice = "ran twice"
     case outOfOrder = "out of order"
     case overlapped
 
-    var judgement: StressScenario.Judgement {
+    public var judgement: StressScenario.Judgement {
         switch self {
         case .ranOnce: .acceptable("the action ran exactly once")
         case .lost: .forbidden("the action never ran")

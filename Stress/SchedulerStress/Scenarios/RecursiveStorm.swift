@@ -7,7 +7,7 @@ import Synchronization
 extension StressScenario {
     /// Many recursive chains at once, a third of them disposed from another thread mid-way.
     public static let recursiveStorm = StressScenario(
-        "recursive-storm",
+        .recursiveStorm,
         "Concurrent recursive chains each reschedule themselves to a random depth; a third are disposed from another thread half-way. No run may start after its chain's dispose() returned, no undisposed chain may lose a reschedule, and the stack may not grow. Latency is reschedule→run.",
         excludes: [.virtualTime, .threadConfined],
         outcomes: RecursiveStormOutcome.self
@@ -87,7 +87,7 @@ extension StressScenario {
 }
 
 /// What a run of `recursiveStorm` observes; the raw values are the names reports use.
-enum RecursiveStormOutcome: String, StressOutcome {
+public enum RecursiveStormOutcome: String, StressOutcome {
     case chainCompleted = "chain completed"
     case chainStopped = "chain stopped"
     case oneRunAfterDisposeReturned = "one run after dispose returned"
@@ -95,7 +95,7 @@ enum RecursiveStormOutcome: String, StressOutcome {
     case lostReschedule = "lost reschedule"
     case stackGrew = "stack grew"
 
-    var judgement: StressScenario.Judgement {
+    public var judgement: StressScenario.Judgement {
         switch self {
         case .chainCompleted: .acceptable("an undisposed chain reached its depth")
         case .chainStopped: .acceptable("a disposed chain ran no more after disposal")

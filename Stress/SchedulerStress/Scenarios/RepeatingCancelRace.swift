@@ -7,7 +7,7 @@ import Synchronization
 extension StressScenario {
     /// Repeating timers disposed from other threads at random moments.
     public static let repeatingCancelRace = StressScenario(
-        "repeating-cancel-race",
+        .repeatingCancelRace,
         "Threads start repeating timers (1–5 ms) and dispose each from another thread after a random 0–30 ms. No tick may start after dispose() returned, beyond one already running. Latency is tick lateness against its schedule.",
         requires: .repeating, excludes: [.virtualTime, .threadConfined],
         outcomes: RepeatingCancelRaceOutcome.self
@@ -73,12 +73,12 @@ extension StressScenario {
 }
 
 /// What a run of `repeatingCancelRace` observes; the raw values are the names reports use.
-enum RepeatingCancelRaceOutcome: String, StressOutcome {
+public enum RepeatingCancelRaceOutcome: String, StressOutcome {
     case stopped
     case oneTickAfterDisposeReturned = "one tick after dispose returned"
     case ticksAfterDisposeReturned = "ticks after dispose returned"
 
-    var judgement: StressScenario.Judgement {
+    public var judgement: StressScenario.Judgement {
         switch self {
         case .stopped: .acceptable("no tick started after dispose() returned")
         case .oneTickAfterDisposeReturned:

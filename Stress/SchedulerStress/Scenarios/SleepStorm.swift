@@ -7,7 +7,7 @@ import Schedulers
 extension StressScenario {
     /// Many tasks sleeping on a clock from many threads, a quarter of them cancelled.
     public static let sleepStorm = StressScenario(
-        "sleep-storm",
+        .sleepStorm,
         "Threads start tasks that sleep until now + 0.5–3 ms (a manual clock is advanced by 100 µs steps meanwhile) and cancel a quarter of them at a random moment. No sleep may return before its deadline or be lost, a cancelled one must end, and every task's memory must be freed once all have ended. Latency is how late a real clock's sleeper woke.",
         kind: .clock,
         excludes: .synchronous,
@@ -116,12 +116,12 @@ private final class Driver: Sendable {
 }
 
 /// What a run of `sleepStorm` observes; the raw values are the names reports use.
-enum SleepStormOutcome: String, StressOutcome {
+public enum SleepStormOutcome: String, StressOutcome {
     case woke, cancelled
     case wokeDespiteCancel = "woke despite cancel"
     case early, lost, threw, leaked
 
-    var judgement: StressScenario.Judgement {
+    public var judgement: StressScenario.Judgement {
         switch self {
         case .woke: .acceptable("the sleep returned at or after its deadline")
         case .cancelled: .acceptable("a cancelled sleep threw CancellationError")

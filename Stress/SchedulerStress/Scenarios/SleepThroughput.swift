@@ -9,7 +9,7 @@ extension StressScenario {
     /// The cost of one sleep on a manual clock (start, park, wake, resume), against tasks
     /// that park on a bare continuation the driver resumes, measured in alternation.
     public static let sleepThroughput = StressScenario(
-        "sleep-throughput",
+        .sleepThroughput,
         "Manual clocks: a batch of tasks (on the clock's own executor, when it has one) each sleeps until a distinct instant, and the clock is run until every one woke; in alternation, the same tasks park on a bare continuation that the driving thread resumes, which is the least a manual clock can do. Reports the cost per sleep, its ratio to the bare baseline, and allocations per sleep for both.",
         kind: .clock,
         requires: .virtualTime,
@@ -112,10 +112,10 @@ private final class Parked: Sendable {
 }
 
 /// What a run of `sleepThroughput` observes; the raw values are the names reports use.
-enum SleepThroughputOutcome: String, StressOutcome {
+public enum SleepThroughputOutcome: String, StressOutcome {
     case completed, lost
 
-    var judgement: StressScenario.Judgement {
+    public var judgement: StressScenario.Judgement {
         switch self {
         case .completed: .acceptable("every sleep of the batch ended")
         case .lost: .forbidden("a sleep never ended: its wake-up was lost")

@@ -9,7 +9,7 @@ extension StressScenario {
     /// Hours of mixed work through one scheduler, the live heap sampled whenever it is quiet:
     /// a scheduler that keeps one closure in ten thousand passes every short run, not this.
     public static let soak = StressScenario(
-        "soak",
+        .soak,
         "Opt-in (`--scenario soak`; `make stress-soak BUDGET=1h`). Rounds of mixed work from producer threads — plain actions, timers a few microseconds ahead, actions disposed before their turn, five-step recursions, repeating timers that dispose themselves after three ticks — each round waited for until the scheduler is quiet; then the live heap (jemalloc's allocated bytes, thread caches off) and resident memory are sampled. The heap's floor over the run's second half (the lowest sample of each eighth) is fitted against the actions run: growth over 1 KiB per 10⁶ actions that raised every floor above the one before is a leak (a closure kept in ten thousand is about thirty times that). A correct Dispatch scheduler's heap moves too, in steps that come and go: each thread keeps the blocks it ran for reuse, so in thirteen loaded 15 s runs of a correct concurrent scheduler the floor rose in two to six windows of seven, never in all seven. An action lost or run twice is forbidden too.",
         outcomes: SoakOutcome.self
     ) { ctx throws(StressFailure) in
@@ -215,10 +215,10 @@ private final class SoakPayload: Sendable {
 }
 
 /// What a run of `soak` observes; the raw values are the names reports use.
-enum SoakOutcome: String, StressOutcome {
+public enum SoakOutcome: String, StressOutcome {
     case ran, steady, leak, lost, doubled
 
-    var judgement: StressScenario.Judgement {
+    public var judgement: StressScenario.Judgement {
         switch self {
         case .ran: .acceptable("an action, timer, recursion step or tick ran once")
         case .steady:

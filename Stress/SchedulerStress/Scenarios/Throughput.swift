@@ -8,7 +8,7 @@ extension StressScenario {
     /// The schedule→run cost per action, against a bare `DispatchQueue.async` measured in
     /// the same process, alternating so both see the same machine.
     public static let throughput = StressScenario(
-        "throughput",
+        .throughput,
         "One thread schedules batches of actions and waits for the last; the same batches go through a bare serial DispatchQueue.async in alternation. Reports the cost per action, its ratio to the bare baseline, and allocations per action for both. Synchronous and trampoline subjects also report the cost of one recursion step.",
         outcomes: ThroughputOutcome.self,
         isBenchmark: true
@@ -90,10 +90,10 @@ extension StressScenario {
 }
 
 /// What a run of `throughput` observes; the raw values are the names reports use.
-enum ThroughputOutcome: String, StressOutcome {
+public enum ThroughputOutcome: String, StressOutcome {
     case completed, lost
 
-    var judgement: StressScenario.Judgement {
+    public var judgement: StressScenario.Judgement {
         switch self {
         case .completed: .acceptable("every action of the batch ran")
         case .lost: .forbidden("an action of the batch never ran")

@@ -6,7 +6,7 @@ import Synchronization
 extension StressScenario {
     /// Thousands of one-shot timers with random delays.
     public static let timerStorm = StressScenario(
-        "timer-storm",
+        .timerStorm,
         "Producer threads arm hundreds of one-shot timers each with random delays up to 20 ms. No timer may fire before its deadline on the scheduler's own clock, none may be lost. Latency is lateness past the deadline.",
         requires: .timers, excludes: [.synchronous, .virtualTime, .threadConfined],
         outcomes: TimerStormOutcome.self
@@ -66,11 +66,11 @@ extension StressScenario {
 }
 
 /// What a run of `timerStorm` observes; the raw values are the names reports use.
-enum TimerStormOutcome: String, StressOutcome {
+public enum TimerStormOutcome: String, StressOutcome {
     case onTime = "on time"
     case early, lost
 
-    var judgement: StressScenario.Judgement {
+    public var judgement: StressScenario.Judgement {
         switch self {
         case .onTime: .acceptable("fired at or after its deadline")
         case .early: .forbidden("fired before its deadline")

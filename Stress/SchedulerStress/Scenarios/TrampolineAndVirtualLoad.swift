@@ -8,7 +8,7 @@ extension StressScenario {
     /// Per-thread trampolines on many threads at once; a virtual-time scheduler driven while
     /// other threads schedule into it.
     public static let trampolineAndVirtualLoad = StressScenario(
-        "trampoline-virtual-load",
+        .trampolineAndVirtualLoad,
         "Trampoline subjects: every thread runs trampolines with nested fan-outs at once; each thread's nested actions must run on that thread, in FIFO order. Virtual-time subjects: one thread steps and advances while others schedule at random delays; actions must never run early or out of time order, and none may be lost.",
         anyOf: [.trampoline, .virtualTime], excludes: .threadConfined,
         outcomes: TrampolineAndVirtualLoadOutcome.self
@@ -114,13 +114,13 @@ extension StressScenario {
 }
 
 /// What a run of `trampolineAndVirtualLoad` observes; the raw values are the names reports use.
-enum TrampolineAndVirtualLoadOutcome: String, StressOutcome {
+public enum TrampolineAndVirtualLoadOutcome: String, StressOutcome {
     case inOrder = "in order"
     case wrongThread = "wrong thread"
     case outOfOrder = "out of order"
     case early, lost
 
-    var judgement: StressScenario.Judgement {
+    public var judgement: StressScenario.Judgement {
         switch self {
         case .inOrder: .acceptable("the action ran where and when it should")
         case .wrongThread: .forbidden("a trampoline action ran on another thread")

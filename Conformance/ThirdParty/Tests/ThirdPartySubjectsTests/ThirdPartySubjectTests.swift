@@ -53,29 +53,30 @@ import Testing
             let deviations = try #require(expected[subject.name])
             let maybe = intermittent[subject.name] ?? []
             let failedRequired = subject.results.filter { result in
-                guard result.status.isFailure, let id = result.ruleID else { return false }
-                return RuleCatalogue.rule(id).level == .required && !maybe.contains(id)
+                result.status.isFailure && RuleCatalogue.rule(result.rule).level == .required
+                    && !maybe.contains(result.rule)
             }
             #expect(
-                Set(failedRequired.compactMap(\.ruleID)) == deviations,
+                Set(failedRequired.map(\.rule)) == deviations,
                 "\(subject.name): \(failedRequired.map { "\($0.rule): \($0.message ?? "")" })")
             for id in deviations.union(maybe) {
                 #expect(
-                    Deviations.explanations.explanation(subject: subject.name, rule: id.rawValue) != nil,
+                    Deviations.explanations.explanation(subject: subject.name, check: .rule(id)) != nil,
                     "\(subject.name) \(id) has no explanation")
             }
         }
         #expect(Set(report.subjects.map(\.name)) == Set(expected.keys))
         // The embedded loop is never called from another thread: every rule that would is skipped.
         let embedded = try #require(report.subjects.first { $0.name == "nio-embedded" })
-        let threaded = Set(RuleCatalogue.all.filter { $0.excludes.contains(.threadConfined) }.map(\.id.rawValue))
+        let threaded = Set(RuleCatalogue.all.filter { $0.excludes.contains(.threadConfined) }.map(\.id))
         #expect(!threaded.isEmpty)
         #expect(embedded.results.filter { threaded.contains($0.rule) }.allSatisfy { $0.status == .skipped })
     }
 
     @Test func everyExplanationNamesAKnownSubjectAndRuleOrScenario() {
         let subjects = Set(ThirdPartySubjects.all.map(\.name)).union(["*"])
-        let checks = Set(RuleCatalogue.all.map(\.id.rawValue) + StressCatalogue.all.map(\.id))
+        let checks = Set(
+            RuleCatalogue.all.map { CheckID.rule($0.id) } + StressCatalogue.all.map { CheckID.scenario($0.id) })
         // Rule and scenario IDs are checked by the compiler; subject names are strings.
         for key in Deviations.explanations.entries.keys {
             #expect(key.subject.map(subjects.contains) ?? true, "bad deviation key '\(key)': no such subject")

@@ -49,12 +49,13 @@ import Testing
         #expect(status == 0, "a mutant's failures are expected: they never fail the run")
         let results = report.subjects[0].results
         let ordering = RuleCatalogue.all.filter { $0.category == .ordering }
-        #expect(results.map(\.rule) == ordering.map(\.id.rawValue), "every rule has a result")
+        #expect(results.map(\.rule) == ordering.map(\.id), "every rule has a result")
         let timeouts = results.filter { $0.status == .timeout }
         // ORD-1 schedules from the rule's own thread behind a held action; ORD-2, from
         // producer threads.
         #expect(
-            Set(["ORD-1", "ORD-2"]).isSubset(of: timeouts.map(\.rule)), "\(results.map { "\($0.rule) \($0.status)" })")
+            Set([RuleID.ord1, .ord2]).isSubset(of: timeouts.map(\.rule)), "\(results.map { "\($0.rule) \($0.status)" })"
+        )
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") {
             #expect(timeouts.allSatisfy { $0.threadDump?.contains("Thread") == true }, "no stacks in the timeout")
             for timeout in timeouts {
@@ -68,7 +69,7 @@ import Testing
                         ), "\(message)")
                 #endif
             }
-            let first = timeouts.first { $0.rule == "ORD-1" }?.message ?? ""
+            let first = timeouts.first { $0.rule == .ord1 }?.message ?? ""
             #expect(first.contains("called from the rule's thread (blocked)"), "\(first)")
         }
         // Swift's Mutex traps on a recursive lock: the rules that nest die instead, and the
@@ -84,7 +85,7 @@ import Testing
         let results = report.subjects[0].results
         #expect(results.count == RuleCatalogue.all.filter { $0.category == .ordering }.count)
         let errors = results.filter { $0.status == .error }
-        #expect(errors.contains { $0.ruleID == .ord4 }, "\(results.map { "\($0.rule) \($0.status)" })")
+        #expect(errors.contains { $0.rule == .ord4 }, "\(results.map { "\($0.rule) \($0.status)" })")
         #expect(
             errors.allSatisfy {
                 $0.message?.contains("Precondition failed: schedule(_:) called from inside an action") == true
@@ -105,7 +106,7 @@ import Testing
         ])
         #expect(status == 0)
         let results = report.subjects[0].results
-        #expect(results.map(\.rule) == ["ORD-1", "ORD-4"], "the run went on after the first death")
+        #expect(results.map(\.rule) == [.ord1, .ord4], "the run went on after the first death")
         for result in results {
             #expect(result.status == .error)
             // A stack overflow leaves the backtracer no stack to run on: gdb, running the
@@ -166,8 +167,8 @@ struct MutationToolTests {
         #expect(wakeUp.verdict == .killed && wakeUp.kill == .timeout, "\(wakeUp.trials)")
         // With every mutant off the schemata build judges as the package's own build does.
         let (_, plain) = try ToolTests.conformance(categories)
-        let plainFailures = plain.subjects[0].results.filter { $0.status.isFailure }.map(\.rule)
-        let plainSkips = plain.subjects[0].results.filter { $0.status == .skipped }.map(\.rule)
+        let plainFailures = plain.subjects[0].results.filter { $0.status.isFailure }.map(\.rule.rawValue)
+        let plainSkips = plain.subjects[0].results.filter { $0.status == .skipped }.map(\.rule.rawValue)
         #expect(report.baseline.filter { $0.status.isFailure }.map(\.rule).sorted() == plainFailures.sorted())
         #expect(report.baseline.filter { $0.status == .skipped }.map(\.rule).sorted() == plainSkips.sorted())
         #expect(report.baseline.count == plain.subjects[0].results.count)
