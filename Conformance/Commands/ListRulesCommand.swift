@@ -8,7 +8,7 @@ extension ConformanceCommand {
     struct ListRules: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the rule catalogue.")
 
-        @Flag(help: "Print the catalogue as a Markdown document (Conformance/RULES.md).")
+        @Flag(help: "Print the catalogue as a Markdown document (the documentation's rule reference).")
         var markdown = false
 
         func run() {

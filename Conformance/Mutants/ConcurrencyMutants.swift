@@ -14,10 +14,8 @@ private let concurrentClaims: SchedulerCapabilities = [
 final class SerialisedByLockMutant: MutantBase, @unchecked Sendable {
     private let exclusive = Lock<Void>(())
 
-    init() {
-        super.init(
-            "serialised-by-lock", claims: concurrentClaims,
-            queue: DispatchQueue(label: "serialised-by-lock", attributes: .concurrent))
+    init(_ name: String) {
+        super.init(name, claims: concurrentClaims, queue: DispatchQueue(label: name, attributes: .concurrent))
     }
 
     override func run(_ action: @escaping SchedulerAction, unless disposable: BooleanDisposable) {
@@ -30,10 +28,8 @@ final class SerialisedByLockMutant: MutantBase, @unchecked Sendable {
 final class LanePerCallerMutant: MutantBase, @unchecked Sendable {
     private let lanes = Lock<[UInt: DispatchQueue]>([:])
 
-    init() {
-        super.init(
-            "lane-per-caller", claims: concurrentClaims,
-            queue: DispatchQueue(label: "lane-per-caller", attributes: .concurrent))
+    init(_ name: String) {
+        super.init(name, claims: concurrentClaims, queue: DispatchQueue(label: name, attributes: .concurrent))
     }
 
     override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {

@@ -71,11 +71,11 @@ final class CurrentCapturedAtScheduleMutant: MutantBase, @unchecked Sendable {
 final class ConcurrentSpillWithoutCurrentMutant: MutantBase, @unchecked Sendable {
     private let running = Atomic<Int>(0)
 
-    init() {
+    init(_ name: String) {
         super.init(
-            "concurrent-spill-without-current",
+            name,
             claims: [.asynchronous, .concurrent, .cancellation, .timers, .repeating, .tracksCurrent],
-            queue: DispatchQueue(label: "concurrent-spill-without-current", attributes: .concurrent)
+            queue: DispatchQueue(label: name, attributes: .concurrent)
         )
     }
 

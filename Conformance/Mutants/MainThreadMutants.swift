@@ -57,19 +57,20 @@ extension Mutants {
     /// that drives it (the `conformance` command's worker, XCTest) gives.
     static let mainThread: [Mutant] = [
         mutant("main-inline-when-idle", "runs inline on the main thread with nothing queued, undeclared", .ord5) {
-            InlineOnMainMutant("main-inline-when-idle", overtakes: false)
+            InlineOnMainMutant($0, overtakes: false)
         },
-        Mutant(
-            subject: ConformanceSubject(name: "mutant-main-inline-overtaking", origin: .mutant) {
-                InlineOnMainMutant("main-inline-overtaking", overtakes: true)
-            }.declaring(.mainThreadSchedule(.inlineWhenIdle)),
-            fault: "declares inline when idle, and runs inline on the main thread behind queued work too",
-            killer: .ord5),
+        mutant(
+            "main-inline-overtaking",
+            "declares inline when idle, and runs inline on the main thread behind queued work too", .ord5,
+            declaring: .mainThreadSchedule(.inlineWhenIdle)
+        ) { InlineOnMainMutant($0, overtakes: true) },
     ]
 
     /// RxSwift's `MainScheduler`'s shape, correct and declared: for the tests of the
     /// declaration.
-    public static let inlineWhenIdleMain = ConformanceSubject(name: "main-inline-when-idle", origin: .thirdParty) {
-        InlineOnMainMutant("main-inline-when-idle", overtakes: false)
+    public static let inlineWhenIdleMain = ConformanceSubject(
+        name: "declared-main-inline-when-idle", origin: .thirdParty
+    ) {
+        InlineOnMainMutant("declared-main-inline-when-idle", overtakes: false)
     }.declaring(.mainThreadSchedule(.inlineWhenIdle))
 }

@@ -15,43 +15,45 @@ public enum Mutants {
         + threadSafety + clocks + executors + scenarios + mainThread
 
     private static let ordering: [Mutant] = [
-        mutant("lifo", "runs queued actions last-in first-out", .ord1) { LIFOMutant("lifo") },
+        mutant("lifo", "runs queued actions last-in first-out", .ord1) { LIFOMutant($0) },
         mutant("reorders-rarely", "swaps one action in 300 with the next", .ord1) {
-            ReordersRarelyMutant("reorders-rarely")
+            ReordersRarelyMutant($0)
         },
-        mutant("overlapping", "claims serial, runs each action on a thread of its own", .ord2) { OverlappingMutant() },
+        mutant("overlapping", "claims serial, runs each action on a thread of its own", .ord2) {
+            OverlappingMutant($0)
+        },
         mutant("overlaps-rarely", "sends one action in 500 to a concurrent queue", .ord2) {
-            OverlapsRarelyMutant("overlaps-rarely")
+            OverlapsRarelyMutant($0)
         },
         mutant("overlaps-when-slow", "runs new work elsewhere while an action is slow", .ord2) {
-            OverlapsWhenSlowMutant("overlaps-when-slow")
+            OverlapsWhenSlowMutant($0)
         },
         mutant(
             "releases-next-when-contended",
             "when two threads' calls overlap, the later action lets the next start beside it", .ord2
-        ) { ReleasesNextWhenContendedMutant("releases-next-when-contended") },
+        ) { ReleasesNextWhenContendedMutant($0) },
         mutant("per-thread-lanes", "one FIFO lane per calling thread, drained in turn", .ord6) {
-            PerThreadLanesMutant("per-thread-lanes")
+            PerThreadLanesMutant($0)
         },
         mutant("contended-overflow", "under contention an action waits on an overflow list behind later ones", .ord3) {
-            ContendedOverflowMutant("contended-overflow")
+            ContendedOverflowMutant($0)
         },
-        mutant("reentrant", "runs nested actions inline", .ord4) { ReentrantMutant("reentrant") },
+        mutant("reentrant", "runs nested actions inline", .ord4) { ReentrantMutant($0) },
         mutant("inline-when-idle", "runs inline on the caller's thread when nothing is queued", .ord5) {
-            InlineWhenIdleMutant("inline-when-idle")
+            InlineWhenIdleMutant($0)
         },
         mutant("inline-due-deadline", "runs a `schedule(at:)` whose deadline has come inline", .ord5) {
-            InlineDueDeadlineMutant("inline-due-deadline")
+            InlineDueDeadlineMutant($0)
         },
         mutant(
             "repeating-first-tick-inline", "a repeating timer with a past start runs its first tick inside the call",
             .ord5
-        ) { RepeatingFirstTickInlineMutant("repeating-first-tick-inline") },
+        ) { RepeatingFirstTickInlineMutant($0) },
         mutant("recursive-first-run-inline", "`scheduleRecursive` runs the first run inside the call", .ord5) {
-            RecursiveFirstRunInlineMutant("recursive-first-run-inline")
+            RecursiveFirstRunInlineMutant($0)
         },
         mutant("inline-on-own-queue", "a due `schedule(at:)` from its own action runs inline", .ord5) {
-            InlineOnOwnQueueMutant("inline-on-own-queue")
+            InlineOnOwnQueueMutant($0)
         },
     ]
 
@@ -73,32 +75,32 @@ public enum Mutants {
             ) { DrainLoopMutant($0) },
             mutant(
                 "dispose-race-rare", "one action in 300 pauses 30 µs between its disposal check and its start", .can3
-            ) { DisposeRaceRareMutant("dispose-race-rare") },
+            ) { DisposeRaceRareMutant($0) },
         ]
     #endif
 
     private static let cancellation: [Mutant] = [
         mutant("ignores-disposal", "handles are not connected to actions", .can1) {
-            IgnoresDisposalMutant("ignores-disposal")
+            IgnoresDisposalMutant($0)
         },
         mutant("dispose-checked-after", "checks disposal after running", .can1) {
-            DisposeCheckedAfterMutant("dispose-checked-after")
+            DisposeCheckedAfterMutant($0)
         },
         mutant("disposes-neighbour", "disposing slot k also disposes slot k + 1", .can1) {
-            DisposesNeighbourMutant("disposes-neighbour")
+            DisposesNeighbourMutant($0)
         },
         mutant("dispose-hops-to-queue", "a dispose from another thread is queued behind the action", .can1) {
-            DisposeHopsToQueueMutant("dispose-hops-to-queue")
+            DisposeHopsToQueueMutant($0)
         },
-        mutant("is-disposed-lies", "isDisposed is always false", .can2) { IsDisposedLiesMutant("is-disposed-lies") },
+        mutant("is-disposed-lies", "isDisposed is always false", .can2) { IsDisposedLiesMutant($0) },
         mutant("disposed-once-run", "a handle reports isDisposed once its action ran", .can2) {
-            DisposedOnceRunMutant("disposed-once-run")
+            DisposedOnceRunMutant($0)
         },
         mutant("dispose-toggles", "a second dispose() revives the action", .can2) {
-            DisposeTogglesMutant("dispose-toggles")
+            DisposeTogglesMutant($0)
         },
         mutant("dispose-race-window", "checks disposal, then waits 100 µs before running", .can3) {
-            DisposeRaceWindowMutant("dispose-race-window")
+            DisposeRaceWindowMutant($0)
         },
         faulty(
             DrainLoopMutant.Fault.staleBatchCheck,
@@ -109,108 +111,94 @@ public enum Mutants {
             "checks the last queued entry for disposal, then announces it is drained (30 µs) before running it", .can3
         ) { DrainLoopMutant($0) },
         mutant("self-dispose-skips-next", "disposing the running action's own handle skips the next action", .can4) {
-            SelfDisposeSkipsNextMutant("self-dispose-skips-next")
+            SelfDisposeSkipsNextMutant($0)
         },
         mutant("timer-disposal-ignored", "delayed actions' handles are not connected", .can5) {
-            TimerDisposalIgnoredMutant("timer-disposal-ignored")
+            TimerDisposalIgnoredMutant($0)
         },
         mutant("repeating-ignores-disposal", "repeating timers never stop", .can6) {
-            RepeatingIgnoresDisposalMutant("repeating-ignores-disposal")
+            RepeatingIgnoresDisposalMutant($0)
         },
         mutant("repeating-extra-tick", "a repeating tick checks disposal after running", .can6) {
-            RepeatingExtraTickMutant("repeating-extra-tick")
+            RepeatingExtraTickMutant($0)
         },
         mutant("repeating-dispose-deferred", "repeating disposal is queued behind a due tick", .can6) {
-            RepeatingDisposeDeferredMutant("repeating-dispose-deferred")
+            RepeatingDisposeDeferredMutant($0)
         },
         mutant("shared-deadline-timer", "timers due at the same time share one handle", .can7) {
-            SharedDeadlineTimerMutant("shared-deadline-timer")
+            SharedDeadlineTimerMutant($0)
         },
         mutant("repeating-dies-when-dropped", "repeating timers stop when the handle is dropped", .can8) {
-            RepeatingDiesWhenDroppedMutant("repeating-dies-when-dropped")
+            RepeatingDiesWhenDroppedMutant($0)
         },
-        mutant("keeps-closures", "keeps every closure forever", .can9) { KeepsClosuresMutant("keeps-closures") },
+        mutant("keeps-closures", "keeps every closure forever", .can9) { KeepsClosuresMutant($0) },
         mutant("silenced-timer", "a disposed repeating timer is silenced, never cancelled", .can11) {
-            SilencedTimerMutant("silenced-timer")
+            SilencedTimerMutant($0)
         },
         mutant("lazily-cancelled-timer", "a disposed repeating timer is cancelled by its next tick", .can11) {
-            LazilyCancelledTimerMutant("lazily-cancelled-timer")
+            LazilyCancelledTimerMutant($0)
         },
         mutant("one-shot-handle-keeps-closure", "a plain action's handle keeps its closure after it ran", .can9) {
-            OneShotHandleKeepsClosureMutant("one-shot-handle-keeps-closure")
+            OneShotHandleKeepsClosureMutant($0)
         },
         mutant("delayed-handle-keeps-closure", "a delayed action's handle keeps its closure after it ran", .can9) {
-            DelayedHandleKeepsClosureMutant("delayed-handle-keeps-closure")
+            DelayedHandleKeepsClosureMutant($0)
         },
         mutant("disposed-timer-keeps-tick", "a disposed repeating timer's handle keeps the tick closure", .can9) {
-            DisposedTimerKeepsTickMutant("disposed-timer-keeps-tick")
+            DisposedTimerKeepsTickMutant($0)
         },
         mutant("recursive-handle-keeps-block", "a recursion's handle keeps the block after the recursion ended", .can9)
-        { RecursiveHandleKeepsBlockMutant("recursive-handle-keeps-block") },
+        { RecursiveHandleKeepsBlockMutant($0) },
         mutant(
             "reschedule-cas-gives-up", "a reschedule that loses a compare-and-swap to another thread is dropped", .rec4
         ) {
-            RescheduleCasGivesUpMutant("reschedule-cas-gives-up")
+            RescheduleCasGivesUpMutant($0)
         },
         mutant(
             "late-run-record", "a recursion's run recorded in its handle after scheduling, too late for a fast queue",
             .can9
-        ) { LateRunRecordMutant("late-run-record") },
+        ) { LateRunRecordMutant($0) },
         mutant("keeps-disposed-closures", "disposed handles, each holding its closure, are kept forever", .can10) {
-            KeepsDisposedClosuresMutant("keeps-disposed-closures")
+            KeepsDisposedClosuresMutant($0)
         },
         mutant("concurrent-keeps-closures", "a concurrent pool that keeps every closure", .can12) {
-            concurrentMutant("concurrent-keeps-closures", KeepsClosuresMutant.init(_:claims:queue:))
+            concurrentMutant($0, KeepsClosuresMutant.init(_:claims:queue:))
         },
         mutant("concurrent-keeps-some-closures", "a concurrent pool that keeps one closure in 500", .can12) {
-            concurrentMutant("concurrent-keeps-some-closures", KeepsSomeClosuresMutant.init(_:claims:queue:))
+            concurrentMutant($0, KeepsSomeClosuresMutant.init(_:claims:queue:))
         },
         mutant("concurrent-keeps-last-closure", "a concurrent pool that keeps the last closure it ran", .can12) {
-            concurrentMutant("concurrent-keeps-last-closure", KeepsLastClosureMutant.init(_:claims:queue:))
+            concurrentMutant($0, KeepsLastClosureMutant.init(_:claims:queue:))
         },
         mutant(
             "concurrent-keeps-disposed-closures",
             "a concurrent pool whose handles keep their closures, disposed ones forever",
             .can12
-        ) { concurrentMutant("concurrent-keeps-disposed-closures", KeepsDisposedClosuresMutant.init(_:claims:queue:)) },
+        ) { concurrentMutant($0, KeepsDisposedClosuresMutant.init(_:claims:queue:)) },
     ]
 
     /// Hangs when asked to repeat: every rule using repeating must become a timeout.
-    public static let hanging = ConformanceSubject(name: "mutant-hanging", origin: .mutant) {
-        HangingMutant("mutant-hanging")
-    }
+    public static let hanging = harness("hanging") { HangingMutant($0) }
 
     /// Traps on `schedule(at:)`: the process dies, the supervisor reports an error.
-    public static let crashing = ConformanceSubject(name: "mutant-crashing", origin: .mutant) {
-        CrashingMutant("mutant-crashing")
-    }
+    public static let crashing = harness("crashing") { CrashingMutant($0) }
 
     /// Grows without bound once a repeating timer is asked for: the worker's memory cap stops it.
-    public static let growing = ConformanceSubject(name: "mutant-growing", origin: .mutant) {
-        GrowingMutant("mutant-growing")
-    }
+    public static let growing = harness("growing") { GrowingMutant($0) }
 
     /// Correct, but a repeating timer leaves a thread spinning for good: the worker must say
     /// so and give the next rules a fresh process.
-    public static let spinning = ConformanceSubject(name: "mutant-spinning", origin: .mutant) {
-        SpinningMutant("mutant-spinning")
-    }
+    public static let spinning = harness("spinning") { SpinningMutant($0) }
 
     /// Correct, but every insert sorts its whole queue again: the `growth` scenario's mutant.
-    public static let resorting = ConformanceSubject(name: "mutant-resorting-virtual", origin: .mutant) {
-        ResortingVirtualMutant("mutant-resorting-virtual")
-    }
+    public static let resorting = harness("resorting-virtual") { ResortingVirtualMutant($0) }
 
     /// Correct, but its pending actions are an array it removes the first of: the `growth`
     /// scenario's fan-in mutant.
-    public static let arrayFIFO = ConformanceSubject(name: "mutant-array-fifo", origin: .mutant) {
-        ArrayFIFOMutant("mutant-array-fifo")
-    }
+    public static let arrayFIFO = harness("array-fifo") { ArrayFIFOMutant($0) }
 
     /// Correct but for one closure in ten thousand it keeps forever: the `soak`'s mutant.
-    public static let leaking = ConformanceSubject(name: "mutant-keeps-one-closure-in-10000", origin: .mutant) {
-        KeepsOneClosureInTenThousandMutant("mutant-keeps-one-closure-in-10000")
-    }
+    public static let leaking = harness("keeps-one-closure-in-10000") { KeepsOneClosureInTenThousandMutant($0) }
 
     /// Every mutant subject, the harness ones included.
     public static var subjects: [ConformanceSubject] {
@@ -234,7 +222,7 @@ public enum Mutants {
         }
         + RacyVirtualScheduler.Fault.allCases.filter { $0 != .none && optimised }.map {
             fault in
-            mutant(fault.rawValue, fault.summary, .lin2) { RacyVirtualScheduler(fault) }
+            mutant(fault.rawValue, fault.summary, .lin2) { _ in RacyVirtualScheduler(fault) }
         }
         + RacyManualClock.Fault.allCases.filter { $0 != .none && optimised }.map { fault in
             Mutant(
@@ -259,18 +247,32 @@ public enum Mutants {
     /// scenario operation: what an adopter's subject with an extra call looks like.
     public static let correctLane = LaneScheduler.subject(.none, origin: .thirdParty)
 
+    /// The mutant `name` (its subject is `mutant-` and the name), whose scheduler `make` builds
+    /// from that name: the one place a mutant's name and fault are written.
     static func mutant(
-        _ name: String, _ fault: String, _ killer: RuleID, _ make: @escaping @Sendable () -> any Scheduler
+        _ name: String, _ fault: String, _ killer: RuleID, declaring declaration: Declaration? = nil,
+        wallClockStep: (@Sendable (Duration) -> Void)? = nil,
+        _ make: @escaping @Sendable (_ name: String) -> any Scheduler
     ) -> Mutant {
-        Mutant(
-            subject: ConformanceSubject(name: "mutant-\(name)", origin: .mutant, make: make), fault: fault,
-            killer: killer)
+        var subject = ConformanceSubject(name: "mutant-\(name)", origin: .mutant, wallClockStep: wallClockStep) {
+            make(name)
+        }
+        if let declaration { subject = subject.declaring(declaration) }
+        return Mutant(subject: subject, fault: fault, killer: killer)
+    }
+
+    /// A mutant of the harness's own (it hangs, crashes, grows, or is correct but for what a
+    /// stress scenario finds), whose scheduler is named as its subject is.
+    static func harness(_ name: String, _ make: @escaping @Sendable (_ name: String) -> any Scheduler)
+        -> ConformanceSubject
+    {
+        ConformanceSubject(name: "mutant-\(name)", origin: .mutant) { make("mutant-\(name)") }
     }
 
     /// A mutant of a parametric kind, named by its fault.
     static func faulty<Fault: RawRepresentable<String> & Sendable>(
         _ fault: Fault, _ description: String, _ killer: RuleID, _ make: @escaping @Sendable (Fault) -> any Scheduler
     ) -> Mutant {
-        mutant(fault.rawValue, description, killer) { make(fault) }
+        mutant(fault.rawValue, description, killer) { _ in make(fault) }
     }
 }

@@ -45,8 +45,6 @@ final class ReordersRarelyMutant: MutantBase, @unchecked Sendable {
 /// Claims to be serial but runs every action on a thread of its own, so actions overlap
 /// even when Dispatch's thread pool is saturated (as it is while tests run in parallel).
 final class OverlappingMutant: MutantBase, @unchecked Sendable {
-    init() { super.init("overlapping") }
-
     override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
         let disposable = BooleanDisposable()
         Thread { self.run(action, unless: disposable) }.start()
@@ -205,9 +203,9 @@ final class DoublesAcrossThreadsMutant: MutantBase, @unchecked Sendable {
 
 /// Claims concurrency but runs everything on one serial queue.
 final class SerialClaimingConcurrencyMutant: MutantBase, @unchecked Sendable {
-    init() {
+    init(_ name: String) {
         super.init(
-            "serial-claiming-concurrency",
+            name,
             claims: [.asynchronous, .concurrent, .cancellation, .timers, .repeating, .tracksCurrent])
     }
 }

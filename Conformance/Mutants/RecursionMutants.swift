@@ -4,7 +4,8 @@ import Synchronization
 
 /// A synchronous scheduler whose recursion recurses on the stack (no loop unrolling).
 final class StackRecursionMutant: Scheduler {
-    let name = "stack-recursion"
+    let name: String
+    init(_ name: String) { self.name = name }
     var capabilities: SchedulerCapabilities { [.synchronous] }
     var now: SchedulerTime { ImmediateScheduler.shared.now }
 

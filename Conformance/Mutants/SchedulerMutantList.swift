@@ -3,24 +3,24 @@ import Schedulers
 
 extension Mutants {
     static let current: [Mutant] = [
-        mutant("current-not-set", "never sets the current scheduler", .cur1) { CurrentNotSetMutant("current-not-set") },
+        mutant("current-not-set", "never sets the current scheduler", .cur1) { CurrentNotSetMutant($0) },
         mutant(
             "current-not-set-from-backlog", "actions that waited behind another run without the current scheduler",
             .cur1
-        ) { CurrentNotSetFromBacklogMutant("current-not-set-from-backlog") },
+        ) { CurrentNotSetFromBacklogMutant($0) },
         mutant("current-not-set-on-timers", "delayed actions run without the current scheduler", .cur2) {
-            CurrentNotSetOnTimersMutant("current-not-set-on-timers")
+            CurrentNotSetOnTimersMutant($0)
         },
         mutant("repeating-without-current", "repeating ticks run without the current scheduler", .cur3) {
-            RepeatingWithoutCurrentMutant("repeating-without-current")
+            RepeatingWithoutCurrentMutant($0)
         },
         mutant("current-captured-at-schedule", "runs an action as the caller's current scheduler", .cur6) {
-            CurrentCapturedAtScheduleMutant("current-captured-at-schedule")
+            CurrentCapturedAtScheduleMutant($0)
         },
         mutant(
             "concurrent-spill-without-current", "work spilling onto a second worker runs without the current scheduler",
             .cur7
-        ) { ConcurrentSpillWithoutCurrentMutant() },
+        ) { ConcurrentSpillWithoutCurrentMutant($0) },
         faulty(FaultySubscriptionMutant.Fault.alwaysAsync, "never runs inline", .sub1) { FaultySubscriptionMutant($0) },
         faulty(FaultySubscriptionMutant.Fault.inlineWithoutCurrent, "runs inline with no current scheduler", .sub2) {
             FaultySubscriptionMutant($0)
@@ -36,7 +36,7 @@ extension Mutants {
     ]
 
     static let recursion: [Mutant] = [
-        mutant("stack-recursion", "recursion recurses on the stack", .rec7) { StackRecursionMutant() },
+        mutant("stack-recursion", "recursion recurses on the stack", .rec7) { StackRecursionMutant($0) },
         faulty(FaultyRecursionMutant.Fault.doubleFirstRun, "queues the first run twice", .rec1) {
             FaultyRecursionMutant($0)
         },
@@ -65,23 +65,23 @@ extension Mutants {
     ]
 
     static let timers: [Mutant] = [
-        mutant("early-timers", "fires timers at half their delay", .tim1) { EarlyTimersMutant("early-timers") },
+        mutant("early-timers", "fires timers at half their delay", .tim1) { EarlyTimersMutant($0) },
         mutant("early-by-rounding", "rounds deadlines down to 10 ms", .tim1) {
-            EarlyByRoundingMutant("early-by-rounding")
+            EarlyByRoundingMutant($0)
         },
-        mutant("late-timers", "fires timers 400 ms late", .tim2) { LateTimersMutant("late-timers") },
+        mutant("late-timers", "fires timers 400 ms late", .tim2) { LateTimersMutant($0) },
         mutant("past-deadline-dropped", "a past deadline becomes centuries away", .tim3) {
-            PastDeadlineDroppedMutant("past-deadline-dropped")
+            PastDeadlineDroppedMutant($0)
         },
         mutant("timers-in-insertion-order", "fires timers in the order they were added", .tim4) {
-            TimersInInsertionOrderMutant("timers-in-insertion-order")
+            TimersInInsertionOrderMutant($0)
         },
-        mutant("repeating-early", "ticks every 0.8 intervals", .tim5) { RepeatingEarlyMutant("repeating-early") },
+        mutant("repeating-early", "ticks every 0.8 intervals", .tim5) { RepeatingEarlyMutant($0) },
         mutant("repeating-fires-at-once", "runs the first tick when scheduled, then keeps the grid", .tim5) {
-            RepeatingFiresAtOnceMutant("repeating-fires-at-once")
+            RepeatingFiresAtOnceMutant($0)
         },
         mutant("repeating-compensates", "arms every tick after the third 2 ms before its grid point", .tim5) {
-            RepeatingCompensatesMutant("repeating-compensates")
+            RepeatingCompensatesMutant($0)
         },
         faulty(
             CatchesUpMissedTicksMutant.Catchup.everyMissedTick, "runs every tick a stall missed, back to back", .tim16
@@ -95,7 +95,7 @@ extension Mutants {
             CatchesUpMissedTicksMutant.Catchup.spreadOut, "runs every missed tick, a quarter interval apart", .tim16
         ) { CatchesUpMissedTicksMutant($0) },
         mutant("refuses-short-intervals", "refuses a positive interval under a microsecond", .tim7) {
-            RefusesShortIntervalsMutant("refuses-short-intervals")
+            RefusesShortIntervalsMutant($0)
         },
         faulty(RepairsRepeatingMutant.Repair.zeroInterval, "turns a zero interval into 1 ms", .tim7) {
             RepairsRepeatingMutant($0)
@@ -104,56 +104,50 @@ extension Mutants {
             RepairsRepeatingMutant($0)
         },
         mutant("overflowing-intervals", "wraps huge intervals instead of refusing", .tim9) {
-            OverflowingIntervalsMutant("overflowing-intervals")
+            OverflowingIntervalsMutant($0)
         },
         mutant("distant-future-wraps", "a far deadline wraps into the past", .tim10) {
-            DistantFutureWrapsMutant("distant-future-wraps")
+            DistantFutureWrapsMutant($0)
         },
         faulty(RepairsRepeatingMutant.Repair.hugeInterval, "clamps intervals over a day to 1 ms", .tim11) {
             RepairsRepeatingMutant($0)
         },
         mutant("repeating-drifts", "re-arms each tick from its own time plus three leeways", .tim12) {
-            RepeatingDriftsMutant("repeating-drifts")
+            RepeatingDriftsMutant($0)
         },
         mutant("drifts-after-half", "keeps the grid for six ticks, then stretches each period by two leeways", .tim12) {
-            DriftsAfterWarmupMutant("drifts-after-half", warmup: 6, stretchedByLeeways: 2)
+            DriftsAfterWarmupMutant($0, warmup: 6, stretchedByLeeways: 2)
         },
         mutant("rearms-from-action-end", "re-arms each tick an interval after its action returned", .tim12) {
-            RearmsFromActionEndMutant("rearms-from-action-end")
+            RearmsFromActionEndMutant($0)
         },
         // Declares the fixed delay it nearly keeps: each period two leeways longer than the
         // interval after the action returned, as a delay computed from a cached `now` is.
-        Mutant(
-            subject: ConformanceSubject(name: "mutant-fixed-delay-stretched", origin: .mutant) {
-                RearmsFromActionEndMutant("fixed-delay-stretched", stretchedByLeeways: 2)
-            }.declaring(.repeatPolicy(.fixedDelay)),
-            fault: "declares a fixed delay, but each period is two leeways longer", killer: .tim12),
+        mutant(
+            "fixed-delay-stretched", "declares a fixed delay, but each period is two leeways longer", .tim12,
+            declaring: .repeatPolicy(.fixedDelay)
+        ) { RearmsFromActionEndMutant($0, stretchedByLeeways: 2) },
         mutant("period-stretched-by-leeway", "every period is the interval plus one leeway", .tim6) {
-            PeriodStretchedByLeewayMutant("period-stretched-by-leeway")
+            PeriodStretchedByLeewayMutant($0)
         },
         mutant("drifts-after-warmup", "keeps the grid for three ticks, then stretches each period by one leeway", .tim6)
-        { DriftsAfterWarmupMutant("drifts-after-warmup") },
+        { DriftsAfterWarmupMutant($0) },
         mutant("leeway-multiplied", "fires at the end of a window four leeways wide", .tim6) {
-            LeewayMultipliedMutant("leeway-multiplied")
+            LeewayMultipliedMutant($0)
         },
         mutant("fast-clock", "its clock runs 25 % fast, timers agreeing with it", .tim13) {
-            FastClockMutant("fast-clock")
+            FastClockMutant($0)
         },
-        Mutant(
-            subject: ConformanceSubject(
-                name: "mutant-wall-clock-deadlines", origin: .mutant, wallClockStep: { MutantWallClock.step($0) }
-            ) {
-                WallClockDeadlinesMutant("wall-clock-deadlines")
-            },
-            fault: "keeps timers as wall-clock deadlines", killer: .tim14
-        ),
+        mutant(
+            "wall-clock-deadlines", "keeps timers as wall-clock deadlines", .tim14, wallClockStep: MutantWallClock.step
+        ) { WallClockDeadlinesMutant($0) },
         mutant("repeating-first-tick-late", "the first tick comes one interval after the start", .tim15) {
-            RepeatingFirstTickLateMutant("repeating-first-tick-late")
+            RepeatingFirstTickLateMutant($0)
         },
     ]
 
     static let synchronous: [Mutant] = [
-        mutant("deferring-immediate", "claims synchronous, runs later", .imm1) { DeferringImmediateMutant() },
+        mutant("deferring-immediate", "claims synchronous, runs later", .imm1) { DeferringImmediateMutant($0) },
         faulty(FaultyImmediateMutant.Fault.dropsRarely, "loses one action in 400", .imm2) { FaultyImmediateMutant($0) },
         faulty(FaultyImmediateMutant.Fault.defersNested, "defers nested actions until the outer one returns", .imm3) {
             FaultyImmediateMutant($0)
@@ -192,7 +186,7 @@ extension Mutants {
         faulty(FaultyTrampolineMutant.Fault.staysBusy, "stays busy after a drain that ran something", .trm3) {
             FaultyTrampolineMutant($0)
         },
-        mutant("shared-trampoline", "one queue for all threads", .trm4) { SharedTrampolineMutant() },
+        mutant("shared-trampoline", "one queue for all threads", .trm4) { SharedTrampolineMutant($0) },
         faulty(FaultyTrampolineMutant.Fault.recursiveDrain, "drains by recursion", .trm5) {
             FaultyTrampolineMutant($0)
         },
@@ -256,32 +250,32 @@ extension Mutants {
     ]
 
     static let threadSafety: [Mutant] = [
-        mutant("lossy", "loses one action in 97", .thr1) { LossyMutant("lossy") },
+        mutant("lossy", "loses one action in 97", .thr1) { LossyMutant($0) },
         mutant("thread-state-never-freed", "keeps per-thread state under a pthread key without a destructor", .thr6) {
-            ThreadStateNeverFreedMutant()
+            ThreadStateNeverFreedMutant($0)
         },
         mutant("thread-registry", "keeps an entry per calling thread in a registry nobody prunes", .thr6) {
-            ThreadRegistryMutant("thread-registry")
+            ThreadRegistryMutant($0)
         },
         mutant("lossy-timer-registry", "registers repeating timers in two critical sections, losing racing ones", .thr1)
         {
-            LossyTimerRegistryMutant("lossy-timer-registry")
+            LossyTimerRegistryMutant($0)
         },
         mutant("doubles-across-threads", "runs one action in 300 scheduled from another thread twice", .thr1) {
-            DoublesAcrossThreadsMutant("doubles-across-threads")
+            DoublesAcrossThreadsMutant($0)
         },
         mutant("runs-pending-twice-on-release", "on release runs pending work that its queue runs too", .thr2) {
-            RunsPendingTwiceOnReleaseMutant()
+            RunsPendingTwiceOnReleaseMutant($0)
         },
         mutant("keeps-some-closures", "keeps one closure in 500 forever", .thr3) {
-            KeepsSomeClosuresMutant("keeps-some-closures")
+            KeepsSomeClosuresMutant($0)
         },
         mutant("serial-claiming-concurrency", "claims concurrency, runs serially", .thr4) {
-            SerialClaimingConcurrencyMutant()
+            SerialClaimingConcurrencyMutant($0)
         },
         mutant("serialised-by-lock", "a concurrent queue, every action under one lock", .thr4) {
-            SerialisedByLockMutant()
+            SerialisedByLockMutant($0)
         },
-        mutant("lane-per-caller", "one serial lane per calling thread", .thr4) { LanePerCallerMutant() },
+        mutant("lane-per-caller", "one serial lane per calling thread", .thr4) { LanePerCallerMutant($0) },
     ]
 }

@@ -15,10 +15,6 @@ final class RunsPendingTwiceOnReleaseMutant: MutantBase, @unchecked Sendable {
 
     private let pending = Pending()
 
-    init() {
-        super.init("runs-pending-twice-on-release")
-    }
-
     override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
         enqueue(action, at: nil)
     }

@@ -293,14 +293,3 @@ extension StressCommand {
         }
     }
 }
-
-/// A failure of `instructions` that is not bad usage: printed, exit 1.
-enum InstructionFailure: Error, CustomStringConvertible {
-    case failed(String)
-
-    var description: String {
-        switch self {
-        case .failed(let message): message
-        }
-    }
-}

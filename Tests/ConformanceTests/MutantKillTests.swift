@@ -133,7 +133,7 @@ import Testing
     @Test func everyRequiredRuleThatCanFailHasAMutant() {
         let killers = Set(Mutants.all.map(\.killer))
         // Guaranteed rules cannot fail on this package's API; CUR-8 and THR-5 are left to
-        // the main-thread tests and the stress runners (see RULES.md).
+        // the main-thread tests and the stress runners (see the rule reference).
         // The LIN rules' mutants are bundled only in optimised builds (`make conformance-mutants`).
         #if DEBUG
             let exempt: Set<RuleID> = [.cur8, .thr5, .lin1, .lin2, .lin3, .lin4]
@@ -146,5 +146,26 @@ import Testing
         #expect(uncovered.isEmpty, "required rules without a mutant: \(uncovered)")
         #expect(Mutants.all.count >= 60)
         #expect(Set(Mutants.all.map(\.subject.name)).count == Mutants.all.count, "two mutants share a name")
+    }
+
+    /// A mutant's name is written once, where it is registered (or as its fault's raw value):
+    /// the scheduler it makes is handed that name, never a second copy that could drift.
+    @Test func everyMutantsNameIsWrittenOnce() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Conformance/Mutants")
+        let sources = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "swift" }.map { try String(contentsOf: $0, encoding: .utf8) }
+            .joined(separator: "\n")
+        // Every quoted word, counted once over the sources.
+        var literals: [Substring: Int] = [:]
+        for quoted in sources.split(separator: "\"", omittingEmptySubsequences: false).dropFirst().enumerated()
+        where quoted.offset.isMultiple(of: 2) {
+            literals[quoted.element, default: 0] += 1
+        }
+        for name in (Mutants.all.map(\.subject) + Mutants.subjects).map(\.name) {
+            let bare = name.hasPrefix("mutant-") ? name.dropFirst("mutant-".count) : Substring(name)
+            let written = literals[bare, default: 0]
+            #expect(written == 1, "\(name) is written \(written) times in Conformance/Mutants")
+        }
     }
 }

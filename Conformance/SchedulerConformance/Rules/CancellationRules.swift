@@ -133,54 +133,8 @@ extension RuleCatalogue {
             rationale:
                 "Polling and heartbeats are stopped by disposal; after `dispose()` returns, not one more tick may start.",
             hint:
-                "disposal cancels the timer source (or marks the entry so it is not re-armed), and a tick already queued checks the flag before running."
-        ) { ctx throws(RuleFailure) in
-            let scheduler = ctx.makeScheduler()
-            let interval = Duration.milliseconds(5)
-            // Twice: once disposed from another thread while the scheduler is held by a plain
-            // action (so no tick is in flight and ticks fall due meanwhile), once from inside
-            // the tick itself. Either way, nothing may tick after `dispose()` returned.
-            for fromOutside in [true, false] {
-                let ticks = Box(0)
-                let disposed = Box(false)
-                let afterDispose = Box(0)
-                let own = Box<(any Disposable)?>(nil)
-                let third = Signal()
-                let start = try ctx.deadline(interval, on: scheduler)
-                let handle = try ctx.attempt("repeating") { () throws(SchedulerError) in
-                    try scheduler.schedule(at: start, repeatingEvery: interval, leeway: .zero) {
-                        if disposed.value { afterDispose.update { $0 += 1 } }
-                        let tick = ticks.update {
-                            $0 += 1
-                            return $0
-                        }
-                        if tick == 3 {
-                            if !fromOutside, let handle = own.value {
-                                handle.dispose()
-                                disposed.value = true
-                            }
-                            third.fire()
-                        }
-                    }
-                }
-                own.value = handle
-                try ctx.waitFor(third, on: scheduler, "three ticks")
-                if fromOutside {
-                    let gate = try ctx.hold(scheduler)
-                    // Let more ticks fall due while held: they must be dropped, not run later.
-                    if ctx.canHold { Thread.sleep(forTimeInterval: (interval * 3).timeInterval) }
-                    try ctx.fromAnotherThreadIfAllowed { handle.dispose() }
-                    disposed.value = true
-                    gate.fire()
-                }
-                try ctx.waitPast(try ctx.deadline(interval * 10, on: scheduler), on: scheduler)
-                try ctx.expect(
-                    afterDispose.value == 0,
-                    "\(afterDispose.value) ticks started after dispose() returned (\(fromOutside ? "disposed from another thread while no tick ran" : "disposed inside a tick"))"
-                )
-                try ctx.expect(handle.isDisposed, "isDisposed is false after dispose()")
-            }
-        },
+                "disposal cancels the timer source (or marks the entry so it is not re-armed), and a tick already queued checks the flag before running.",
+            check: repeatingDisposedBetweenTicksNeverTicksAgain),
         Rule(
             .can7, "disposing one timer leaves another alone",
             requires: [.cancellation, .timers], excludes: .synchronous,
@@ -299,45 +253,4 @@ extension RuleCatalogue {
             try concurrentClosuresReleased(ctx)
         },
     ]
-}
-
-/// CAN-12: a thousand actions, handles held, each capturing a live token: every token is
-/// freed once all ran (the handles kept); then as many more, each disposed at once and its
-/// handle dropped: freed too, once the scheduler had time to reach them. A concurrent
-/// scheduler has no order to wait on, so each check waits up to the must-happen bound: a
-/// correct pool frees them well inside it, a leak never does.
-private func concurrentClosuresReleased(_ ctx: RuleContext) throws(RuleFailure) {
-    let scheduler = ctx.makeScheduler()
-    let count = 1_000
-    let live = LiveCounter()
-    let ran = Countdown(count)
-    var handles: [(any Disposable)?] = []
-    handles.reserveCapacity(count)
-    for _ in 0..<count {
-        let token = live.token()
-        handles.append(
-            scheduler.schedule {
-                blackHole(token)
-                ran.tick()
-            })
-    }
-    guard ran.wait(ctx.timing.mustHappen) else {
-        throw RuleFailure("\(ran.count) of \(count) actions had not run within \(ctx.timing.mustHappen)")
-    }
-    if !live.waitForNone(within: ctx.timing.mustHappen) {
-        throw RuleFailure(
-            "\(live.count) of \(count) closures were still alive \(ctx.timing.mustHappen) after all of them ran (their handles held)"
-        )
-    }
-    withExtendedLifetime(handles) {}
-    guard ctx.subject.capabilities.contains(.cancellation) else { return }
-    for _ in 0..<count {
-        let token = live.token()
-        scheduler.schedule { blackHole(token) }?.dispose()
-    }
-    if !live.waitForNone(within: ctx.timing.mustHappen) {
-        throw RuleFailure(
-            "\(live.count) of \(count) disposed actions' closures were still alive \(ctx.timing.mustHappen) after they were disposed and their handles dropped"
-        )
-    }
 }

@@ -1,0 +1,132 @@
+import Dispatch
+import Foundation
+import Schedulers
+import Synchronization
+
+/// A trampoline with one fault; otherwise RxSwift's current-thread scheduler.
+final class FaultyTrampolineMutant: Scheduler {
+    enum Fault: String, Sendable {
+        /// Runs nested actions at once, re-entrantly.
+        case eager = "eager-trampoline"
+        /// Drains the queue last-in, first-out.
+        case lifo = "lifo-trampoline"
+        /// Returns handles for nested actions that the drain never checks.
+        case ignoresDisposal = "trampoline-ignores-disposal"
+        /// Clears the busy flag only when the drain found its queue empty at the start.
+        case staysBusy = "trampoline-stays-busy"
+        /// Runs each nested action from inside the previous one: the stack grows with the chain.
+        case recursiveDrain = "trampoline-recursive-drain"
+        /// Queues are per thread, but "some thread is draining" is one shared flag.
+        case sharedBusyFlag = "trampoline-shared-busy-flag"
+        /// Queues plain actions right, but a recursion's first run does not wait its turn.
+        case inlineRecursion = "trampoline-inline-recursion"
+    }
+
+    private struct Entry {
+        let action: SchedulerAction
+        let disposable: BooleanDisposable
+    }
+
+    let fault: Fault
+    var name: String { fault.rawValue }
+    var capabilities: SchedulerCapabilities { [.trampoline, .tracksCurrent] }
+    private let sharedBusy = Atomic<Bool>(false)
+
+    init(_ fault: Fault) { self.fault = fault }
+
+    var now: SchedulerTime { ImmediateScheduler.shared.now }
+
+    @discardableResult
+    func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let thread = PerThread<(busy: Bool, queue: [Entry])>.local(for: self, (false, []))
+        if fault == .eager {
+            CurrentScheduler.run(as: self, action)
+            return BooleanDisposable()
+        }
+        let busy =
+            fault == .sharedBusyFlag ? sharedBusy.exchange(true, ordering: .acquiringAndReleasing) : thread.state.busy
+        guard !busy else {
+            let entry = Entry(action: action, disposable: BooleanDisposable())
+            thread.state.queue.append(entry)
+            return fault == .ignoresDisposal ? BooleanDisposable() : entry.disposable
+        }
+        thread.state.busy = true
+        var drained = 0
+        CurrentScheduler.run(as: self) {
+            action()
+            if fault == .recursiveDrain {
+                _ = drainRecursively(thread)
+            } else {
+                while let next = pop(thread) {
+                    drained += 1
+                    if !next.disposable.isDisposed { next.action() }
+                }
+            }
+        }
+        if fault != .staysBusy || drained == 0 { thread.state.busy = false }
+        if fault == .sharedBusyFlag { sharedBusy.store(false, ordering: .releasing) }
+        return nil
+    }
+
+    @discardableResult
+    func scheduleRecursive(
+        _ block: @escaping @Sendable (_ reschedule: @escaping @Sendable () -> Void) -> Void
+    ) -> (any Disposable)? {
+        guard fault == .inlineRecursion else { return RecursiveScheduling.start(on: self, block) }
+        let handle = BooleanDisposable()
+        CurrentScheduler.run(as: self) { block { [self] in _ = schedule { block {} } } }
+        return handle
+    }
+
+    private func pop(_ thread: PerThread<(busy: Bool, queue: [Entry])>) -> Entry? {
+        guard !thread.state.queue.isEmpty else { return nil }
+        return fault == .lifo ? thread.state.queue.removeLast() : thread.state.queue.removeFirst()
+    }
+
+    /// Returns how many ran; the addition after the call keeps it from becoming a loop.
+    private func drainRecursively(_ thread: PerThread<(busy: Bool, queue: [Entry])>) -> Int {
+        guard let next = pop(thread) else { return 0 }
+        if !next.disposable.isDisposed { next.action() }
+        return 1 + drainRecursively(thread)
+    }
+}
+
+/// A trampoline whose queue is shared by every thread instead of being per thread.
+final class SharedTrampolineMutant: Scheduler {
+    private struct State {
+        var running = false
+        var queue: [SchedulerAction] = []
+    }
+
+    let name: String
+    init(_ name: String) { self.name = name }
+    var capabilities: SchedulerCapabilities { [.trampoline, .tracksCurrent] }
+    var now: SchedulerTime { ImmediateScheduler.shared.now }
+    private let state = Lock(State())
+
+    @discardableResult
+    func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let enqueued = state.withLock { state in
+            guard state.running else {
+                state.running = true
+                return false
+            }
+            state.queue.append(action)
+            return true
+        }
+        guard !enqueued else { return BooleanDisposable() }
+        CurrentScheduler.run(as: self) {
+            action()
+            while let next = state.withLock({ state -> SchedulerAction? in
+                guard !state.queue.isEmpty else {
+                    state.running = false
+                    return nil
+                }
+                return state.queue.removeFirst()
+            }) {
+                next()
+            }
+        }
+        return nil
+    }
+}

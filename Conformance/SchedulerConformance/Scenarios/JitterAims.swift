@@ -1,0 +1,98 @@
+import SchedulerProbes
+
+extension Jitter {
+    /// The kinds of meeting: they test different hand-offs and are counted apart.
+    public enum MeetingKind: Sendable {
+        /// Two calls on two threads.
+        case calls
+        /// A call and the return of one of the suite's actions, inside the subject.
+        case callAndReturn
+        /// A call that moves the time and a point of the suite's code that goes to wait for a
+        /// time the call passes (a sleeper due by an advance's target), a call and a return
+        /// counted apart: the one overlap in which an advance can lose a sleeper.
+        case passing
+
+        /// The share of ``Exploration/meetings`` an exploration that needs this kind needs of
+        /// it: meetings that pass a deadline are fewer than the others, and each sweeps the
+        /// whole span in which an advance decides, so fewer of them are enough.
+        var share: Double { self == .passing ? 0.4 : 1 }
+
+        /// The meetings of this kind, in words.
+        var meetingsName: String {
+            switch self {
+            case .calls: "meetings of two calls"
+            case .callAndReturn: "meetings of a call and the suite's code inside the subject"
+            case .passing: "meetings of a call and a point whose time it passed"
+            }
+        }
+    }
+
+    /// What a call acts on, for choosing meetings: the risky overlaps are those of calls that
+    /// change what is already there.
+    public enum Aim: Sendable, Hashable {
+        /// Only reads (`now`).
+        case nothing
+        /// Makes point n of the suite's code inside the subject (schedules action n, starts
+        /// sleeper n): a meeting may wait there. `due`, for a point that waits for a time (a
+        /// sleeper's deadline, in the scenario's units), lets a call that passes it meet it.
+        case makes(Int, due: Int? = nil)
+        /// The subject's shared state (an advance of virtual time that runs the suite's code
+        /// on its own thread).
+        case shared
+        /// Shared state that the suite's code inside the subject reaches from other threads
+        /// (a manual clock's advance, whose sleepers run elsewhere; a declared extra call):
+        /// met with any point the scenario makes. `passing` is the span of time the call moves
+        /// through, if it moves it (an advance from 0 to its target): it meets a point due in
+        /// that span whenever there is one (``MeetingKind/passing``).
+        case crossing(passing: ClosedRange<Int>? = nil)
+        /// One action (a dispose of action n): met with the return of action n − 1, when a
+        /// serial subject decides whether n starts.
+        case action(Int)
+        /// One point of the suite's own code inside the subject (sleeper n going to sleep),
+        /// met with that point itself.
+        case point(Int)
+        /// Makes point n (enqueues job n) and meets the return of n − 1, the moment a serial
+        /// executor decides whether it has more to run or goes idle.
+        case follows(Int)
+
+        /// The lag after meeting a point of the suite's code, in ns, from `sweep` (0 ..< 6,000).
+        /// A serial subject decides about action n only after n − 1 returned, so a dispose of
+        /// n comes after that return (0 to 4 µs). An enqueue goes a longer way than the drain
+        /// that decides whether to go idle (a task is made, then hops), so it starts up to
+        /// 6 µs before the return it meets and at most 2 µs after. A call that reaches the
+        /// subject's shared state (an advance) goes up to 4 µs before or after the point: the
+        /// point may have to land inside the call's work, or the call inside the point's.
+        /// Elsewhere either side goes first, the call by up to 4 µs.
+        func lag(_ sweep: Int64) -> Int64 {
+            switch self {
+            case .action: sweep * 2 / 3
+            case .follows: 2_000 - sweep * 4 / 3
+            case .crossing: sweep * 4 / 3 - 4_000
+            case .nothing, .makes, .shared, .point: sweep - 2_000
+            }
+        }
+
+        /// The lag of a meeting that passes a point's time, in ns, from `sweep` (0 ..< 6,000):
+        /// the point takes a microsecond or two to reach the subject (a task's sleep, through
+        /// its cancellation handler), and the call decides at once when nothing else is due,
+        /// so the call waits, up to 4 µs.
+        static func passingLag(_ sweep: Int64) -> Int64 { sweep * 2 / 3 }
+
+        /// The point of the suite's code inside the subject this call makes, if any.
+        var makes: Int? {
+            switch self {
+            case .makes(let n, _), .follows(let n): n
+            case .nothing, .shared, .crossing, .action, .point: nil
+            }
+        }
+
+        /// The point of the suite's code inside the subject a meeting with this call waits for.
+        var meets: Int? {
+            switch self {
+            case .action(let n), .follows(let n): n > 1 ? n - 1 : nil
+            case .point(let n): n
+            case .nothing, .makes, .shared, .crossing: nil
+            }
+        }
+    }
+}
