@@ -314,8 +314,9 @@ LINT_PATHS := Package.swift Sources Plugins/Shared Plugins/ConformancePlugin/Con
 	Conformance/ThirdParty/Tests Stress Tests Examples/ThirdPartyScheduler/Package.swift Examples/ThirdPartyScheduler/Sources \
 	Examples/ThirdPartyScheduler/Tests
 
-lint: ## Check every Swift file against .swift-format (line length 120); fails on any finding
+lint: ## Check every Swift file against .swift-format, and that none has a line over 120 columns or over 300 lines
 	$(SWIFT) format lint --strict --recursive --parallel $(LINT_PATHS)
+	@python3 Tests/check_shape.py $(LINT_PATHS)
 
 format: ## Rewrite every Swift file as .swift-format says
 	$(SWIFT) format --in-place --recursive --parallel $(LINT_PATHS)

@@ -10,9 +10,15 @@ extension ConformanceCommand {
         static let configuration = CommandConfiguration(
             commandName: "dashboard",
             abstract:
-                "Write a static HTML dashboard (one self-contained file) from the conformance, stress and mutation reports present.",
+                """
+                Write a static HTML dashboard (one self-contained file) from the conformance, stress and mutation \
+                reports present.
+                """,
             discussion:
-                "Reports named with a flag must exist; by default, what is missing is left out. Exit status: 0, or 64 for bad usage."
+                """
+                Reports named with a flag must exist; by default, what is missing is left out. Exit status: 0, or 64 \
+                for bad usage.
+                """
         )
 
         @Option(help: "The conformance report (default: Reports/conformance.json, if present).")
@@ -60,14 +66,21 @@ extension ConformanceCommand {
             let earlier = stressReport.flatMap { History.load(history ?? "Reports/stress", before: $0) } ?? []
             guard conformanceReport != nil || stressReport != nil || mutationReport != nil else {
                 throw ValidationError(
-                    "no reports to show: run `make conformance` or `make stress` first, or name them with --conformance and --stress"
+                    """
+                    no reports to show: run `make conformance` or `make stress` first, or name them with \
+                    --conformance and --stress
+                    """
                 )
             }
             let page = try Dashboard.html(
                 conformance: conformanceReport, stress: stressReport, history: earlier, mutation: mutationReport)
             try Data(page.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
             print(
-                "dashboard: \(output) (\(conformanceReport == nil ? "no conformance report" : "conformance"), \(stressReport == nil ? "no stress report" : "stress"), \(mutationReport == nil ? "no mutation report" : "mutation"), \(earlier.count) earlier stress reports)"
+                """
+                dashboard: \(output) (\(conformanceReport == nil ? "no conformance report" : "conformance"), \
+                \(stressReport == nil ? "no stress report" : "stress"), \
+                \(mutationReport == nil ? "no mutation report" : "mutation"), \(earlier.count) earlier stress reports)
+                """
             )
         }
     }

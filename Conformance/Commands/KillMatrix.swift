@@ -10,9 +10,14 @@ extension ConformanceCommand {
         static let configuration = CommandConfiguration(
             commandName: "mutants",
             abstract:
-                "Check that the rules catch every mutant: each one's rule --runs times, or (--all-rules) the whole catalogue once.",
+                """
+                Check that the rules catch every mutant: each one's rule --runs times, or (--all-rules) the whole \
+                catalogue once.
+                """,
             discussion:
-                "Exit status: 0 when every run caught its mutant, 1 when a mutant escaped in some run, 64 for bad usage."
+                """
+                Exit status: 0 when every run caught its mutant, 1 when a mutant escaped in some run, 64 for bad usage.
+                """
         )
 
         @Option(help: "How many times to run each mutant's rule (this project's bar is 10).")
@@ -52,7 +57,9 @@ extension ConformanceCommand {
                 let known = Set(mutants.map(\.subject.name))
                 if let unknown = names.first(where: { !known.contains($0) && !known.contains("mutant-" + $0) }) {
                     throw ValidationError(
-                        "no mutant named '\(unknown)' in this build (optimised builds also bundle the LIN rules' mutants)"
+                        """
+                        no mutant named '\(unknown)' in this build (optimised builds also bundle the LIN rules' mutants)
+                        """
                     )
                 }
                 let wanted = Set(names.flatMap { [$0, "mutant-" + $0] })
@@ -79,7 +86,10 @@ extension ConformanceCommand {
                     subject: mutant.subject, rules: rules, timing: timing, inProcess: execution.inProcess,
                     memoryCap: execution.memoryCap)
                 printError(
-                    "\(mutant.subject.name): \(results.filter { $0.status.isFailure }.map(\.rule.rawValue).joined(separator: " "))"
+                    """
+                    \(mutant.subject.name): \
+                    \(results.filter { $0.status.isFailure }.map(\.rule.rawValue).joined(separator: " "))
+                    """
                 )
                 return ConformanceReport.SubjectReport(mutant.subject, results: results)
             }
@@ -115,6 +125,12 @@ enum KillMatrix {
         let survivors = survivors(report)
         lines.append(survivors.isEmpty ? "every mutant killed" : "SURVIVORS: \(survivors.joined(separator: ", "))")
         return lines.joined(separator: "\n")
+    }
+
+    /// The first run that did not catch the mutant, as its status and message.
+    static func escapes(_ results: [RuleResult]) -> String {
+        let escape = results.first { !($0.status == .failed || $0.status == .timeout) }
+        return escape.map { "\($0.status.rawValue) \($0.message ?? "")" } ?? ""
     }
 }
 
@@ -189,7 +205,7 @@ struct KillCount: Sendable {
             let verdict =
                 count.kills == runs
                 ? "\(count.kills)/\(runs)"
-                : "ESCAPED \(runs - count.kills) of \(runs): \(count.report.results.first { !($0.status == .failed || $0.status == .timeout) }.map { "\($0.status.rawValue) \($0.message ?? "")" } ?? "")"
+                : "ESCAPED \(runs - count.kills) of \(runs): " + KillMatrix.escapes(count.report.results)
             lines.append("  \(count.mutant.subject.name) [\(count.mutant.fault)] \(count.mutant.killer): \(verdict)")
         }
         let escaped = counts.filter { $0.kills < runs }.count

@@ -14,7 +14,12 @@ extension ConformanceCommand {
             for subject in Toolkit.current.subjects {
                 let declared = subject.declared.differences.map(\.code)
                 print(
-                    "\(subject.name.padding(toLength: 34, withPad: " ", startingAt: 0)) \(subject.kind.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \(subject.origin.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(subject.capabilities)"
+                    """
+                    \(subject.name.padding(toLength: 34, withPad: " ", startingAt: 0)) \
+                    \(subject.kind.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \
+                    \(subject.origin.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \
+                    \(subject.capabilities)
+                    """
                         + (declared.isEmpty ? "" : "; declares \(declared.joined(separator: ", "))")
                 )
             }

@@ -9,7 +9,10 @@ extension ConformanceCommand {
         static let configuration = CommandConfiguration(
             commandName: "matrix-markdown",
             abstract:
-                "Print a conformance.json report as a Markdown rule × subject matrix of its third-party subjects, every deviation explained."
+                """
+                Print a conformance.json report as a Markdown rule × subject matrix of its third-party subjects, \
+                every deviation explained.
+                """
         )
 
         @Argument(help: "The report to render.")
@@ -17,13 +20,19 @@ extension ConformanceCommand {
 
         @Option(
             help:
-                "Replace what stands between <!-- matrix:begin --> and <!-- matrix:end --> in this file, instead of printing."
+                """
+                Replace what stands between <!-- matrix:begin --> and <!-- matrix:end --> in this file, instead of \
+                printing.
+                """
         )
         var into: String?
 
         @Flag(
             help:
-                "Print the headline instead (a row per subject: rules passed, failures explained or not), between <!-- headline:begin --> and <!-- headline:end --> with --into."
+                """
+                Print the headline instead (a row per subject: rules passed, failures explained or not), between <!-- \
+                headline:begin --> and <!-- headline:end --> with --into.
+                """
         )
         var headline = false
 

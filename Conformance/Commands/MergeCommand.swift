@@ -9,7 +9,10 @@ extension ConformanceCommand {
         static let configuration = CommandConfiguration(
             abstract: "Merge the conformance.json reports of every shard of one run into the report of the whole run.",
             discussion:
-                "Exit status as for `run` (1 when a gating rule failed in any shard); 64 when the reports are not every shard of one run exactly once."
+                """
+                Exit status as for `run` (1 when a gating rule failed in any shard); 64 when the reports are not \
+                every shard of one run exactly once.
+                """
         )
 
         @Argument(help: "The shards' conformance.json reports.")

@@ -28,7 +28,10 @@ extension ConformanceCommand {
 
         @Option(
             help:
-                "The package's product that runs the rules: this tool, built from the mutated copy (default: this executable's name)."
+                """
+                The package's product that runs the rules: this tool, built from the mutated copy (default: this \
+                executable's name).
+                """
         )
         var product: String?
 
@@ -40,7 +43,10 @@ extension ConformanceCommand {
         @Option(
             name: .customLong("subject"),
             help:
-                "Subjects or groups whose rules judge the mutants (repeatable or comma-separated; default: the tool's default subjects)."
+                """
+                Subjects or groups whose rules judge the mutants (repeatable or comma-separated; default: the tool's \
+                default subjects).
+                """
         )
         var subjects: [String] = []
 
@@ -57,7 +63,10 @@ extension ConformanceCommand {
 
         @Option(
             help:
-                "The JSON file of mutants declared equivalent (default: mutation-equivalents.json in the package, if present)."
+                """
+                The JSON file of mutants declared equivalent (default: mutation-equivalents.json in the package, if \
+                present).
+                """
         )
         var equivalents: String?
 
@@ -77,7 +86,10 @@ extension ConformanceCommand {
 
         @Option(
             help:
-                "Seconds a rule may run with a mutant on beyond four times its unmutated time before the mutant counts as hung."
+                """
+                Seconds a rule may run with a mutant on beyond four times its unmutated time before the mutant counts \
+                as hung.
+                """
         )
         var mutantTimeout: Double = 10
 
@@ -89,7 +101,10 @@ extension ConformanceCommand {
 
         @Flag(
             help:
-                "Do not run the mutants declared equivalent again (quicker; a declaration a stronger rule now refutes goes unnoticed until a run without this flag)."
+                """
+                Do not run the mutants declared equivalent again (quicker; a declaration a stronger rule now refutes \
+                goes unnoticed until a run without this flag).
+                """
         )
         var trustEquivalents = false
 

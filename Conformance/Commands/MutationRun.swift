@@ -38,7 +38,10 @@ struct MutationRun {
             return
         }
         printError(
-            "conformance mutate: \(manifest.mutants.count) mutants in \(manifest.files.count) files of \(workspace.targetPath)"
+            """
+            conformance mutate: \(manifest.mutants.count) mutants in \(manifest.files.count) files of \
+            \(workspace.targetPath)
+            """
         )
         for round in 1...12 {
             let errors = try workspace.build(targetOnly: true)

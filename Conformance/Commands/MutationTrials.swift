@@ -73,7 +73,12 @@ struct MutationTrials {
                 "baseline \(subject.name): \(outcomes.filter { $0.status == .passed }.count) passed"
                     + (broken.isEmpty
                         ? ""
-                        : "; with every mutant off, \(broken.map { "\($0.id) \($1.status.rawValue)" }.joined(separator: ", ")): those rules kill nothing here (if the package's own build passes them, the schemata changed its meaning: a mutator bug)")
+                        : """
+                        ; with every mutant off, \
+                        \(broken.map { "\($0.id) \($1.status.rawValue)" }.joined(separator: ", ")): those rules \
+                        kill nothing here (if the package's own build passes them, the schemata changed its \
+                        meaning: a mutator bug)
+                        """)
             )
         }
         let reach = Self.reach(log: (try? String(contentsOf: log, encoding: .utf8)) ?? "", rules: rules.map(\.id))

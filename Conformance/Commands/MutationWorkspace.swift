@@ -61,7 +61,10 @@ struct MutationWorkspace {
         }
         guard let found = description.targets.first(where: { $0.name == target }) else {
             throw ValidationError(
-                "no target '\(target)' in \(package.path); it has \(description.targets.map(\.name).sorted().joined(separator: ", "))"
+                """
+                no target '\(target)' in \(package.path); it has \
+                \(description.targets.map(\.name).sorted().joined(separator: ", "))
+                """
             )
         }
         return found.path

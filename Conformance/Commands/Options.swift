@@ -18,7 +18,9 @@ struct RuleSelection: ParsableArguments {
         }
         for name in try nonEmptyList(categories, option: "--category") where Self.category(named: name) == nil {
             throw ValidationError(
-                "unknown category '\(name)'; use one of \(Rule.Category.allCases.map(\.rawValue).joined(separator: ", "))"
+                """
+                unknown category '\(name)'; use one of \(Rule.Category.allCases.map(\.rawValue).joined(separator: ", "))
+                """
             )
         }
     }
@@ -51,7 +53,10 @@ struct ExecutionOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "GiB of resident memory a worker may reach before the rule it runs is stopped with an error (default: half the machine's).",
+            """
+            GiB of resident memory a worker may reach before the rule it runs is stopped with an error (default: half \
+            the machine's).
+            """,
             valueName: "GiB"))
     var workerMemory: Double?
 
@@ -98,7 +103,10 @@ struct TimingOptions: ParsableArguments {
 struct ExplorationOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "Seconds each model-checked (LIN) rule explores per subject at least (default 0.5, and on until its evidence came); more finds rarer races.",
+            """
+            Seconds each model-checked (LIN) rule explores per subject at least (default 0.5, and on until its \
+            evidence came); more finds rarer races.
+            """,
             valueName: "seconds"))
     var budget: Double?
 

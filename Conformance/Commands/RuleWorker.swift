@@ -32,7 +32,10 @@ enum RuleWorker {
                 if !busy.isEmpty {
                     result.message =
                         (result.message.map { $0 + " " } ?? "")
-                        + "After this rule the subject was still running work (\(busy.count) thread(s) busy: \(busy.joined(separator: ", "))); the rules after it ran in a fresh worker."
+                            + """
+                            After this rule the subject was still running work (\(busy.count) thread(s) busy: \
+                            \(busy.joined(separator: ", "))); the rules after it ran in a fresh worker.
+                            """
                 }
                 // A rule that gave up on its threads left them where they were stuck: a rule
                 // after it here would find them, and report them as its own.

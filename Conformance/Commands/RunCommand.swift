@@ -18,7 +18,10 @@ extension ConformanceCommand {
         @Option(
             name: .customLong("subject"),
             help:
-                "Subjects or groups (reference, third-party, mutant, all); repeatable or comma-separated; default: every subject but the mutants."
+                """
+                Subjects or groups (reference, third-party, mutant, all); repeatable or comma-separated; default: \
+                every subject but the mutants.
+                """
         )
         var subjects: [String] = []
 
@@ -65,7 +68,11 @@ extension ConformanceCommand {
                             inProcess: execution.inProcess, memoryCap: execution.memoryCap)
                 }
                 printError(
-                    "\(subject.name): \(results.filter { $0.status == .passed }.count) passed, \(results.filter { $0.status.isFailure }.count) not passed, \(results.filter { $0.status == .skipped }.count) skipped"
+                    """
+                    \(subject.name): \(results.filter { $0.status == .passed }.count) passed, \
+                    \(results.filter { $0.status.isFailure }.count) not passed, \
+                    \(results.filter { $0.status == .skipped }.count) skipped
+                    """
                 )
                 return (index, ConformanceReport.SubjectReport(subject, results: results))
             }
@@ -86,7 +93,10 @@ extension ConformanceCommand {
                     ? report.table().components(separatedBy: "\n\n").dropFirst().joined(separator: "\n\n")
                     : report.table())
             print(
-                "reports: \(written.map(\.path).joined(separator: ", ")) (\(String(format: "%.1f", (ContinuousClock.now - started).timeInterval)) s)"
+                """
+                reports: \(written.map(\.path).joined(separator: ", ")) \
+                (\(String(format: "%.1f", (ContinuousClock.now - started).timeInterval)) s)
+                """
             )
             if report.summary.gatingFailures > 0 { throw ExitCode.failure }
         }

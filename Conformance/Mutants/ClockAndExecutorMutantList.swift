@@ -25,7 +25,10 @@ extension Mutants {
         manualClock(.ignoresCancellation, "a parked sleeper ignores cancellation", .clk5),
         manualClock(
             .checksCancelOnlyOnEntry,
-            "checks for a cancel only as the sleep begins, not under the lock it registers under: a cancel in between is lost",
+            """
+            checks for a cancel only as the sleep begins, not under the lock it registers under: a cancel in between \
+            is lost
+            """,
             .clk5),
         manualClock(.nowIsTarget, "sleepers resume with now already at the advance's target", .clk7),
         manualClock(.registrationOrder, "resumes due sleepers in the order they registered", .clk7),
@@ -41,7 +44,8 @@ extension Mutants {
             .deregistersByDeadline,
             "a cancelled sleeper is deregistered by its deadline: with ties, a live one goes instead", .clk8),
         manualClock(
-            .cancelSwapRemoves, "cancelling swaps the last sleeper into the hole, and ties resume in list order", .clk8),
+            .cancelSwapRemoves, "cancelling swaps the last sleeper into the hole, and ties resume in list order",
+            .clk8),
         Mutant(
             subject: ConformanceSubject(
                 name: "mutant-\(FaultyImmediateClock.Fault.movesBack.rawValue)", origin: .mutant,

@@ -206,7 +206,10 @@ extension Mutants {
         ) { FaultyVirtualMutant($0) },
         faulty(
             FaultyVirtualMutant.Fault.recursionRecordsHandleLate,
-            "a recursion's run records its handle after the disposed check: a dispose between them leaves the run for a step",
+            """
+            a recursion's run records its handle after the disposed check: a dispose between them leaves the run for \
+            a step
+            """,
             .rec5
         ) { FaultyVirtualMutant($0) },
         faulty(FaultyVirtualMutant.Fault.emptyStepMovesTime, "an empty step moves time", .vt2) {

@@ -92,7 +92,10 @@ public struct Rule: Sendable, Identifiable {
         if let reason = skipReason(for: subject.capabilities) { return reason }
         if needsWallClockStep, subject.wallClockStep == nil {
             return
-                "declares no wall-clock step hook (what a scheduler does when the wall clock jumps cannot be seen from outside)"
+                """
+                declares no wall-clock step hook (what a scheduler does when the wall clock jumps cannot be seen from \
+                outside)
+                """
         }
         return nil
     }
@@ -115,7 +118,10 @@ extension Rule {
             return "(this rule applies because the subject does not claim \(names[0]); if it \(doing[0]), claim it)"
         }
         return
-            "(this rule applies because the subject claims none of \(names.joined(separator: ", ")); if it \(doing.joined(separator: ", or ")), claim that)"
+            """
+            (this rule applies because the subject claims none of \(names.joined(separator: ", ")); if it \
+            \(doing.joined(separator: ", or ")), claim that)
+            """
     }
 }
 

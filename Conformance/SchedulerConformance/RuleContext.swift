@@ -118,7 +118,10 @@ public final class RuleContext: Sendable {
             let probe = timing.mustHappen / 10
             if !runsWork(scheduler, within: probe) {
                 throw hang(
-                    "\(what()): did not happen within \(bound), and a probe scheduled then did not run within \(probe) either: the scheduler is stuck"
+                    """
+                    \(what()): did not happen within \(bound), and a probe scheduled then did not run within \(probe) \
+                    either: the scheduler is stuck
+                    """
                 )
             }
             throw RuleFailure("\(what()): did not happen within \(bound)")

@@ -66,7 +66,10 @@ public enum ConformanceRunner {
                 let result = RuleResult(
                     rule: rule.id, level: rule.level, status: .skipped, durationSeconds: 0,
                     message:
-                        "the main queue is not drained in this process (run from XCTest's main thread or the `conformance` command)"
+                        """
+                        the main queue is not drained in this process (run from XCTest's main thread or the \
+                        `conformance` command)
+                        """
                 )
                 progress(result)
                 return result

@@ -123,7 +123,10 @@ private struct IssueRecorder: Sendable {
             !expectedDeviations.contains(rule.id)
         else { return }
         var message =
-            "\(subject.name) \(rule.id) \(result.status.rawValue): \(rule.title). Observed: \(result.message ?? "nothing"). If this fails, check: \(rule.hint)"
+            """
+            \(subject.name) \(rule.id) \(result.status.rawValue): \(rule.title). Observed: \
+            \(result.message ?? "nothing"). If this fails, check: \(rule.hint)
+            """
         if let stacks = result.threadDump { message += "\nEvery thread's stack:\n\(stacks)" }
         if Test.current != nil {
             Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)

@@ -84,7 +84,10 @@ struct HarnessTool {
             let unknown = names.filter { !executables.contains($0) }
             guard unknown.isEmpty else {
                 throw Failure(
-                    "no executable target named \(unknown.joined(separator: ", ")) in \(package.displayName); executables: \(executables.joined(separator: ", "))"
+                    """
+                    no executable target named \(unknown.joined(separator: ", ")) in \(package.displayName); \
+                    executables: \(executables.joined(separator: ", "))
+                    """
                 )
             }
             return names
@@ -92,7 +95,10 @@ struct HarnessTool {
         let found = executables.filter { $0.hasSuffix(suffix) }.sorted()
         guard !found.isEmpty else {
             throw Failure(
-                "\(package.displayName) has no executable target whose name ends in `\(suffix)`: make one on SchedulerHarness (see Getting Started), or name yours with --target"
+                """
+                \(package.displayName) has no executable target whose name ends in `\(suffix)`: make one on \
+                SchedulerHarness (see Getting Started), or name yours with --target
+                """
             )
         }
         return found

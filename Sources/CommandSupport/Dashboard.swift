@@ -58,7 +58,11 @@ public enum Dashboard {
             rows.append(
                 (
                     "mutation",
-                    "\(mutation.generatedAt) · target \(mutation.target) (\(mutation.configuration)) · \(environment.cpuCount) CPUs · Swift \(environment.swiftVersion) · commit \(environment.commit ?? "unknown")\(mutation.since.map { " · changes since \($0)" } ?? "")"
+                    """
+                    \(mutation.generatedAt) · target \(mutation.target) (\(mutation.configuration)) · \
+                    \(environment.cpuCount) CPUs · Swift \(environment.swiftVersion) · commit \
+                    \(environment.commit ?? "unknown")\(mutation.since.map { " · changes since \($0)" } ?? "")
+                    """
                 ))
         }
         if let conformance {
@@ -66,7 +70,12 @@ public enum Dashboard {
             rows.append(
                 (
                     "conformance",
-                    "\(conformance.generatedAt) · \(environment.os) · \(environment.cpuCount) CPUs \(environment.architecture ?? "") · Swift \(environment.swiftVersion) · commit \(environment.commit ?? "unknown")\(environment.sanitizer.map { " · sanitizer \($0)" } ?? "") · timing scale \(conformance.timingScale.map { String($0) } ?? "1")"
+                    """
+                    \(conformance.generatedAt) · \(environment.os) · \(environment.cpuCount) CPUs \
+                    \(environment.architecture ?? "") · Swift \(environment.swiftVersion) · commit \
+                    \(environment.commit ?? "unknown")\(environment.sanitizer.map { " · sanitizer \($0)" } ?? "") · \
+                    timing scale \(conformance.timingScale.map { String($0) } ?? "1")
+                    """
                 ))
         }
         if let stress {
@@ -74,7 +83,12 @@ public enum Dashboard {
             rows.append(
                 (
                     "stress",
-                    "\(stress.generatedAt) · \(environment.os) · \(environment.cpuCount) CPUs \(environment.architecture ?? "") · Swift \(environment.swiftVersion) · commit \(environment.commit ?? "unknown") · allocator \(environment.allocator ?? "unknown") · seed \(stress.seed)\(environment.sanitizer.map { " · sanitizer \($0)" } ?? "")"
+                    """
+                    \(stress.generatedAt) · \(environment.os) · \(environment.cpuCount) CPUs \
+                    \(environment.architecture ?? "") · Swift \(environment.swiftVersion) · commit \
+                    \(environment.commit ?? "unknown") · allocator \(environment.allocator ?? "unknown") · seed \
+                    \(stress.seed)\(environment.sanitizer.map { " · sanitizer \($0)" } ?? "")
+                    """
                 ))
         }
         return "<table class=\"provenance\">"
@@ -107,10 +121,16 @@ public enum Dashboard {
                 let observed = result.message != nil && result.status != .skipped
                 let target = observed ? "#\(anchor)" : "#rule-\(id)"
                 html +=
-                    "<td class=\"\(status)\"><a href=\"\(target)\" title=\"\(escape("\(status)\(result.message.map { ": \($0)" } ?? "")"))\">\(symbol(status))</a></td>"
+                    """
+                    <td class=\"\(status)\"><a href=\"\(target)\" \
+                    title=\"\(escape("\(status)\(result.message.map { ": \($0)" } ?? "")"))\">\(symbol(status))</a></td>
+                    """
                 if observed, let message = result.message {
                     observations.append(
-                        "<li id=\"\(anchor)\"><b class=\"\(status)\">\(status)</b> \(escape(subject.name)) × <a href=\"#rule-\(id)\">\(id)</a>: \(escape(message))</li>"
+                        """
+                        <li id=\"\(anchor)\"><b class=\"\(status)\">\(status)</b> \(escape(subject.name)) × <a \
+                        href=\"#rule-\(id)\">\(id)</a>: \(escape(message))</li>
+                        """
                     )
                 }
             }
@@ -125,62 +145,16 @@ public enum Dashboard {
         return html
     }
 
-    /// The score, per operator and per file, which rules kill most, and every survivor with
-    /// its code and the rules that ran.
-    private static func mutationSection(_ report: MutationReport) -> String {
-        let total = report.total
-        var html =
-            "<h2 id=\"mutation\">Mutation analysis of \(escape(report.target))</h2>\n<p>"
-            + String(
-                format:
-                    "Score %.1f %%: %d of %d scored mutants killed; %d survived (%d reached by no rule); %d declared equivalent; %d did not compile.",
-                total.score, total.killed, total.mutants - total.equivalent - total.errors,
-                total.survived + total.uncovered, total.uncovered, total.equivalent, report.notCompiled.count)
-            + "</p>\n"
-        for (title, groups) in [("operator", report.byOperator), ("file", report.byFile)] {
-            html +=
-                "<div class=\"scroll\"><table class=\"runs\"><thead><tr><th>\(title)</th><th>mutants</th><th>killed</th><th>survived</th><th>uncovered</th><th>equivalent</th><th>score</th></tr></thead><tbody>\n"
-            for (name, tally) in groups {
-                html +=
-                    "<tr><td>\(escape(name))</td><td>\(tally.mutants)</td><td>\(tally.killed)</td><td>\(tally.survived)</td><td>\(tally.uncovered)</td><td>\(tally.equivalent)</td><td>\(String(format: "%.1f %%", tally.score))</td></tr>\n"
-            }
-            html += "</tbody></table></div>\n"
-        }
-        // The kill matrix, folded by rule: how many mutants each rule killed first.
-        let killers = Dictionary(grouping: report.mutants.compactMap(\.killedBy), by: \.rule).mapValues(\.count)
-            .sorted { ($1.value, $0.key) < ($0.value, $1.key) }
-        if !killers.isEmpty {
-            html +=
-                "<h3>Rules that killed first</h3>\n<p class=\"killers\">"
-                + killers.map { "<a href=\"#rule-\(escape($0.key))\">\(escape($0.key))</a> \($0.value)" }.joined(
-                    separator: " · ") + "</p>\n"
-        }
-        let survivors = report.mutants.filter { $0.verdict == .survived || $0.verdict == .uncovered }
-        if !survivors.isEmpty {
-            html += "<h3>Survivors</h3>\n<ul class=\"observations\">\n"
-            for survivor in survivors {
-                let ran =
-                    survivor.verdict == .uncovered
-                    ? "reached by no rule"
-                    : "ran " + survivor.trials.prefix(10).map { "\($0.rule)@\($0.subject)" }.joined(separator: ", ")
-                        + (survivor.trials.count > 10 ? " and \(survivor.trials.count - 10) more" : "")
-                html +=
-                    "<li id=\"mutant-\(survivor.id)\"><b class=\"failed\">\(survivor.verdict.rawValue)</b> \(escape("\(survivor.file):\(survivor.line)")) <i>\(escape(survivor.operator))</i> in <code>\(escape(survivor.context))</code>: \(escape(survivor.change)); \(escape(ran))</li>\n"
-            }
-            html += "</ul>\n"
-        }
-        for wrong in report.wronglyDeclared {
-            html +=
-                "<p><b class=\"failed\">declared equivalent but killed</b> \(escape("#\(wrong.id) \(wrong.file):\(wrong.line) \(wrong.change)")): remove its declaration.</p>\n"
-        }
-        return html
-    }
-
     private static func rules(_ report: ConformanceReport) -> String {
         var html = "<h2>Rules</h2>\n<dl class=\"rules\">\n"
         for rule in report.rules {
             html +=
-                "<dt id=\"rule-\(escape(rule.id.rawValue))\">\(escape(rule.id.rawValue)) <small>\(rule.level.rawValue)</small> \(escape(rule.title))</dt><dd><p>\(escape(rule.rationale))</p><p><i>If it fails, check:</i> \(escape(rule.hint))</p></dd>\n"
+                """
+                <dt id=\"rule-\(escape(rule.id.rawValue))\">\(escape(rule.id.rawValue)) \
+                <small>\(rule.level.rawValue)</small> \
+                \(escape(rule.title))</dt><dd><p>\(escape(rule.rationale))</p><p><i>If it fails, check:</i> \
+                \(escape(rule.hint))</p></dd>\n
+                """
         }
         return html + "</dl>\n"
     }
@@ -189,32 +163,53 @@ public enum Dashboard {
         var html =
             "<h2>Stress</h2>\n<p>\(report.summary.sentence).</p>\n"
         html +=
-            "<div class=\"scroll\"><table class=\"runs\"><thead><tr><th>scenario</th><th>subject</th><th>status</th><th>operations/s</th><th>p50 ns</th><th>p99 ns</th><th>allocations/op</th><th>ratio to baseline</th></tr></thead><tbody>\n"
+            """
+            <div class=\"scroll\"><table \
+            class=\"runs\"><thead><tr><th>scenario</th><th>subject</th><th>status</th><th>operations/s</th><th>p50 \
+            ns</th><th>p99 ns</th><th>allocations/op</th><th>ratio to baseline</th></tr></thead><tbody>\n
+            """
         for run in report.runs where run.status != .skipped {
             let latency = run.latencyNanoseconds
             html +=
-                "<tr><td>\(escape(run.scenario.rawValue))</td><td>\(escape(run.subject))</td><td class=\"\(run.status.rawValue)\" title=\"\(escape(run.message ?? ""))\">\(run.status.rawValue)</td>"
+                """
+                <tr><td>\(escape(run.scenario.rawValue))</td><td>\(escape(run.subject))</td><td \
+                class=\"\(run.status.rawValue)\" title=\"\(escape(run.message ?? ""))\">\(run.status.rawValue)</td>
+                """
             html +=
-                "<td>\(format(run.throughputPerSecond))</td><td>\(latency.map { String($0.p50) } ?? "")</td><td>\(latency.map { String($0.p99) } ?? "")</td>"
+                "<td>\(format(run.throughputPerSecond))</td><td>\(latency.map { String($0.p50) } ?? "")</td>"
+                + "<td>\(latency.map { String($0.p99) } ?? "")</td>"
             html +=
-                "<td>\(run.allocations.map { format($0.perOperation) } ?? "")</td><td>\(run.ratioToBaseline.map { String(format: "%.2f", $0) } ?? "")</td></tr>\n"
+                "<td>\(run.allocations.map { format($0.perOperation) } ?? "")</td>"
+                + "<td>\(run.ratioToBaseline.map { String(format: "%.2f", $0) } ?? "")</td></tr>\n"
         }
         html += "</tbody></table></div>\n"
         html += "<h3>Latency percentiles</h3>\n<div class=\"charts\" id=\"latency\"></div>\n"
         html += "<h3>Latency histograms</h3>\n<div class=\"charts\" id=\"histograms\"></div>\n"
         html +=
-            "<h3>Benchmarks: cost relative to the bare baseline, and allocations</h3>\n<div class=\"charts\" id=\"benchmarks\"></div>\n"
+            """
+            <h3>Benchmarks: cost relative to the bare baseline, and allocations</h3>\n<div class=\"charts\" \
+            id=\"benchmarks\"></div>\n
+            """
         if report.runs.contains(where: { $0.memory != nil }) {
             html +=
-                "<h3>Soak: the heap and resident memory as the actions add up (a leak raises the floor)</h3>\n<div class=\"charts\" id=\"soak\"></div>\n"
+                """
+                <h3>Soak: the heap and resident memory as the actions add up (a leak raises the floor)</h3>\n<div \
+                class=\"charts\" id=\"soak\"></div>\n
+                """
         }
         if report.runs.contains(where: { $0.growth != nil }) {
             html +=
-                "<h3>Growth: cost per action as the work queued grows (k in time ∝ nᵏ)</h3>\n<div class=\"charts\" id=\"growth\"></div>\n"
+                """
+                <h3>Growth: cost per action as the work queued grows (k in time ∝ nᵏ)</h3>\n<div class=\"charts\" \
+                id=\"growth\"></div>\n
+                """
         }
         if !history.isEmpty {
             html +=
-                "<h3>Trends over the last \(min(history.count + 1, trendRuns)) runs</h3>\n<div class=\"charts\" id=\"trends\"></div>\n"
+                """
+                <h3>Trends over the last \(min(history.count + 1, trendRuns)) runs</h3>\n<div class=\"charts\" \
+                id=\"trends\"></div>\n
+                """
         }
         return html
     }

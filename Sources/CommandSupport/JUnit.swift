@@ -41,11 +41,13 @@ package struct JUnit {
             let skipped = count { if case .skipped = $0 { true } else { false } }
             let time = suite.cases.reduce(0) { $0 + $1.seconds }
             xml +=
-                #"  <testsuite name="\#(escape(suite.name))" tests="\#(suite.cases.count)" failures="\#(failures)" errors="\#(errors)" skipped="\#(skipped)" time="\#(format(time))">"#
+                #"  <testsuite name="\#(escape(suite.name))" tests="\#(suite.cases.count)" failures="\#(failures)""#
+                + #" errors="\#(errors)" skipped="\#(skipped)" time="\#(format(time))">"#
                 + "\n"
             for test in suite.cases {
                 xml +=
-                    #"    <testcase classname="\#(escape(test.classname))" name="\#(escape(test.name))" time="\#(format(test.seconds))""#
+                    #"    <testcase classname="\#(escape(test.classname))" name="\#(escape(test.name))""#
+                    + #" time="\#(format(test.seconds))""#
                 switch test.outcome {
                 case .passed:
                     xml += "/>\n"
@@ -54,7 +56,10 @@ package struct JUnit {
                     xml += ">\n      <failure message=\"\(escape(message))\">\(escape(details))</failure>\n"
                 case .error(let type, let message, let details):
                     xml +=
-                        ">\n      <error type=\"\(escape(type))\" message=\"\(escape(message))\">\(escape(details))</error>\n"
+                        """
+                        >\n      <error type=\"\(escape(type))\" \
+                        message=\"\(escape(message))\">\(escape(details))</error>\n
+                        """
                 case .skipped(let message): xml += ">\n      <skipped message=\"\(escape(message))\"/>\n"
                 case .note(let text): xml += ">\n      <system-out>\(escape(text))</system-out>\n"
                 }

@@ -13,7 +13,10 @@ extension StressCommand {
             abstract:
                 "Allocate a known number of objects on several threads and read the count back (must be within 1%).",
             discussion:
-                "Runs in a child process on jemalloc when it is installed. Exit status: 0 within 1% (or no jemalloc, reported as allocator system), 1 outside, 64 bad usage."
+                """
+                Runs in a child process on jemalloc when it is installed. Exit status: 0 within 1% (or no jemalloc, \
+                reported as allocator system), 1 outside, 64 bad usage.
+                """
         )
 
         @Option(help: "Allocating threads.")

@@ -22,7 +22,10 @@ extension StressCommand {
 
         @Option(
             help:
-                "A folder of earlier reports (the nightly history): judge against the last --last of them with a rank test instead of against one --baseline."
+                """
+                A folder of earlier reports (the nightly history): judge against the last --last of them with a rank \
+                test instead of against one --baseline.
+                """
         )
         var history: String?
 
@@ -38,7 +41,10 @@ extension StressCommand {
         @Option(
             name: .customLong("threshold"),
             help:
-                "metric=percent, repeatable; metrics: throughput, p99, ratio, allocations. With --history, the smallest change of the median that counts."
+                """
+                metric=percent, repeatable; metrics: throughput, p99, ratio, allocations. With --history, the \
+                smallest change of the median that counts.
+                """
         )
         var thresholds: [String] = []
 
@@ -90,7 +96,10 @@ extension StressCommand {
                     percent >= 0
                 else {
                     throw ValidationError(
-                        "bad threshold '\(entry)': use metric=percent with metric one of \(Comparison.Metric.allCases.map(\.rawValue).joined(separator: ", "))"
+                        """
+                        bad threshold '\(entry)': use metric=percent with metric one of \
+                        \(Comparison.Metric.allCases.map(\.rawValue).joined(separator: ", "))
+                        """
                     )
                 }
                 result[metric] = percent
@@ -135,7 +144,10 @@ enum Comparison {
     private static func newFailure(_ run: StressRun, earlier: StressRun?) -> String? {
         guard run.status.isFailure, earlier.map({ !$0.status.isFailure }) ?? true else { return nil }
         return
-            "\(run.scenario) × \(run.subject): now \(run.status.rawValue)\(earlier == nil ? " (not in the baseline)" : "") — \(run.message ?? "")"
+            """
+            \(run.scenario) × \(run.subject): now \
+            \(run.status.rawValue)\(earlier == nil ? " (not in the baseline)" : "") — \(run.message ?? "")
+            """
     }
 
     /// The verdict from what was found, improvements reported only when nothing regressed.
@@ -163,12 +175,19 @@ enum Comparison {
         var regressions: [String] = []
         var improvements: [String] = []
         var notes = [
-            "judged against \(history.count) earlier run\(history.count == 1 ? "" : "s") (\(history.first?.generatedAt ?? "") … \(history.last?.generatedAt ?? "")) with a Mann–Whitney U test at alpha \(alpha)"
+            """
+            judged against \(history.count) earlier run\(history.count == 1 ? "" : "s") \
+            (\(history.first?.generatedAt ?? "") … \(history.last?.generatedAt ?? "")) with a Mann–Whitney U test at \
+            alpha \(alpha)
+            """
         ]
         let singleFloor = 1 / Double(history.count + 1)
         if singleFloor >= alpha {
             notes.append(
-                "with \(history.count) earlier runs, a single value cannot reach p < \(alpha) (at best \(String(format: "%.3g", singleFloor))): only metrics measured in rounds are judged tonight"
+                """
+                with \(history.count) earlier runs, a single value cannot reach p < \(alpha) (at best \
+                \(String(format: "%.3g", singleFloor))): only metrics measured in rounds are judged tonight
+                """
             )
         }
         for run in current.runs where run.status != .skipped {
@@ -192,7 +211,10 @@ enum Comparison {
                 let change = (tonight - was) / was * 100
                 let gain = metric.higherIsBetter ? change : -change
                 let line =
-                    "\(name) \(metric.rawValue): median \(String(format: "%.3g", was)) over \(passing.count) runs → \(String(format: "%.3g", tonight)) (\(String(format: "%+.1f", change))%)"
+                    """
+                    \(name) \(metric.rawValue): median \(String(format: "%.3g", was)) over \(passing.count) runs → \
+                    \(String(format: "%.3g", tonight)) (\(String(format: "%+.1f", change))%)
+                    """
                 if worse < alpha && gain < -threshold {
                     regressions.append("regression: \(line), p = \(String(format: "%.2g", worse))")
                 } else if better < alpha && gain > threshold {
@@ -239,7 +261,10 @@ enum Comparison {
                 let change = (now - was) / was * 100
                 let better = metric.higherIsBetter ? change : -change
                 let line =
-                    "\(name) \(metric.rawValue): \(String(format: "%.3g", was)) → \(String(format: "%.3g", now)) (\(String(format: "%+.1f", change))%)"
+                    """
+                    \(name) \(metric.rawValue): \(String(format: "%.3g", was)) → \(String(format: "%.3g", now)) \
+                    (\(String(format: "%+.1f", change))%)
+                    """
                 if better < -threshold {
                     regressions.append("regression: " + line)
                 } else if better > threshold {
@@ -251,7 +276,10 @@ enum Comparison {
             sameAllocator
             ? []
             : [
-                "allocators differ (\(baseline.environment.allocator ?? "unknown") vs \(current.environment.allocator ?? "unknown")): allocations not compared"
+                """
+                allocators differ (\(baseline.environment.allocator ?? "unknown") vs \
+                \(current.environment.allocator ?? "unknown")): allocations not compared
+                """
             ]
         return verdict(notes: notes, regressions: regressions, improvements: improvements)
     }

@@ -9,7 +9,10 @@ extension StressCommand {
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "Write a stress report in Bencher's Metric Format (bmf) or as JMH's JSON results (jmh), for existing trend services.",
+                """
+                Write a stress report in Bencher's Metric Format (bmf) or as JMH's JSON results (jmh), for existing \
+                trend services.
+                """,
             discussion: "Only passing runs are exported. Exit status: 0, or 64 for bad usage or an unreadable report."
         )
 

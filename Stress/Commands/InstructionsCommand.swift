@@ -45,7 +45,10 @@ extension StressCommand {
 
         @Option(
             help:
-                "Children under callgrind at once; default: the machine's cores. Each counts its own process only, so they do not disturb one another's counts."
+                """
+                Children under callgrind at once; default: the machine's cores. Each counts its own process only, so \
+                they do not disturb one another's counts.
+                """
         )
         var jobs: Int?
 
@@ -92,7 +95,10 @@ extension StressCommand {
             let unknown = names.subtracting(HotPath.allCases.map(\.rawValue))
             guard unknown.isEmpty else {
                 throw ValidationError(
-                    "unknown path \(unknown.sorted().joined(separator: ", ")); known: \(HotPath.allCases.map(\.rawValue).joined(separator: ", "))"
+                    """
+                    unknown path \(unknown.sorted().joined(separator: ", ")); known: \
+                    \(HotPath.allCases.map(\.rawValue).joined(separator: ", "))
+                    """
                 )
             }
             return HotPath.allCases.filter { names.contains($0.rawValue) }
@@ -146,7 +152,10 @@ extension StressCommand {
             }
             guard committed.toolchains[toolchain] != nil else {
                 print(
-                    "no committed counts for \(toolchain) in \(baselines): nothing judged (--update-baselines writes them)"
+                    """
+                    no committed counts for \(toolchain) in \(baselines): nothing judged (--update-baselines writes \
+                    them)
+                    """
                 )
                 return
             }
@@ -275,21 +284,4 @@ extension StressCommand {
         }
     }
 
-    /// The child of `instructions`: runs one hot path, under callgrind.
-    struct MeasurePath: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "measure-path", abstract: "Run one hot path (the child of `instructions`).",
-            shouldDisplay: false)
-
-        @Option var path: String
-        @Option var operations: Int
-
-        func run() throws {
-            guard let hotPath = HotPath(rawValue: path) else { throw ValidationError("unknown path \(path)") }
-            do { try hotPath.run(operations) } catch {
-                print("error: \(error)")
-                throw ExitCode(StressExit.failed)
-            }
-        }
-    }
 }

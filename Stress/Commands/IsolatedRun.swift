@@ -40,8 +40,11 @@ enum IsolatedRun {
             run = StressRun(
                 scenario: scenario, subject: subject, threads: plan.threads, seed: plan.seed, status: .error,
                 message:
-                    "the subject grew to \(Supervisor.gibibytes(bytes)) of resident memory, past the worker's cap; it was killed"
-                    + (stacks == nil ? " (gdb unavailable: no stacks)" : ""),
+                    """
+                    the subject grew to \(Supervisor.gibibytes(bytes)) of resident memory, past the worker's cap; it \
+                    was killed
+                    """
+                        + (stacks == nil ? " (gdb unavailable: no stacks)" : ""),
                 durationSeconds: seconds, diagnostics: stacks)
         case .crashed(let seconds, let reason, let standardError):
             run = StressRun(

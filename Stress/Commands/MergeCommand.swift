@@ -9,7 +9,10 @@ extension StressCommand {
         static let configuration = CommandConfiguration(
             abstract: "Merge the reports of every shard of one stress run into the report of the whole run.",
             discussion:
-                "Writes <UTC timestamp>.json, latest.json and latest.junit.xml as `run` does. Exit status as for `run`; 64 when the reports are not every shard of one run exactly once."
+                """
+                Writes <UTC timestamp>.json, latest.json and latest.junit.xml as `run` does. Exit status as for \
+                `run`; 64 when the reports are not every shard of one run exactly once.
+                """
         )
 
         @Argument(help: "The shards' reports (each shard's latest.json).")

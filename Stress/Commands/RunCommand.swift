@@ -9,7 +9,10 @@ extension StressCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run scenarios × subjects and write Reports/stress/<UTC timestamp>.json and latest.json.",
             discussion:
-                "Exit status: 0 when no reference subject shows a forbidden outcome, a timeout or an error; 1 otherwise; 64 for bad usage."
+                """
+                Exit status: 0 when no reference subject shows a forbidden outcome, a timeout or an error; 1 \
+                otherwise; 64 for bad usage.
+                """
         )
 
         @Option(name: .customLong("scenario"), help: "Scenarios (repeatable or comma-separated); default: all.")
@@ -18,7 +21,10 @@ extension StressCommand {
         @Option(
             name: .customLong("subject"),
             help:
-                "Subjects or groups (reference, third-party, mutant, all); repeatable or comma-separated; default: every subject but the mutants."
+                """
+                Subjects or groups (reference, third-party, mutant, all); repeatable or comma-separated; default: \
+                every subject but the mutants.
+                """
         )
         var subjects: [String] = []
 
@@ -94,7 +100,10 @@ extension StressCommand {
             let preload = allocator == "system" ? nil : JemallocLibrary.path
             let applicableHere = mine.filter { plans[$0].0.skipReason(for: plans[$0].1) == nil }.count
             printError(
-                "stress: \(shard.map { "\($0), " } ?? "")\(applicableHere) runs of \(String(format: "%.1f", perRun)) s, \(threads) threads, seed \(seed), allocator \(preload == nil ? "system" : "jemalloc")"
+                """
+                stress: \(shard.map { "\($0), " } ?? "")\(applicableHere) runs of \(String(format: "%.1f", perRun)) \
+                s, \(threads) threads, seed \(seed), allocator \(preload == nil ? "system" : "jemalloc")
+                """
             )
             var runs: [StressRun] = []
             for index in mine {

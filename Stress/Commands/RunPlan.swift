@@ -15,7 +15,10 @@ enum ScenarioSelection {
         return try names.compactMap { name in
             guard let scenario = StressCatalogue.scenario(ScenarioID(rawValue: name)) else {
                 throw ValidationError(
-                    "unknown scenario '\(name)'; known: \((StressCatalogue.all + StressCatalogue.optIn).map(\.id.rawValue).joined(separator: ", "))"
+                    """
+                    unknown scenario '\(name)'; known: \
+                    \((StressCatalogue.all + StressCatalogue.optIn).map(\.id.rawValue).joined(separator: ", "))
+                    """
                 )
             }
             return seen.insert(scenario.id).inserted ? scenario : nil
@@ -33,7 +36,10 @@ struct RunPlan: Sendable {
 
     /// The command line that repeats this run.
     var reproduce: String {
-        "\(CommandLine.arguments[0]) run --scenario \(scenario) --subject \(subject) --seed \(seed) --duration \(durationSeconds) --threads \(threads)"
+        """
+        \(CommandLine.arguments[0]) run --scenario \(scenario) --subject \(subject) --seed \(seed) --duration \
+        \(durationSeconds) --threads \(threads)
+        """
     }
 
     var workerArguments: [String] {

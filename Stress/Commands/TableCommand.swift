@@ -18,7 +18,10 @@ extension StressCommand {
 
         @Option(
             help:
-                "Replace what stands between <!-- stress:begin --> and <!-- stress:end --> in this file, instead of printing."
+                """
+                Replace what stands between <!-- stress:begin --> and <!-- stress:end --> in this file, instead of \
+                printing.
+                """
         )
         var into: String?
 
@@ -41,13 +44,18 @@ extension StressCommand {
             ]
             let others = scenarios.filter { benchmarks[$0] == nil }
             var lines = [
-                "Generated from one `stress` run (`make matrix`) on \(report.environment.os), \(report.environment.cpuCount) cores, "
-                    + "allocator \(report.environment.allocator ?? "unknown"), \(report.generatedAt); do not edit by hand.",
-                "Cost: nanoseconds per scheduled action, and its ratio to a bare serial `DispatchQueue.async` measured "
-                    + "in the same process in alternation (for an executor, per job against a bare serial `DispatchQueue` "
-                    + "executor; for a manual clock, per sleep against tasks parked on bare continuations); allocations per action or job beyond that baseline (jemalloc only). Growth: k in time ∝ nᵏ "
-                    + "as the work queued grows from 10³ to 10⁶ actions (≤ 1.1 does not grow). "
-                    + "Then each scenario's status: " + RuleResult.Status.legend,
+                """
+                Generated from one `stress` run (`make matrix`) on \(report.environment.os), \
+                \(report.environment.cpuCount) cores, allocator \(report.environment.allocator ?? "unknown"), \
+                \(report.generatedAt); do not edit by hand.
+                """,
+                """
+                Cost: nanoseconds per scheduled action, and its ratio to a bare serial `DispatchQueue.async` measured \
+                in the same process in alternation (for an executor, per job against a bare serial `DispatchQueue` \
+                executor; for a manual clock, per sleep against tasks parked on bare continuations); allocations per \
+                action or job beyond that baseline (jemalloc only). Growth: k in time ∝ nᵏ as the work queued grows \
+                from 10³ to 10⁶ actions (≤ 1.1 does not grow). Then each scenario's status:
+                """ + " " + RuleResult.Status.legend,
                 "",
                 row(["subject", "origin", "ns/op", "× bare", "extra allocs/op", "growth k"] + others.map(\.rawValue)),
                 row(["---", "---", "--:", "--:", "--:", "--:"] + others.map { _ in ":-:" }),

@@ -27,7 +27,10 @@ public enum AllocationCalibration {
             }
             let error = (Double(counted) - Double(expected)) / Double(expected) * 100
             return
-                "allocator \(allocator): expected \(expected) allocations, counted \(counted) (\(String(format: "%+.3f", error))%) — \(passed ? "within" : "OUTSIDE") 1%"
+                """
+                allocator \(allocator): expected \(expected) allocations, counted \(counted) \
+                (\(String(format: "%+.3f", error))%) — \(passed ? "within" : "OUTSIDE") 1%
+                """
         }
     }
 

@@ -11,7 +11,8 @@ import Synchronization
 ///
 /// Every path keeps its queue busy (the work is submitted in one burst behind a first action
 /// that holds the queue, then drained), so what is counted is the operation, not a worker
-/// thread parking and waking between two of them. Two bare Dispatch paths are the baselines the queue's paths are compared with.
+/// thread parking and waking between two of them. Two bare Dispatch paths are the baselines
+/// the queue's paths are compared with.
 public enum HotPath: String, CaseIterable, Sendable, Codable {
     /// A bare serial `DispatchQueue.async` and the block's run: the baseline of
     /// `queue-schedule-run`.

@@ -131,7 +131,11 @@ public struct InstructionReport: Codable, Equatable, Sendable {
         paths.filter(\.regressed).map { entry in
             let baseline = entry.baseline!
             return
-                "\(entry.path): \(Self.format(entry.cost.instructions)) instructions and \(Self.format(entry.cost.allocations)) allocations per operation, committed \(Self.format(baseline.instructions)) and \(Self.format(baseline.allocations))"
+                """
+                \(entry.path): \(Self.format(entry.cost.instructions)) instructions and \
+                \(Self.format(entry.cost.allocations)) allocations per operation, committed \
+                \(Self.format(baseline.instructions)) and \(Self.format(baseline.allocations))
+                """
         }
     }
 

@@ -21,9 +21,12 @@ import Testing
 
                 Thread 0 "worker" crashed:
 
-                  0 [inlined] [system] 0x00005617d43cfd8b Swift runtime failure: precondition failure in tool at //<compiler-generated>
-                  1                    0x00005617d43cfd8b MockClock.advance(to:) + 11 in tool at /src/Sources/Mock/Clock.swift:42:9
-                  2                    0x00005617d43cfe00 closure #1 in clockRules() + 80 in tool at /src/.build/checkouts/scheduler-behaviour/Conformance/SchedulerConformance/Rules/ClockRules.swift:80:5
+                  0 [inlined] [system] 0x00005617d43cfd8b Swift runtime failure: precondition failure in tool at \
+                //<compiler-generated>
+                  1                    0x00005617d43cfd8b MockClock.advance(to:) + 11 in tool at \
+                /src/Sources/Mock/Clock.swift:42:9
+                  2                    0x00005617d43cfe00 closure #1 in clockRules() + 80 in tool at \
+                /src/.build/checkouts/scheduler-behaviour/Conformance/SchedulerConformance/Rules/ClockRules.swift:80:5
                 ...
 
                 Backtrace took 0.37s
@@ -77,7 +80,10 @@ import Testing
                 """)
         #expect(
             diagnosis.summary
-                == "crashed in MockClock.sleep(until:tolerance:) at Clock.swift:2: Bad pointer dereference at 0x00007fff43be4ff8"
+                == """
+                crashed in MockClock.sleep(until:tolerance:) at Clock.swift:2: Bad pointer dereference at \
+                0x00007fff43be4ff8
+                """
         )
     }
 
@@ -85,7 +91,10 @@ import Testing
     /// supervisor runs it again under gdb, whose stack of the dying thread is read here.
     @Test func aSilentCrashRunAgainUnderGdbNamesTheFrameAndTheRecursion() {
         let recursion = (4..<40).map {
-            "#\($0)  0x0000555555c741d9 in RecursesForever.schedule(_:) (action=..., self=...) at /pkg/Sources/Subjects/Subjects.swift:91"
+            """
+            #\($0)  0x0000555555c741d9 in RecursesForever.schedule(_:) (action=..., self=...) at \
+            /pkg/Sources/Subjects/Subjects.swift:91
+            """
         }
         let stack =
             ([
@@ -97,7 +106,10 @@ import Testing
             ] + recursion).joined(separator: "\n")
         #expect(
             HangDiagnosis.crashSummary(ofCrashStack: stack)
-                == "crashed in RecursesForever.schedule(_:) at Subjects.swift:91: SIGSEGV, Segmentation fault, a runaway recursion (36 of its last 40 frames)"
+                == """
+                crashed in RecursesForever.schedule(_:) at Subjects.swift:91: SIGSEGV, Segmentation fault, a \
+                runaway recursion (36 of its last 40 frames)
+                """
         )
         let once = stack.split(separator: "\n").prefix(7).joined(separator: "\n")
         #expect(

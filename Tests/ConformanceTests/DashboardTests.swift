@@ -147,7 +147,10 @@ import Testing
         #expect(planned >= 6 && Int(body.1) == planned, "charts drawn: \(body.1) of \(planned)")
         #expect(
             body.2 == "0",
-            "script errors on the page: \(dom.standardOutput.firstMatch(of: /<ul id="errors">.*?<\/ul>/).map { String($0.0) } ?? "")"
+            """
+            script errors on the page: \
+            \(dom.standardOutput.firstMatch(of: /<ul id="errors">.*?<\/ul>/).map { String($0.0) } ?? "")
+            """
         )
         #expect(!dom.standardError.contains("Uncaught"), "\(dom.standardError)")
 

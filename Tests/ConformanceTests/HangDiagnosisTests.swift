@@ -52,7 +52,8 @@ import Testing
         #0  0x00007f in __lll_lock_wait () from /lib/x86_64-linux-gnu/libc.so.6
         #1  0x00007f in pthread_mutex_lock () from /lib/x86_64-linux-gnu/libc.so.6
         #2  0x000055 in MyScheduler.schedule(_:) (self=..., action=...) at /src/Sources/Mine/MyScheduler.swift:42
-        #3  0x000055 in closure #1 in RuleContext.onThreads(_:spread:_:) () at /src/Conformance/SchedulerConformance/RuleContext.swift:310
+        #3  0x000055 in closure #1 in RuleContext.onThreads(_:spread:_:) () at \
+        /src/Conformance/SchedulerConformance/RuleContext.swift:310
         """
 
     @Test func theStuckThreadComesFirstWithItsCall() {
@@ -69,11 +70,13 @@ import Testing
             Thread 1 (Thread 0x7f00 (LWP 7) "conformance"):
             #0  0x00007f in __futex_abstimed_wait_common () from /lib/x86_64-linux-gnu/libc.so.6
             #1  0x000055 in specialized Collection.map<A, B>(_:) ()
-            #2  0x000055 in static RuleWorker.run(subject:rules:) (subject=...) at Conformance/Commands/RuleWorker.swift:18
+            #2  0x000055 in static RuleWorker.run(subject:rules:) (subject=...) at \
+            Conformance/Commands/RuleWorker.swift:18
             Thread 2 (Thread 0x7f01 (LWP 8) "rule CAN-6"):
             #0  0x00007f in __futex_abstimed_wait_common () from /lib/x86_64-linux-gnu/libc.so.6
             #1  0x000055 in Mine.schedule(_:) (self=...) at Sources/Mine/Mine.swift:11
-            #2  0x000055 in closure #1 in static RuleCatalogue.cancellation () at Conformance/SchedulerConformance/Rules/CancellationRules.swift:151
+            #2  0x000055 in closure #1 in static RuleCatalogue.cancellation () at \
+            Conformance/SchedulerConformance/Rules/CancellationRules.swift:151
             """
         #expect(
             HangDiagnosis.stuckCalls(in: dump) == [

@@ -14,11 +14,13 @@ import Testing
         Thread 5 (Thread 0x7f01 (LWP 2000000104) "producer-0"):
         #0  0x00007f in __lll_lock_wait () from /lib/x86_64-linux-gnu/libc.so.6
         #1  0x000055 in MyScheduler.schedule(_:) (self=...) at /src/Sources/Mine/MyScheduler.swift:42
-        #2  0x000055 in closure #1 in RuleContext.onThreads(_:spread:_:) () at /src/Conformance/SchedulerConformance/RuleContext.swift:310
+        #2  0x000055 in closure #1 in RuleContext.onThreads(_:spread:_:) () at \
+        /src/Conformance/SchedulerConformance/RuleContext.swift:310
         Thread 6 (Thread 0x7f02 (LWP 2000000105) "producer-1"):
         #0  0x00007f in __lll_lock_wait () from /lib/x86_64-linux-gnu/libc.so.6
         #1  0x000055 in MyScheduler.schedule(_:) (self=...) at /src/Sources/Mine/MyScheduler.swift:42
-        #2  0x000055 in closure #1 in RuleContext.onThreads(_:spread:_:) () at /src/Conformance/SchedulerConformance/RuleContext.swift:310
+        #2  0x000055 in closure #1 in RuleContext.onThreads(_:spread:_:) () at \
+        /src/Conformance/SchedulerConformance/RuleContext.swift:310
         Thread 7 (Thread 0x7f03 (LWP 2000000106) "producer-2"):
         #0  0x00007f in __futex_abstimed_wait_common () from /lib/x86_64-linux-gnu/libc.so.6
         #1  0x000055 in Signal.wait(_:) () at /src/Sources/SchedulerProbes/Signals.swift:27
@@ -31,7 +33,10 @@ import Testing
         ])
         #expect(
             report.places(in: Self.dump) == [
-                "stuck in `MyScheduler.schedule(_:)` (MyScheduler.swift:42), called from producer thread 0, producer thread 1",
+                """
+                stuck in `MyScheduler.schedule(_:)` (MyScheduler.swift:42), called from producer thread 0, producer \
+                thread 1
+                """,
                 "producer thread 2 waits outside the subject",
                 "producer thread 3 returned only after the bound",
             ])

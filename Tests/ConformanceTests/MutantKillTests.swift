@@ -61,7 +61,10 @@ import Testing
         let misses = await OwnThread.run(.mutants) { Self.misses(of: mutant, by: rule) }
         return misses.isEmpty
             ? nil
-            : "(\(mutant.fault)) escaped \(rule.id) in \(misses.count) of \(Self.runs) runs: \(misses.prefix(3).joined(separator: "; "))"
+            : """
+            (\(mutant.fault)) escaped \(rule.id) in \(misses.count) of \(Self.runs) runs: \
+            \(misses.prefix(3).joined(separator: "; "))
+            """
     }
 
     /// The runs of ``runs`` in which `rule` did not catch `mutant`, each with what it said.

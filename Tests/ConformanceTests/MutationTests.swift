@@ -113,9 +113,11 @@ import Testing
             from: Data(
                 """
                 {"files": ["Main.swift", "Queue.swift"], "switchFile": "S.swift", "mutants": [
-                  {"id": 1, "file": "Main.swift", "line": 4, "column": 1, "operator": "remove-call", "context": "drain()",
+                  {"id": 1, "file": "Main.swift", "line": 4, "column": 1, "operator": "remove-call", "context": \
+                "drain()",
                    "original": "x", "mutated": "", "occurrence": 1, "schemata": {"start": [4, 5], "end": [4, 9]}},
-                  {"id": 2, "file": "Main.swift", "line": 9, "column": 1, "operator": "remove-call", "context": "schedule()",
+                  {"id": 2, "file": "Main.swift", "line": 9, "column": 1, "operator": "remove-call", "context": \
+                "schedule()",
                    "original": "x", "mutated": "", "occurrence": 1, "schemata": {"start": [9, 5], "end": [9, 9]}},
                   {"id": 3, "file": "Queue.swift", "line": 2, "column": 1, "operator": "remove-call", "context": "f()",
                    "original": "x", "mutated": "", "occurrence": 1, "schemata": {"start": [2, 5], "end": [2, 9]}}

@@ -253,7 +253,10 @@ import Testing
         #expect(outcome.status == .exited(0), "\(outcome.output)\n\(outcome.error)")
         #expect(
             fifo.status == .failed && fifo[GrowthOutcome.superlinear]?.count == 1,
-            "array FIFO: \(fifo.status), exponent \(fifo.growth?.exponent ?? -1) over \(fifo.growth?.sizes ?? []), \(fifo.message ?? "")"
+            """
+            array FIFO: \(fifo.status), exponent \(fifo.growth?.exponent ?? -1) over \(fifo.growth?.sizes ?? []), \
+            \(fifo.message ?? "")
+            """
         )
     }
 

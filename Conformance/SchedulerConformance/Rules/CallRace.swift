@@ -210,7 +210,10 @@ extension CallRace {
                     trials: range, { thread, lag, trial in race(prepared[trial - range.lowerBound], thread, lag) })
             else {
                 throw ctx.hang(
-                    "two calls racing each other (\(pairs)) had not returned within \(ctx.timing.mustHappen), in trials \(range.lowerBound)–\(range.upperBound - 1)"
+                    """
+                    two calls racing each other (\(pairs)) had not returned within \(ctx.timing.mustHappen), in \
+                    trials \(range.lowerBound)–\(range.upperBound - 1)
+                    """
                 )
             }
             try judge(trials, Array(zip(setups, outcomes)).map { (setup: $0, outcome: $1) })
@@ -222,7 +225,10 @@ extension CallRace {
         if !covered.isComplete { covered = OffsetCoverage(reached) }
         try ctx.requireExercised(
             covered.isComplete,
-            "\(met) of \(trials) \(pairs); \(covered.shortfall): the threads' release from the barrier was skewed past what the pauses sweep"
+            """
+            \(met) of \(trials) \(pairs); \(covered.shortfall): the threads' release from the barrier was skewed past \
+            what the pauses sweep
+            """
         )
     }
 }

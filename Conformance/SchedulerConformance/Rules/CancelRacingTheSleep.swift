@@ -59,12 +59,17 @@ func cancelRacingTheSleepsStart(_ ctx: RuleContext) throws(RuleFailure) {
                 trial.spans[1].start < trial.spans[0].start ? "the cancel came first" : "the sleep started first"
             guard ended, let result = sleeper.outcome else {
                 throw RuleFailure(
-                    "a sleep cancelled as it started never ended (\(timing), trial \(trials)): its continuation was lost"
+                    """
+                    a sleep cancelled as it started never ended (\(timing), trial \(trials)): its continuation was lost
+                    """
                 )
             }
             guard result == .cancelled else {
                 throw RuleFailure(
-                    "a sleep an hour ahead, cancelled as it started, ended with \(result), not CancellationError (\(timing), trial \(trials))"
+                    """
+                    a sleep an hour ahead, cancelled as it started, ended with \(result), not CancellationError \
+                    (\(timing), trial \(trials))
+                    """
                 )
             }
             guard clock.hasRun else { return }
@@ -73,7 +78,10 @@ func cancelRacingTheSleepsStart(_ ctx: RuleContext) throws(RuleFailure) {
             let after = session.now
             try ctx.expect(
                 after == before,
-                "a sleep cancelled as it started left its wake-up on the clock: run() moved it from \(before) to \(after) (the sleep's deadline was \(deadline); \(timing), trial \(trials))"
+                """
+                a sleep cancelled as it started left its wake-up on the clock: run() moved it from \(before) to \
+                \(after) (the sleep's deadline was \(deadline); \(timing), trial \(trials))
+                """
             )
         }
     )

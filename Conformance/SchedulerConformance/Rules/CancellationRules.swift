@@ -8,43 +8,16 @@ extension RuleCatalogue {
             .can1, "disposed before start, from any thread: never runs, and its neighbours still run",
             requires: .cancellation, anyOf: [.serial, .virtualTime], excludes: .synchronous,
             rationale:
-                "Disposal is how operators stop pending work; a disposed action that runs anyway delivers events after unsubscription.",
+                """
+                Disposal is how operators stop pending work; a disposed action that runs anyway delivers events after \
+                unsubscription.
+                """,
             hint:
-                "the action checks its own handle's disposed flag before running, on every path; disposal marks that one entry (not a slot by index) and works from any thread."
-        ) { ctx throws(RuleFailure) in
-            let scheduler = ctx.makeScheduler()
-            // Held, so every action below is pending when it is disposed; half are disposed
-            // from the rule's thread, half from another one, while the worker is parked.
-            let gate = try ctx.hold(scheduler)
-            let ran = Recorder<Int>()
-            let handles = Box<[Int: any Disposable]>([:])
-            for index in 0..<40 {
-                let handle = scheduler.schedule { ran.record(index) }
-                handles.update { $0[index] = handle }
-            }
-            let later = Signal()
-            scheduler.schedule { later.fire() }
-            let disposed = Set(stride(from: 0, to: 40, by: 4)).union(stride(from: 1, to: 40, by: 4))
-            for index in disposed.sorted() where index % 4 == 0 {
-                try ctx.unwrap(handles.value[index], "`schedule` returned no handle").dispose()
-            }
-            try ctx.fromAnotherThreadIfAllowed { () throws(RuleFailure) in
-                for index in disposed.sorted() where index % 4 == 1 {
-                    try ctx.unwrap(handles.value[index], "`schedule` returned no handle").dispose()
-                }
-            }
-            gate.fire()
-            try ctx.waitFor(later, on: scheduler, "an action scheduled after the disposed ones ran")
-            try ctx.quiesce(scheduler)
-            let observed = ran.all
-            let wrongly = observed.filter { disposed.contains($0) }
-            try ctx.expect(
-                wrongly.isEmpty,
-                "\(wrongly.count) disposed actions ran (first: #\(wrongly.first ?? 0), disposed from \((wrongly.first ?? 0) % 4 == 0 ? "the scheduling thread" : "another thread"))"
-            )
-            let kept = (0..<40).filter { !disposed.contains($0) }
-            try ctx.expect(observed == kept, "the actions that were not disposed ran as \(observed), expected \(kept)")
-        },
+                """
+                the action checks its own handle's disposed flag before running, on every path; disposal marks that \
+                one entry (not a slot by index) and works from any thread.
+                """
+            , check: disposedBeforeItsTurnNeverRuns),
         Rule(
             .can2, "dispose is idempotent and `isDisposed` reports it, not whether the action ran",
             requires: .cancellation, anyOf: [.serial, .virtualTime],
@@ -77,9 +50,16 @@ extension RuleCatalogue {
             .can3, "a dispose racing the start: ran whole or never started",
             requires: [.cancellation, .asynchronous, .serial], excludes: .virtualTime,
             rationale:
-                "After `dispose()` returns, an action that had not started must never start; one that started runs to its end.",
+                """
+                After `dispose()` returns, an action that had not started must never start; one that started runs to \
+                its end.
+                """,
             hint:
-                "the disposed check and the start are one atomic step (a compare-and-swap) made when the action is about to run, not a check followed by a later start, nor one made for a whole batch or before the action ahead of it returned, nor one on another thread than the start.",
+                """
+                the disposed check and the start are one atomic step (a compare-and-swap) made when the action is \
+                about to run, not a check followed by a later start, nor one made for a whole batch or before the \
+                action ahead of it returned, nor one on another thread than the start.
+                """,
             needsIdleCores: true
         ) { ctx throws(RuleFailure) in
             try disposeRacingTheStart(ctx)
@@ -131,9 +111,14 @@ extension RuleCatalogue {
             .can6, "a repeating action disposed while no tick runs never ticks again",
             requires: .repeating, anyOf: [.serial, .virtualTime],
             rationale:
-                "Polling and heartbeats are stopped by disposal; after `dispose()` returns, not one more tick may start.",
+                """
+                Polling and heartbeats are stopped by disposal; after `dispose()` returns, not one more tick may start.
+                """,
             hint:
-                "disposal cancels the timer source (or marks the entry so it is not re-armed), and a tick already queued checks the flag before running.",
+                """
+                disposal cancels the timer source (or marks the entry so it is not re-armed), and a tick already \
+                queued checks the flag before running.
+                """,
             check: repeatingDisposedBetweenTicksNeverTicksAgain),
         Rule(
             .can7, "disposing one timer leaves another alone",
@@ -161,9 +146,15 @@ extension RuleCatalogue {
             .can8, "a repeating timer keeps firing when the caller drops its handle",
             requires: .repeating, excludes: .cancelsWhenReleased,
             rationale:
-                "Only disposal stops a timer; ReactiveCocoa users hit timers that died silently when the handle was released.",
+                """
+                Only disposal stops a timer; ReactiveCocoa users hit timers that died silently when the handle was \
+                released.
+                """,
             hint:
-                "the timer (or its source) is kept alive by the scheduler or by its own handler, not only by the returned handle."
+                """
+                the timer (or its source) is kept alive by the scheduler or by its own handler, not only by the \
+                returned handle.
+                """
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let weak = WeakDisposable()
@@ -191,9 +182,17 @@ extension RuleCatalogue {
             .can9, "an action's closure is released after it ran, even while its handle is held",
             anyOf: [.serial, .virtualTime, .synchronous, .trampoline],
             rationale:
-                "Whatever an action captured (a subscriber, a buffer) must be freed once it ran, or every scheduled action leaks; users keep handles for a subscription's whole life, so a handle that keeps the closure leaks it just the same.",
+                """
+                Whatever an action captured (a subscriber, a buffer) must be freed once it ran, or every scheduled \
+                action leaks; users keep handles for a subscription's whole life, so a handle that keeps the closure \
+                leaks it just the same.
+                """,
             hint:
-                "the scheduler drops its reference to the closure after calling it (no cache of past actions, no cycle through the handle); the handle of a plain, delayed or recursive action does not keep the closure once it ran, nor a disposed repeating timer's handle its tick closure.",
+                """
+                the scheduler drops its reference to the closure after calling it (no cache of past actions, no cycle \
+                through the handle); the handle of a plain, delayed or recursive action does not keep the closure \
+                once it ran, nor a disposed repeating timer's handle its tick closure.
+                """,
             needsIdleCores: true
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
@@ -235,9 +234,16 @@ extension RuleCatalogue {
             "a disposed repeating timer keeps nothing alive: its handle and its scheduler are freed once dropped",
             requires: .repeating,
             rationale:
-                "Polling and heartbeats are started and disposed all day; a timer source that disposal does not tear down keeps firing into nothing and keeps its handle, its scheduler and all they hold for the life of the process.",
+                """
+                Polling and heartbeats are started and disposed all day; a timer source that disposal does not tear \
+                down keeps firing into nothing and keeps its handle, its scheduler and all they hold for the life of \
+                the process.
+                """,
             hint:
-                "disposing cancels the underlying timer (a Dispatch source, a scheduled task), which then lets go of its handler and with it the handle and the scheduler it runs as."
+                """
+                disposing cancels the underlying timer (a Dispatch source, a scheduled task), which then lets go of \
+                its handler and with it the handle and the scheduler it runs as.
+                """
         ) { ctx throws(RuleFailure) in
             try disposedTimersKeepNothingAlive(ctx)
         },
@@ -246,9 +252,17 @@ extension RuleCatalogue {
             "a concurrent scheduler releases every closure once it ran, or once it was disposed and its handle dropped",
             requires: .concurrent,
             rationale:
-                "A concurrent scheduler sees the most work of all (every background fetch, every parallel map); one closure kept in a thousand, or the last one, or every cancelled one, leaks whatever they captured for the life of the process.",
+                """
+                A concurrent scheduler sees the most work of all (every background fetch, every parallel map); one \
+                closure kept in a thousand, or the last one, or every cancelled one, leaks whatever they captured for \
+                the life of the process.
+                """,
             hint:
-                "the pool drops its reference to each closure after calling it or skipping it (no history, no `lastAction` for debugging, no list of cancelled work), and a handle does not keep its closure once the work ran."
+                """
+                the pool drops its reference to each closure after calling it or skipping it (no history, no \
+                `lastAction` for debugging, no list of cancelled work), and a handle does not keep its closure once \
+                the work ran.
+                """
         ) { ctx throws(RuleFailure) in
             try concurrentClosuresReleased(ctx)
         },

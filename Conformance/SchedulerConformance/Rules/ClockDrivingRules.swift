@@ -9,9 +9,15 @@ extension RuleCatalogue {
             .clk6,
             "instant arithmetic keeps its laws a century either side of now, and `minimumResolution` is not negative",
             rationale:
-                "Deadlines far in the future ('never') and far in the past are common; instants stored in 64-bit nanoseconds with wrapping arithmetic turn them into the opposite (SE-0329's laws).",
+                """
+                Deadlines far in the future ('never') and far in the past are common; instants stored in 64-bit \
+                nanoseconds with wrapping arithmetic turn them into the opposite (SE-0329's laws).
+                """,
             hint:
-                "instants and their `advanced(by:)` and `duration(to:)` use the 128-bit `Duration` (or checked arithmetic), never wrapping 64-bit nanoseconds; `minimumResolution` is zero or more."
+                """
+                instants and their `advanced(by:)` and `duration(to:)` use the 128-bit `Duration` (or checked \
+                arithmetic), never wrapping 64-bit nanoseconds; `minimumResolution` is zero or more.
+                """
         ) { ctx throws(RuleFailure) in
             let session = ClockSession(ctx)
             let resolution = session.clock.minimumResolution()
@@ -23,9 +29,16 @@ extension RuleCatalogue {
             .clk7, "advancing resumes due sleepers in deadline order, each seeing `now` equal to its deadline",
             requires: .virtualTime,
             rationale:
-                "Tests of timeouts and retries advance a test clock past several deadlines at once and expect what happens at 1 s to happen before 2 s, at 1 s.",
+                """
+                Tests of timeouts and retries advance a test clock past several deadlines at once and expect what \
+                happens at 1 s to happen before 2 s, at 1 s.
+                """,
             hint:
-                "an advance moves time to each due deadline in turn (earliest first), resumes that sleeper and lets it run before moving on, then moves to the target; sleepers are kept sorted by deadline, not by registration."
+                """
+                an advance moves time to each due deadline in turn (earliest first), resumes that sleeper and lets it \
+                run before moving on, then moves to the target; sleepers are kept sorted by deadline, not by \
+                registration.
+                """
         ) { ctx throws(RuleFailure) in
             let session = ClockSession(ctx)
             let start = session.now
@@ -53,12 +66,24 @@ extension RuleCatalogue {
         },
         Rule(
             .clk8,
-            "sleepers with the same deadline resume in the order they went to sleep, each once, wherever they stand among other sleepers and whichever of them were cancelled",
+            """
+            sleepers with the same deadline resume in the order they went to sleep, each once, wherever they stand \
+            among other sleepers and whichever of them were cancelled
+            """,
             requires: .virtualTime,
             rationale:
-                "Simultaneous timers firing in registration order is what makes virtual-time tests repeatable (the field has shipped test clocks that do not, some only when nothing is due before the ties); cancelling one of them must take out that one, and leave its neighbours in their order.",
+                """
+                Simultaneous timers firing in registration order is what makes virtual-time tests repeatable (the \
+                field has shipped test clocks that do not, some only when nothing is due before the ties); cancelling \
+                one of them must take out that one, and leave its neighbours in their order.
+                """,
             hint:
-                "sort sleepers by (deadline, sequence number), with a stable sort or a sequence tie-break; a new sleeper goes after every sleeper due no later than it, never before its equals (mind `<=` in a fast path for the front or the back); resume ties FIFO; cancellation removes the sleeper by its identity (not the first entry with its deadline) and keeps the others' order (no swap-with-last removal)."
+                """
+                sort sleepers by (deadline, sequence number), with a stable sort or a sequence tie-break; a new \
+                sleeper goes after every sleeper due no later than it, never before its equals (mind `<=` in a fast \
+                path for the front or the back); resume ties FIFO; cancellation removes the sleeper by its identity \
+                (not the first entry with its deadline) and keeps the others' order (no swap-with-last removal).
+                """
         ) { ctx throws(RuleFailure) in
             let session = ClockSession(ctx)
             // Ties with nothing due before them: the front of a sorted list.
@@ -95,12 +120,23 @@ extension RuleCatalogue {
         },
         Rule(
             .clk9,
-            "a cancelled sleeper is deregistered: `run()` neither waits for it nor moves time to its deadline, nor loses a neighbour sharing it",
+            """
+            a cancelled sleeper is deregistered: `run()` neither waits for it nor moves time to its deadline, nor \
+            loses a neighbour sharing it
+            """,
             requires: .virtualTime,
             rationale:
-                "A cancelled sleep left in a test clock's list makes the next advance or run jump time to a deadline nobody waits for, and resumes a finished sleep; one deregistered by its deadline takes a live sleeper sharing it, which then never wakes.",
+                """
+                A cancelled sleep left in a test clock's list makes the next advance or run jump time to a deadline \
+                nobody waits for, and resumes a finished sleep; one deregistered by its deadline takes a live sleeper \
+                sharing it, which then never wakes.
+                """,
             hint:
-                "the cancellation handler removes the sleeper from the clock's list at once, by its identity (a sequence number, not its deadline), not when the cancelled task next runs. A clock with no `run()` passes nil for it in its adapter (never a run made of advances): this rule then judges an advance."
+                """
+                the cancellation handler removes the sleeper from the clock's list at once, by its identity (a \
+                sequence number, not its deadline), not when the cancelled task next runs. A clock with no `run()` \
+                passes nil for it in its adapter (never a run made of advances): this rule then judges an advance.
+                """
         ) { ctx throws(RuleFailure) in
             let session = ClockSession(ctx)
             let start = session.now
@@ -129,16 +165,26 @@ extension RuleCatalogue {
             try session.expectResumed([0, 2], of: tied, at: deadline, woke: woke, after: "after run()")
             try ctx.expect(
                 session.now == deadline,
-                "run() moved time to \(session.now - start) after the start: the cancelled sleeper's deadline was still registered"
+                """
+                run() moved time to \(session.now - start) after the start: the cancelled sleeper's deadline was \
+                still registered
+                """
             )
         },
         Rule(
             .clk10, "`run()` resumes every sleeper, those that sleep again included, and returns when none is left",
             requires: .virtualTime,
             rationale:
-                "'Run until quiet' is how a test lets a whole asynchronous flow finish: a run that only wakes the sleepers present when it began leaves the flow half-way; one that never returns hangs the test.",
+                """
+                'Run until quiet' is how a test lets a whole asynchronous flow finish: a run that only wakes the \
+                sleepers present when it began leaves the flow half-way; one that never returns hangs the test.
+                """,
             hint:
-                "loop until the sleeper list is empty, re-reading it after each resumed sleeper has run, not over a snapshot taken at the start. A clock with no `run()` passes nil for it in its adapter: this rule then judges one advance over the whole chain."
+                """
+                loop until the sleeper list is empty, re-reading it after each resumed sleeper has run, not over a \
+                snapshot taken at the start. A clock with no `run()` passes nil for it in its adapter: this rule then \
+                judges one advance over the whole chain.
+                """
         ) { ctx throws(RuleFailure) in
             let session = ClockSession(ctx)
             let start = session.now
@@ -158,7 +204,10 @@ extension RuleCatalogue {
             _ = try session.outcome(of: single, "a sleeper 2.5 s ahead, after \(driving)")
             try ctx.expect(
                 chained == .returned(at: start + .seconds(3)),
-                "the chain ended with \(chained) after \(steps.all.count) of 3 sleeps, expected to return at \(start + .seconds(3))"
+                """
+                the chain ended with \(chained) after \(steps.all.count) of 3 sleeps, expected to return at \
+                \(start + .seconds(3))
+                """
             )
             try ctx.expect(
                 session.now == start + .seconds(3),
@@ -169,9 +218,17 @@ extension RuleCatalogue {
             level: .stochastic,
             excludes: [.virtualTime, .synchronous],
             rationale:
-                "A sleep that oversleeps by far breaks timeouts and frame pacing; the bound is calibrated on this machine at start-up. Stochastic because no evidence can settle it: the bound is absolute, and when the clock's own timer thread woke the sleeper is invisible to the suite, so an oversleep on a loaded machine cannot be told from a slow clock.",
+                """
+                A sleep that oversleeps by far breaks timeouts and frame pacing; the bound is calibrated on this \
+                machine at start-up. Stochastic because no evidence can settle it: the bound is absolute, and when \
+                the clock's own timer thread woke the sleeper is invisible to the suite, so an oversleep on a loaded \
+                machine cannot be told from a slow clock.
+                """,
             hint:
-                "the sleep is armed on the right clock with a small tolerance, and nothing serialises sleepers behind each other."
+                """
+                the sleep is armed on the right clock with a small tolerance, and nothing serialises sleepers behind \
+                each other.
+                """
         ) { ctx throws(RuleFailure) in
             let session = ClockSession(ctx)
             var worst = Duration.zero

@@ -9,9 +9,15 @@ extension RuleCatalogue {
             Rule(
                 .clk1, "`now` never decreases, on one thread or handed between threads",
                 rationale:
-                    "Elapsed times, deadlines and timeouts are differences of `now`: one step back makes a duration negative and a deadline that passed come back (SE-0329).",
+                    """
+                    Elapsed times, deadlines and timeouts are differences of `now`: one step back makes a duration \
+                    negative and a deadline that passed come back (SE-0329).
+                    """,
                 hint:
-                    "`now` reads one monotonic source for every thread (not a per-thread or per-core counter, nor a wall clock), and a manual clock's time is read under the same lock that moves it."
+                    """
+                    `now` reads one monotonic source for every thread (not a per-thread or per-core counter, nor a \
+                    wall clock), and a manual clock's time is read under the same lock that moves it.
+                    """
             ) { ctx throws(RuleFailure) in
                 let session = ClockSession(ctx)
                 var last = session.now
@@ -62,85 +68,25 @@ extension RuleCatalogue {
             Rule(
                 .clk2, "`sleep(until:)` never returns before its deadline on that clock",
                 rationale:
-                    "'Until' means at or after: a sleep that returns early makes every timeout, debounce and retry built on it early too.",
+                    """
+                    'Until' means at or after: a sleep that returns early makes every timeout, debounce and retry \
+                    built on it early too.
+                    """,
                 hint:
-                    "the remaining time is converted without rounding down (to whole milliseconds, say) and on the clock the deadline belongs to; a manual clock resumes a sleeper only once its time reaches the deadline, not one tick before, and a deadline at the last nanosecond it can count (2⁶³−1 ns) is due then, not never."
-            ) { ctx throws(RuleFailure) in
-                let session = ClockSession(ctx)
-                guard session.clock.capabilities.contains(.virtualTime) else {
-                    // Deadlines just short of whole milliseconds: a sleep that rounds down wakes
-                    // 950 µs early. The task may then wait longer than that for a core before it
-                    // reads the clock, so the clock is also read on the thread that hands the
-                    // task back, as it does (the last hand-back before the sleep returned is its
-                    // wake; a correct clock makes none before its deadline). That thread may be
-                    // as late: with six busy loops on the two cores one such sleep hid the
-                    // rounding in 25 runs of 30, and five judged by the task's reading alone in
-                    // 1 of 10. Twenty (70 ms) hid it in none of 30.
-                    let timeMovesByItself = !session.clock.capabilities.contains(.synchronous)
-                    for index in 0..<20 {
-                        let span = Duration.milliseconds(1 + index % 4) + .microseconds(950)
-                        let deadline = Lock<Duration?>(nil)
-                        let handedBack = Lock<Duration?>(nil)
-                        let clock = session.clock
-                        let sleeper = session.start(resumed: { handedBack.withLock { $0 = clock.now() } }) { clock in
-                            let due = clock.now() + span
-                            deadline.withLock { $0 = due }
-                            try await clock.sleepUntil(due, nil)
-                        }
-                        let outcome = try session.outcome(of: sleeper, "sleep(until: now + \(span))")
-                        guard case .returned(let woke) = outcome, let due = deadline.withLock({ $0 }) else {
-                            throw RuleFailure("sleep(until: now + \(span)) ended with \(outcome)")
-                        }
-                        // Only where time moves by itself: a clock whose sleeps move its time
-                        // (an immediate clock) may hand the task back before it does so.
-                        let handed = timeMovesByItself ? handedBack.withLock { $0 } : nil
-                        let seen = min(woke, handed ?? woke)
-                        try ctx.expect(
-                            seen >= due,
-                            "sleep(until: now + \(span)) woke \(due - seen) before its deadline (the clock's time as the task was handed back \(handed.map { "\($0)" } ?? "unseen"), as its body read it after the sleep \(woke), the deadline \(due))"
-                        )
-                    }
-                    return
-                }
-                // One tick past the clock's origin: a clock that treats every deadline up to its
-                // first tick as the origin wakes it before time moves.
-                let tick = max(session.clock.minimumResolution(), .nanoseconds(1))
-                let first = try session.parkedSleeper(until: session.now + tick, "a sleeper one tick ahead")
-                try session.advance(by: .zero)
-                try ctx.expect(
-                    first.outcome == nil, "a sleeper one tick ahead resumed at \(session.now), before time moved")
-                try session.advance(by: tick)
-                _ = try session.outcome(of: first, "a sleeper one tick ahead, once the clock moved by a tick,")
-                let deadline = session.now + .seconds(10)
-                let sleeper = try session.parkedSleeper(until: deadline, "a sleeper 10 s ahead")
-                let outcome = try session.wakeExactly(sleeper, at: deadline, "a sleeper 10 s ahead")
-                guard case .returned(let woke) = outcome else { throw RuleFailure("the sleeper ended with \(outcome)") }
-                try ctx.expect(woke >= deadline, "the sleeper saw \(woke), before its deadline \(deadline)")
-                // A deadline an attosecond past a whole second: a clock that rounds it down (or
-                // ignores a fraction that small) wakes early; it is due at the next tick.
-                let between = session.now + .seconds(1) + Duration(secondsComponent: 0, attosecondsComponent: 1)
-                let fractional = try session.parkedSleeper(
-                    until: between, "a sleeper an attosecond past a whole second")
-                try session.advance(by: .seconds(1))
-                try ctx.expect(
-                    fractional.outcome == nil,
-                    "a sleeper until \(between) resumed at \(session.now), before its deadline")
-                try session.advance(by: tick)
-                _ = try session.outcome(
-                    of: fractional, "a sleeper an attosecond past a whole second, once the clock reached the next tick,"
-                )
-                // The last nanosecond a signed 64-bit count holds, from the origin of a fresh
-                // clock: a clock that keeps deadlines as such a count (with anything past it as
-                // "never") must keep this one, due when its time gets there.
-                let fresh = ClockSession(ctx)
-                let last = Duration.nanoseconds(Int64.max)
-                let far = try fresh.parkedSleeper(until: last, "a sleeper until 2⁶³−1 ns past the clock's origin")
-                _ = try fresh.wakeExactly(far, at: last, "a sleeper until 2⁶³−1 ns past the clock's origin")
-            },
+                    """
+                    the remaining time is converted without rounding down (to whole milliseconds, say) and on the \
+                    clock the deadline belongs to; a manual clock resumes a sleeper only once its time reaches the \
+                    deadline, not one tick before, and a deadline at the last nanosecond it can count (2⁶³−1 ns) is \
+                    due then, not never.
+                    """
+                , check: sleepNeverReturnsBeforeItsDeadline),
             Rule(
                 .clk3, "`sleep(for: d)` is `sleep(until: now + d)`, measured from when it is called",
                 rationale:
-                    "Most code sleeps for a duration; one measured from a stale instant (the clock's creation, the last advance) returns early or oversleeps by the staleness.",
+                    """
+                    Most code sleeps for a duration; one measured from a stale instant (the clock's creation, the \
+                    last advance) returns early or oversleeps by the staleness.
+                    """,
                 hint:
                     "`sleep(for:)` reads `now` at the call, on the same clock, and sleeps until that plus the duration."
             ) { ctx throws(RuleFailure) in
@@ -170,9 +116,18 @@ extension RuleCatalogue {
             Rule(
                 .clk4, "a deadline at or before `now` returns without waiting for time to move",
                 rationale:
-                    "Code computes deadlines that have already passed all the time; a test clock that parks such a sleep until the next advance hangs the test that never advances again, and one whose sleeps set its time sends it back to the past deadline.",
+                    """
+                    Code computes deadlines that have already passed all the time; a test clock that parks such a \
+                    sleep until the next advance hangs the test that never advances again, and one whose sleeps set \
+                    its time sends it back to the past deadline.
+                    """,
                 hint:
-                    "compare the deadline with `now` using `<=`, before registering a sleeper; a manual clock must not wait for its next tick; a clock whose sleeps move its time moves it only forwards. A manual clock that parks `sleep(until: now)` until its next advance by design declares `.dueSleep(.parksUntilNextAdvance)`."
+                    """
+                    compare the deadline with `now` using `<=`, before registering a sleeper; a manual clock must not \
+                    wait for its next tick; a clock whose sleeps move its time moves it only forwards. A manual clock \
+                    that parks `sleep(until: now)` until its next advance by design declares \
+                    `.dueSleep(.parksUntilNextAdvance)`.
+                    """
             ) { ctx throws(RuleFailure) in
                 let session = ClockSession(ctx)
                 if session.clock.capabilities.contains(.virtualTime) {
@@ -190,22 +145,35 @@ extension RuleCatalogue {
                         if !ownExecutor {
                             try ctx.expect(
                                 atNow.outcome == nil,
-                                "sleep(until: now) ended with \(atNow.outcome!) before any advance, though the subject declares \(Declaration.dueSleep(.parksUntilNextAdvance)) (a clock that returns at once declares nothing)"
+                                """
+                                sleep(until: now) ended with \(atNow.outcome!) before any advance, though the subject \
+                                declares \(Declaration.dueSleep(.parksUntilNextAdvance)) (a clock that returns at \
+                                once declares nothing)
+                                """
                             )
                             try session.advance(by: .zero)
                         }
                         try ctx.expect(
                             atNow.outcome != nil,
-                            "sleep(until: now) still sleeps after advance(by: .zero), though the subject declares it parks only until the next advance"
+                            """
+                            sleep(until: now) still sleeps after advance(by: .zero), though the subject declares it \
+                            parks only until the next advance
+                            """
                         )
                     }
                     try ctx.expect(
                         atNow.outcome != nil,
-                        "sleep(until: now) waits for the clock to move (a clock that parks it until its next advance by design declares \(Declaration.dueSleep(.parksUntilNextAdvance)))"
+                        """
+                        sleep(until: now) waits for the clock to move (a clock that parks it until its next advance \
+                        by design declares \(Declaration.dueSleep(.parksUntilNextAdvance)))
+                        """
                     )
                     try ctx.expect(
                         atNow.outcome == .returned(at: start) && past.outcome == .returned(at: start),
-                        "due sleeps ended with \(atNow.outcome!) and \(past.outcome!), expected both to return at \(start)"
+                        """
+                        due sleeps ended with \(atNow.outcome!) and \(past.outcome!), expected both to return at \
+                        \(start)
+                        """
                     )
                     return
                 }
@@ -227,9 +195,18 @@ extension RuleCatalogue {
                 .clk5,
                 "cancelling a task throws `CancellationError` from its sleep at once, suspended or about to sleep",
                 rationale:
-                    "Structured concurrency cancels by waking sleepers: a sleep that ignores cancellation keeps a cancelled task, and everything waiting for it, alive until its deadline.",
+                    """
+                    Structured concurrency cancels by waking sleepers: a sleep that ignores cancellation keeps a \
+                    cancelled task, and everything waiting for it, alive until its deadline.
+                    """,
                 hint:
-                    "the sleep checks cancellation first (before comparing the deadline with `now`) and installs a cancellation handler that resumes the suspended sleeper with `CancellationError` (withTaskCancellationHandler), and a manual clock deregisters it there; a cancel that arrives while the sleep is still registering must find what it withdraws (the wake-up recorded where the cancel looks, in the same critical section that checks for it).",
+                    """
+                    the sleep checks cancellation first (before comparing the deadline with `now`) and installs a \
+                    cancellation handler that resumes the suspended sleeper with `CancellationError` \
+                    (withTaskCancellationHandler), and a manual clock deregisters it there; a cancel that arrives \
+                    while the sleep is still registering must find what it withdraws (the wake-up recorded where the \
+                    cancel looks, in the same critical section that checks for it).
+                    """,
                 // Its racing part pins two threads on the cores (``CallRace``).
                 needsIdleCores: true
             ) { ctx throws(RuleFailure) in
@@ -267,7 +244,10 @@ extension RuleCatalogue {
                 guard sleeper.finished.wait(virtual ? .zero : ctx.timing.mustHappen), let outcome = sleeper.outcome
                 else {
                     throw RuleFailure(
-                        "a parked sleeper was cancelled but still sleeps \(virtual ? "(the clock did not move)" : "after \(ctx.timing.mustHappen)")"
+                        """
+                        a parked sleeper was cancelled but still sleeps \
+                        \(virtual ? "(the clock did not move)" : "after \(ctx.timing.mustHappen)")
+                        """
                     )
                 }
                 guard case .cancelled = outcome else {

@@ -22,22 +22,32 @@ import Synchronization
 ///
 /// The phase is exercised when producers' `schedule` calls overlapped each other while both
 /// kept their cores (a producer preempted inside its call overlaps everything and proves
-/// nothing), found the scheduler idle and found it busy, each at least `wanted` times. It always makes five runs,
-/// since a fault at the idle edge needs two arrivals just as the worker runs dry (with three
-/// runs a mutant of that shape escaped one run in twenty), and up to twenty until exercised (a loaded machine takes more);
-/// then it calls itself inconclusive.
+/// nothing), found the scheduler idle and found it busy, each at least `wanted` times. It
+/// always makes five runs, since a fault at the idle edge needs two arrivals just as the
+/// worker runs dry, and up to twenty until exercised (a loaded machine takes more); then it
+/// calls itself inconclusive.
 func exclusiveWithCloseProducers(_ ctx: RuleContext) throws(RuleFailure) {
     var seen = CloseProducerRun()
     for run in 0..<20 where run < 5 || !seen.exercised {
         seen.add(try closeProducersRun(ctx, seed: UInt64(run)))
         try ctx.expect(
             seen.overlaps == 0,
-            "\(seen.overlaps) of \(seen.actions) actions started while another was running, with producers on distinct cores scheduling close together (\(seen.contended) calls overlapped another producer's, \(seen.idle) found the scheduler idle, \(seen.busy) found it running an action, \(seen.held) actions of overlapping calls or of calls that found it idle waited for a successor)"
+            """
+            \(seen.overlaps) of \(seen.actions) actions started while another was running, with producers on distinct \
+            cores scheduling close together (\(seen.contended) calls overlapped another producer's, \(seen.idle) \
+            found the scheduler idle, \(seen.busy) found it running an action, \(seen.held) actions of overlapping \
+            calls or of calls that found it idle waited for a successor)
+            """
         )
     }
     try ctx.requireExercised(
         seen.exercised,
-        "producers scheduling close together met the scheduler too rarely: \(seen.contended) calls overlapped another producer's, \(seen.idle) found it idle and \(seen.busy) found it running (\(CloseProducerRun.wanted) of each are needed), and \(seen.held) actions of overlapping calls or of calls that found it idle waited for a successor (\(CloseProducerRun.heldWanted) are needed)"
+        """
+        producers scheduling close together met the scheduler too rarely: \(seen.contended) calls overlapped another \
+        producer's, \(seen.idle) found it idle and \(seen.busy) found it running (\(CloseProducerRun.wanted) of each \
+        are needed), and \(seen.held) actions of overlapping calls or of calls that found it idle waited for a \
+        successor (\(CloseProducerRun.heldWanted) are needed)
+        """
     )
 }
 

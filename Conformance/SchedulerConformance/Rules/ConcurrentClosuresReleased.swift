@@ -27,7 +27,10 @@ func concurrentClosuresReleased(_ ctx: RuleContext) throws(RuleFailure) {
     }
     if !live.waitForNone(within: ctx.timing.mustHappen) {
         throw RuleFailure(
-            "\(live.count) of \(count) closures were still alive \(ctx.timing.mustHappen) after all of them ran (their handles held)"
+            """
+            \(live.count) of \(count) closures were still alive \(ctx.timing.mustHappen) after all of them ran (their \
+            handles held)
+            """
         )
     }
     withExtendedLifetime(handles) {}
@@ -38,7 +41,10 @@ func concurrentClosuresReleased(_ ctx: RuleContext) throws(RuleFailure) {
     }
     if !live.waitForNone(within: ctx.timing.mustHappen) {
         throw RuleFailure(
-            "\(live.count) of \(count) disposed actions' closures were still alive \(ctx.timing.mustHappen) after they were disposed and their handles dropped"
+            """
+            \(live.count) of \(count) disposed actions' closures were still alive \(ctx.timing.mustHappen) after they \
+            were disposed and their handles dropped
+            """
         )
     }
 }

@@ -56,6 +56,9 @@ func concurrentTimersAllTick(_ ctx: RuleContext) throws(RuleFailure) {
     try ctx.waitFor(everyPlain, on: scheduler, "the plain actions scheduled between the timers ran")
     try ctx.waitFor(
         everyTick, on: scheduler,
-        "every one of \(total) repeating timers started from \(producers) threads at once ticked (\(missing.value.timers) never did)"
+        """
+        every one of \(total) repeating timers started from \(producers) threads at once ticked \
+        (\(missing.value.timers) never did)
+        """
     )
 }

@@ -9,9 +9,15 @@ extension RuleCatalogue {
             requires: .tracksCurrent,
             excludes: .threadConfined,
             rationale:
-                "Operators such as ReactiveCocoa's `subscribeOn` and the subscription scheduler decide where to run by asking for the current scheduler.",
+                """
+                Operators such as ReactiveCocoa's `subscribeOn` and the subscription scheduler decide where to run by \
+                asking for the current scheduler.
+                """,
             hint:
-                "actions are wrapped in `CurrentScheduler.run(as: self)`, on every path (fast path, nested, drained from a backlog)."
+                """
+                actions are wrapped in `CurrentScheduler.run(as: self)`, on every path (fast path, nested, drained \
+                from a backlog).
+                """
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let seen = Box<[Bool]>([])
@@ -63,7 +69,10 @@ extension RuleCatalogue {
             .cur3, "the scheduler is current inside repeating actions",
             requires: [.tracksCurrent, .repeating],
             rationale:
-                "ReactiveCocoa's repeating timer ran the raw block, so `current` was nil inside it: a known gap that broke nested scheduling.",
+                """
+                ReactiveCocoa's repeating timer ran the raw block, so `current` was nil inside it: a known gap that \
+                broke nested scheduling.
+                """,
             hint: "the timer's event handler runs the action as the current scheduler too."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
@@ -90,10 +99,16 @@ extension RuleCatalogue {
             requires: .tracksCurrent, anyOf: [.synchronous, .trampoline],
             excludes: .threadConfined,
             rationale:
-                "Restoration: a scheduler that leaves itself current makes later code on that thread believe it runs on it.",
+                """
+                Restoration: a scheduler that leaves itself current makes later code on that thread believe it runs \
+                on it.
+                """,
             hint: "the previous value is put back (or cleared) in a `defer`, also when the drain ends.",
             guarantee:
-                "`CurrentScheduler.run(as:)`, the only way to set the current scheduler, always restores the previous value; no scheduler built on this package can leave itself current."
+                """
+                `CurrentScheduler.run(as:)`, the only way to set the current scheduler, always restores the previous \
+                value; no scheduler built on this package can leave itself current.
+                """
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let after = try ctx.onFreshThread { () -> Bool in
@@ -110,7 +125,10 @@ extension RuleCatalogue {
             hint:
                 "remember the previous value before setting yourself, and restore that value rather than clearing it.",
             guarantee:
-                "`CurrentScheduler.run(as:)` restores the previous value, not nil, so an outer scheduler is always current again; that the nested action sees its own scheduler is what CUR-1 judges."
+                """
+                `CurrentScheduler.run(as:)` restores the previous value, not nil, so an outer scheduler is always \
+                current again; that the nested action sees its own scheduler is what CUR-1 judges.
+                """
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let outer = ImmediateScheduler.shared
@@ -128,7 +146,10 @@ extension RuleCatalogue {
             .cur6, "hops A → B → A see the right scheduler each time",
             requires: [.tracksCurrent, .asynchronous],
             rationale:
-                "Work hops between schedulers (observeOn); each hop must see its own scheduler, and returning must see A again.",
+                """
+                Work hops between schedulers (observeOn); each hop must see its own scheduler, and returning must see \
+                A again.
+                """,
             hint: "the current value is set per action, not cached per thread or per queue."
         ) { ctx throws(RuleFailure) in
             let a = ctx.makeScheduler()
@@ -158,9 +179,15 @@ extension RuleCatalogue {
             .cur7, "each worker of a concurrent scheduler sees it as current, also while others run",
             requires: [.tracksCurrent, .concurrent],
             rationale:
-                "On a concurrent queue, one worker finishing must not clear the value another worker set, and work that spills onto a second worker must see its scheduler too.",
+                """
+                On a concurrent queue, one worker finishing must not clear the value another worker set, and work \
+                that spills onto a second worker must see its scheduler too.
+                """,
             hint:
-                "the current value lives in thread-local storage and is set around every action on every worker (not only on the first worker, or the fast path)."
+                """
+                the current value lives in thread-local storage and is set around every action on every worker (not \
+                only on the first worker, or the fast path).
+                """
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let wrong = Recorder<String>()
@@ -178,7 +205,10 @@ extension RuleCatalogue {
                     if met { overlapped.update { $0 += 1 } }
                     if !(before && CurrentScheduler.value === scheduler) {
                         wrong.record(
-                            "pair \(pair): the waiting worker\(before ? " lost it when its partner finished" : " never saw it")"
+                            """
+                            pair \(pair): the waiting \
+                            worker\(before ? " lost it when its partner finished" : " never saw it")
+                            """
                         )
                     }
                     done.record(pair)
@@ -204,11 +234,17 @@ extension RuleCatalogue {
             requires: [.mainThread, .tracksCurrent],
             rationale: "UI code must run on the main thread; ReactiveCocoa answers the main-thread scheduler there.",
             hint:
-                "actions go to the main queue (not a queue targeting it from elsewhere), and the main queue is being drained."
+                """
+                actions go to the main queue (not a queue targeting it from elsewhere), and the main queue is being \
+                drained.
+                """
         ) { ctx throws(RuleFailure) in
             guard ctx.mainThreadDriven else {
                 throw RuleFailure(
-                    "the main thread is not driven in this process (run from XCTest's main thread or the `conformance` command)",
+                    """
+                    the main thread is not driven in this process (run from XCTest's main thread or the `conformance` \
+                    command)
+                    """,
                     kind: .skipped)
             }
             let scheduler = ctx.makeScheduler()

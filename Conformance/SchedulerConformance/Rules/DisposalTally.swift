@@ -123,17 +123,31 @@ struct DisposalTally {
     func failure() -> String? {
         let micro = { (duration: Duration) in Int((duration.timeInterval * 1e6).rounded()) }
         let tail =
-            "in \(trials) trials (\(excused) late starts came while the worker or the machine was held up and were excused)"
+            """
+            in \(trials) trials (\(excused) late starts came while the worker or the machine was held up and were \
+            excused)
+            """
         if let (index, trial) = earlyStarts.first {
             return
-                "action #\(index) started although dispose() returned \(micro(.zero - trial.offset)) µs before the action ahead of it was told to return, so before the scheduler could pick it up; \(earlyStarts.count) such starts \(tail)"
+                """
+                action #\(index) started although dispose() returned \(micro(.zero - trial.offset)) µs before the \
+                action ahead of it was told to return, so before the scheduler could pick it up; \(earlyStarts.count) \
+                such starts \(tail)
+                """
         }
         guard suspects.count >= 2 else { return nil }
         let starts = suspects.prefix(2).map { index, trial, watched in
-            "action #\(index) started \(micro(trial.lateness ?? .zero)) µs after dispose() returned (disposed \(micro(trial.offset)) µs after the action ahead of it was told to return; watched \(micro(watched)) µs)"
+            """
+            action #\(index) started \(micro(trial.lateness ?? .zero)) µs after dispose() returned (disposed \
+            \(micro(trial.offset)) µs after the action ahead of it was told to return; watched \(micro(watched)) µs)
+            """
         }
         return
-            "\(starts.joined(separator: ", and ")), each on the thread its pacer returned on, which kept its core since, while the disposing thread watched the clock and saw the machine run without a pause; \(suspects.count) such starts \(tail), and none in the same rounds of the suite's own atomic-claim control"
+            """
+            \(starts.joined(separator: ", and ")), each on the thread its pacer returned on, which kept its core \
+            since, while the disposing thread watched the clock and saw the machine run without a pause; \
+            \(suspects.count) such starts \(tail), and none in the same rounds of the suite's own atomic-claim control
+            """
     }
 }
 

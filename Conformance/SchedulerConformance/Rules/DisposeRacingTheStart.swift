@@ -106,7 +106,12 @@ func disposeRacingTheStart(_ ctx: RuleContext) throws(RuleFailure) {
     }
     try ctx.requireExercised(
         tally.exercised >= wanted,
-        "only \(tally.exercised) of \(attempted) disposals raced the start of their action with evidence of who ran (\(tally.suspects.count) late starts with no evidence of a hold-up, of the 2 that would fail the rule; \(tally.unjudged) late starts on threads with no evidence; \(setAside) rounds of \(round) set aside, in which the suite's own atomic-claim control had a late start with no evidence, so this machine stopped threads unseen)"
+        """
+        only \(tally.exercised) of \(attempted) disposals raced the start of their action with evidence of who ran \
+        (\(tally.suspects.count) late starts with no evidence of a hold-up, of the 2 that would fail the rule; \
+        \(tally.unjudged) late starts on threads with no evidence; \(setAside) rounds of \(round) set aside, in which \
+        the suite's own atomic-claim control had a late start with no evidence, so this machine stopped threads unseen)
+        """
     )
 }
 

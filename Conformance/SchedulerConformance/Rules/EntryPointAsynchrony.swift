@@ -82,7 +82,10 @@ func mainThreadScheduleKeepsItsChoice(_ ctx: RuleContext) throws(RuleFailure) {
     guard ctx.mainThreadDriven else {
         try ctx.requireExercised(
             declared == .alwaysAsynchronous,
-            "the main thread is not driven in this process, so \(declaration) cannot be judged (run from XCTest's main thread or the `conformance` command)"
+            """
+            the main thread is not driven in this process, so \(declaration) cannot be judged (run from XCTest's main \
+            thread or the `conformance` command)
+            """
         )
         ctx.note("no call from the main thread: it is not driven in this process")
         return
@@ -125,7 +128,10 @@ func mainThreadScheduleKeepsItsChoice(_ ctx: RuleContext) throws(RuleFailure) {
     try ctx.waitFor(order.complete, on: scheduler, "the three actions scheduled around the main thread's calls")
     try ctx.expect(
         !behind.inline.value,
-        "\(behind.name) ran inline, overtaking the action queued before it (an inline run is only for a scheduler with nothing queued)"
+        """
+        \(behind.name) ran inline, overtaking the action queued before it (an inline run is only for a scheduler with \
+        nothing queued)
+        """
     )
     try ctx.expect(
         order.all.last == "behind", "ran in the order \(order.all): the later call overtook the queued action")
@@ -135,7 +141,10 @@ func mainThreadScheduleKeepsItsChoice(_ ctx: RuleContext) throws(RuleFailure) {
     } else {
         try ctx.expect(
             !idle.inline.value,
-            "\(idle.name) ran inline (a main-thread scheduler that does so by design, as RxSwift's `MainScheduler`, declares \(declaration))"
+            """
+            \(idle.name) ran inline (a main-thread scheduler that does so by design, as RxSwift's `MainScheduler`, \
+            declares \(declaration))
+            """
         )
     }
 }

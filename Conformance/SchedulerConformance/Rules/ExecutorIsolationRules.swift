@@ -7,12 +7,22 @@ extension RuleCatalogue {
     static let executorIsolation: [Rule] = [
         Rule(
             .exe5,
-            "`isSameExclusiveExecutionContext` is reflexive, symmetric and transitive, and false for distinct executors",
+            """
+            `isSameExclusiveExecutionContext` is reflexive, symmetric and transitive, and false for distinct executors
+            """,
             requires: .serial,
             rationale:
-                "The runtime asks it to decide whether a hop between actors is needed (SE-0392); a wrong answer either runs code without its isolation or deadlocks a hop that was not needed. Two distinct executors called one context let two actors' jobs run at once.",
+                """
+                The runtime asks it to decide whether a hop between actors is needed (SE-0392); a wrong answer either \
+                runs code without its isolation or deadlocks a hop that was not needed. Two distinct executors called \
+                one context let two actors' jobs run at once.
+                """,
             hint:
-                "compare what really makes the context exclusive (the queue, the thread, the underlying scheduler), the same way from both sides; never the type, a label, or a state two idle executors share (the thread each is running on, say)."
+                """
+                compare what really makes the context exclusive (the queue, the thread, the underlying scheduler), \
+                the same way from both sides; never the type, a label, or a state two idle executors share (the \
+                thread each is running on, say).
+                """
         ) { ctx throws(RuleFailure) in
             // Three from the factory: distinct ones unless the adapter says they share a
             // context (executors on one scheduler, one event loop handed out twice).
@@ -39,7 +49,10 @@ extension RuleCatalogue {
                     let distinct = executors[i].exclusiveContext != executors[j].exclusiveContext
                     try ctx.expect(
                         !(distinct && same[i][j]),
-                        "two executors the factory made on distinct contexts (\(i) and \(j)) say they are one exclusive context: actors on them would run at once"
+                        """
+                        two executors the factory made on distinct contexts (\(i) and \(j)) say they are one \
+                        exclusive context: actors on them would run at once
+                        """
                     )
                     for k in executors.indices where k != i && k != j && same[i][j] && same[j][k] {
                         try ctx.expect(
@@ -53,9 +66,15 @@ extension RuleCatalogue {
             .exe6, "inside every job the executor says it is isolating, and `checkIsolated()` returns",
             requires: [.serial, .checksIsolation],
             rationale:
-                "`assumeIsolated` and `preconditionIsolated` fall back on the executor's own answer (SE-0424, SE-0471): an executor that denies its own jobs crashes correct code.",
+                """
+                `assumeIsolated` and `preconditionIsolated` fall back on the executor's own answer (SE-0424, \
+                SE-0471): an executor that denies its own jobs crashes correct code.
+                """,
             hint:
-                "isolation is known for every job the executor runs, jobs that waited behind another included (set the marker around every job, not per drain), and across the threads it uses."
+                """
+                isolation is known for every job the executor runs, jobs that waited behind another included (set the \
+                marker around every job, not per drain), and across the threads it uses.
+                """
         ) { ctx throws(RuleFailure) in
             let session = ExecutorSession(ctx)
             let serial = session.executor.serial!
@@ -83,12 +102,22 @@ extension RuleCatalogue {
         },
         Rule(
             .exe7,
-            "outside its jobs the executor denies isolation: on a plain thread, in another executor's job, and `checkIsolated()` traps",
+            """
+            outside its jobs the executor denies isolation: on a plain thread, in another executor's job, and \
+            `checkIsolated()` traps
+            """,
             requires: [.serial, .checksIsolation],
             rationale:
-                "An executor that says yes everywhere lets `assumeIsolated` run actor code from any thread: the data race the checks exist to stop.",
+                """
+                An executor that says yes everywhere lets `assumeIsolated` run actor code from any thread: the data \
+                race the checks exist to stop.
+                """,
             hint:
-                "answer from the current thread's state (a thread-local set around each job, the queue-specific value), not from whether the executor is busy or has ever run a job; `checkIsolated()` must trap where it cannot prove isolation (checked in a process of its own)."
+                """
+                answer from the current thread's state (a thread-local set around each job, the queue-specific \
+                value), not from whether the executor is busy or has ever run a job; `checkIsolated()` must trap \
+                where it cannot prove isolation (checked in a process of its own).
+                """
         ) { ctx throws(RuleFailure) in
             let session = ExecutorSession(ctx)
             let serial = session.executor.serial!
@@ -121,17 +150,31 @@ extension RuleCatalogue {
                 TrapProbes.checkIsolatedOutside, "checkIsolated() returned on a thread none of its jobs runs on")
             try ctx.requireExercised(
                 (plain == false && elsewhere == false && siblingDenies) || trapped == true,
-                "the executor answers nil (cannot tell) outside its jobs, and checkIsolated() trapping can be judged only in a process of its own (run the conformance tool)"
+                """
+                the executor answers nil (cannot tell) outside its jobs, and checkIsolated() trapping can be judged \
+                only in a process of its own (run the conformance tool)
+                """
             )
         },
         Rule(
             .exe8,
-            "a task that prefers the executor runs there all its life: after suspensions, and in its `async let` and group children",
+            """
+            a task that prefers the executor runs there all its life: after suspensions, and in its `async let` and \
+            group children
+            """,
             requires: [.taskExecutor, .serial, .checksIsolation],
             rationale:
-                "SE-0417: a task executor preference holds for the task's whole life and is inherited by its structured children; work that escapes to the global pool loses the executor's thread, ordering and isolation.",
+                """
+                SE-0417: a task executor preference holds for the task's whole life and is inherited by its \
+                structured children; work that escapes to the global pool loses the executor's thread, ordering and \
+                isolation.
+                """,
             hint:
-                "`asUnownedTaskExecutor()` returns this executor itself, and jobs run with `runSynchronously(isolatedTo:taskExecutor:)` (or `on:` the task executor), so the runtime knows the preference is satisfied."
+                """
+                `asUnownedTaskExecutor()` returns this executor itself, and jobs run with \
+                `runSynchronously(isolatedTo:taskExecutor:)` (or `on:` the task executor), so the runtime knows the \
+                preference is satisfied.
+                """
         ) { ctx throws(RuleFailure) in
             let session = ExecutorSession(ctx)
             let executor = session.executor
@@ -162,9 +205,16 @@ extension RuleCatalogue {
             .exe9, "a virtual executor runs nothing until driven, then every ready job in order, on the driving thread",
             requires: .virtualTime,
             rationale:
-                "Deterministic tests of actors and tasks need jobs to run exactly when the test says: one that runs eagerly brings back the races virtual time exists to remove.",
+                """
+                Deterministic tests of actors and tasks need jobs to run exactly when the test says: one that runs \
+                eagerly brings back the races virtual time exists to remove.
+                """,
             hint:
-                "`enqueue` only records the job; the drive runs jobs on the calling thread, in enqueue order, including jobs enqueued while it runs. An executor that runs them on a thread of its own, all done before the drive returns, declares `.drivenJobs(.onItsOwnThread)`."
+                """
+                `enqueue` only records the job; the drive runs jobs on the calling thread, in enqueue order, \
+                including jobs enqueued while it runs. An executor that runs them on a thread of its own, all done \
+                before the drive returns, declares `.drivenJobs(.onItsOwnThread)`.
+                """
         ) { ctx throws(RuleFailure) in
             let session = ExecutorSession(ctx)
             // A task executor also gets a job enqueued from inside a job, which the same drive must run.
@@ -190,7 +240,10 @@ extension RuleCatalogue {
             }
             try ctx.expect(
                 !elsewhere.value,
-                "jobs ran on a thread other than the driving one (an executor that runs a drive's jobs on a thread of its own, all done before the drive returns, declares \(Declaration.drivenJobs(.onItsOwnThread)))"
+                """
+                jobs ran on a thread other than the driving one (an executor that runs a drive's jobs on a thread of \
+                its own, all done before the drive returns, declares \(Declaration.drivenJobs(.onItsOwnThread)))
+                """
             )
         },
     ]

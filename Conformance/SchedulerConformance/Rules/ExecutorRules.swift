@@ -10,9 +10,15 @@ extension RuleCatalogue {
                 .exe1, "every job runs exactly once, with jobs enqueued from many threads at once",
                 excludes: .threadConfined,
                 rationale:
-                    "A job is a task's next step: one lost is a task that never finishes (and everything awaiting it hangs); one run twice is memory corruption.",
+                    """
+                    A job is a task's next step: one lost is a task that never finishes (and everything awaiting it \
+                    hangs); one run twice is memory corruption.
+                    """,
                 hint:
-                    "`enqueue` is safe from any thread at once (a lock or an atomic queue, not a plain array), and every job taken off the queue is run, even when a drain races with a new enqueue."
+                    """
+                    `enqueue` is safe from any thread at once (a lock or an atomic queue, not a plain array), and \
+                    every job taken off the queue is run, even when a drain races with a new enqueue.
+                    """
             ) { ctx throws(RuleFailure) in
                 let session = ExecutorSession(ctx)
                 let producers = ctx.producerCount
@@ -38,9 +44,15 @@ extension RuleCatalogue {
                 requires: .serial,
                 excludes: .threadConfined,
                 rationale:
-                    "An actor's state is protected by its executor alone: two of its jobs at once is a data race the compiler promised could not happen.",
+                    """
+                    An actor's state is protected by its executor alone: two of its jobs at once is a data race the \
+                    compiler promised could not happen.
+                    """,
                 hint:
-                    "jobs are drained by one worker at a time (a serial queue, or a single drain loop guarded by an atomic flag); a slow job does not make the executor start another worker."
+                    """
+                    jobs are drained by one worker at a time (a serial queue, or a single drain loop guarded by an \
+                    atomic flag); a slow job does not make the executor start another worker.
+                    """
             ) { ctx throws(RuleFailure) in
                 let session = ExecutorSession(ctx)
                 let holding = Box(false)
@@ -68,7 +80,11 @@ extension RuleCatalogue {
                     if beside.value == 0, !ctx.sharedPoolRuns() || !holding.value {
                         gate.fire()
                         throw RuleFailure(
-                            "while the job was held, Dispatch's global queue did not get to run a probe within \(ctx.timing.mustHappen) (or the held job stopped waiting): whether a job would have started beside it was not tested",
+                            """
+                            while the job was held, Dispatch's global queue did not get to run a probe within \
+                            \(ctx.timing.mustHappen) (or the held job stopped waiting): whether a job would have \
+                            started beside it was not tested
+                            """,
                             kind: .inconclusive)
                     }
                 }
@@ -80,12 +96,27 @@ extension RuleCatalogue {
             },
             Rule(
                 .exe3,
-                "a serial executor runs jobs in the order they were enqueued, queued together, one by one, or from inside a job",
+                """
+                a serial executor runs jobs in the order they were enqueued, queued together, one by one, or from \
+                inside a job
+                """,
                 requires: .serial,
                 rationale:
-                    "Calls into an actor from one place arrive in order only if its executor is FIFO; SE-0392 executors are queues. A job an actor's job enqueues (a task it starts, a call back into it) queues behind the work already waiting: a same-thread fast path that runs it first starves that work and reorders the calls.",
+                    """
+                    Calls into an actor from one place arrive in order only if its executor is FIFO; SE-0392 \
+                    executors are queues. A job an actor's job enqueues (a task it starts, a call back into it) \
+                    queues behind the work already waiting: a same-thread fast path that runs it first starves that \
+                    work and reorders the calls.
+                    """,
                 hint:
-                    "the queue is FIFO (not a stack, nor a priority heap without a sequence tie-break); no job is run inline by `enqueue` or set aside for later; a job enqueued from the executor's own thread joins the back of the same queue (no 'run next' slot, no side list drained later). An executor that orders by priority by design (as default actors do) declares `.executorOrder(.priority)`; one that runs the jobs a job enqueues right after it, ahead of those waiting, declares `.nestedJobs(.aheadOfWaitingJobs)`."
+                    """
+                    the queue is FIFO (not a stack, nor a priority heap without a sequence tie-break); no job is run \
+                    inline by `enqueue` or set aside for later; a job enqueued from the executor's own thread joins \
+                    the back of the same queue (no 'run next' slot, no side list drained later). An executor that \
+                    orders by priority by design (as default actors do) declares `.executorOrder(.priority)`; one \
+                    that runs the jobs a job enqueues right after it, ahead of those waiting, declares \
+                    `.nestedJobs(.aheadOfWaitingJobs)`.
+                    """
             ) { ctx throws(RuleFailure) in
                 let session = ExecutorSession(ctx)
                 let count = 600
@@ -103,9 +134,15 @@ extension RuleCatalogue {
                 .exe4, "a job enqueued from inside a job starts only after that job returns",
                 requires: .taskExecutor,
                 rationale:
-                    "A job run inside another is re-entrancy: the outer job's invariants are broken mid-way and the stack grows with every hop.",
+                    """
+                    A job run inside another is re-entrancy: the outer job's invariants are broken mid-way and the \
+                    stack grows with every hop.
+                    """,
                 hint:
-                    "`enqueue` always queues, even on the executor's own thread; never run a job inline because the caller happens to be the executor."
+                    """
+                    `enqueue` always queues, even on the executor's own thread; never run a job inline because the \
+                    caller happens to be the executor.
+                    """
             ) { ctx throws(RuleFailure) in
                 let session = ExecutorSession(ctx)
                 let task = session.executor.task!
@@ -170,8 +207,15 @@ private func nestedOrder(_ ctx: RuleContext, _ session: ExecutorSession) throws(
     try ctx.expect(
         log.all == expected,
         declaredAhead
-            ? "ran \(log.all), expected \(expected): the subject declares \(declaration), so the jobs a job enqueues run right after it in their order, and a job enqueued from another thread meanwhile waits behind those already queued"
-            : "ran \(log.all), expected \(expected): jobs enqueued from inside a job must queue behind those already waiting"
+            ? """
+            ran \(log.all), expected \(expected): the subject declares \(declaration), so the jobs a job enqueues \
+            run right after it in their order, and a job enqueued from another thread meanwhile waits behind \
+            those already queued
+            """
+            : """
+            ran \(log.all), expected \(expected): jobs enqueued from inside a job must queue behind those already \
+            waiting
+            """
                 + (log.all == ahead ? " (an executor that runs them first by design declares \(declaration))" : "")
     )
 }
@@ -196,7 +240,11 @@ private func priorityOrder(_ ctx: RuleContext, _ session: ExecutorSession) throw
     if ctx.subject.declared.executorOrder == .priority {
         try ctx.expect(
             log.all == byPriority,
-            "jobs of three priorities queued together ran \(described), though the subject declares \(Declaration.executorOrder(.priority)): expected the highest first, equal ones in the order they were enqueued"
+            """
+            jobs of three priorities queued together ran \(described), though the subject declares \
+            \(Declaration.executorOrder(.priority)): expected the highest first, equal ones in the order they were \
+            enqueued
+            """
         )
         return
     }

@@ -42,7 +42,10 @@ func closuresReleasedWhileHandlesHeld(_ ctx: RuleContext) throws(RuleFailure) {
         try ctx.quiesce(scheduler)
         try ctx.expectReleased(
             live,
-            "the \(what)'s closure is still alive while its handle is held\(handle == nil ? "" : " (the handle keeps it?)")"
+            """
+            the \(what)'s closure is still alive while its handle is \
+            held\(handle == nil ? "" : " (the handle keeps it?)")
+            """
         )
     }
 
@@ -135,11 +138,18 @@ private func recursionsStartingEarlyReleased(
     try ctx.quiesce(scheduler)
     if !live.waitForNone(within: ctx.timing.lateness) {
         throw RuleFailure(
-            "\(live.count) of \(trials) recursive blocks are still alive while their handles are held, though each ran once and none rescheduled (\(early) of them started before `scheduleRecursive` returned: a run that starts early must clean up after itself too)"
+            """
+            \(live.count) of \(trials) recursive blocks are still alive while their handles are held, though each ran \
+            once and none rescheduled (\(early) of them started before `scheduleRecursive` returned: a run that \
+            starts early must clean up after itself too)
+            """
         )
     }
     try ctx.requireExercised(
         early >= wanted,
-        "only \(early) of \(trials) recursions started before `scheduleRecursive` returned: the worker and the scheduling thread rarely ran at once"
+        """
+        only \(early) of \(trials) recursions started before `scheduleRecursive` returned: the worker and the \
+        scheduling thread rarely ran at once
+        """
     )
 }

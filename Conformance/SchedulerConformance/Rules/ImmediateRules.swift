@@ -37,9 +37,14 @@ extension RuleCatalogue {
             .imm3, "a nested schedule runs inline, before the outer action continues",
             requires: .synchronous,
             rationale:
-                "Synchronous means synchronous at every depth; users of an immediate scheduler expect call-stack order.",
+                """
+                Synchronous means synchronous at every depth; users of an immediate scheduler expect call-stack order.
+                """,
             hint:
-                "nested calls are not deferred to a queue (that is a trampoline, which should claim `trampoline` instead)."
+                """
+                nested calls are not deferred to a queue (that is a trampoline, which should claim `trampoline` \
+                instead).
+                """
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let log = Recorder<String>()
@@ -55,7 +60,10 @@ extension RuleCatalogue {
             requires: [.synchronous, .timers],
             rationale: "An immediate timer sleeps the caller; waking early breaks every timeout built on it.",
             hint:
-                "the sleep loops until the scheduler's own clock reaches the deadline (spurious wake-ups and interrupted sleeps return early)."
+                """
+                the sleep loops until the scheduler's own clock reaches the deadline (spurious wake-ups and \
+                interrupted sleeps return early).
+                """
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             // An early wake-up is hidden when the caller then waits for a core longer than it
@@ -87,16 +95,25 @@ extension RuleCatalogue {
             }
             try ctx.requireExercised(
                 conclusive == needed,
-                "only \(conclusive) of \(tries) sleeps ran with the caller kept off a core for less than \(hidingWait) ns, too little to hide an early wake-up; \(needed) were needed"
+                """
+                only \(conclusive) of \(tries) sleeps ran with the caller kept off a core for less than \(hidingWait) \
+                ns, too little to hide an early wake-up; \(needed) were needed
+                """
             )
         },
         Rule(
             .imm5, "repeating is refused with a typed error, and the scheduler keeps working",
             requires: .synchronous, excludes: .repeating,
             rationale:
-                "A synchronous scheduler cannot repeat without blocking forever; ReactiveCocoa asserts, a Swift library should throw.",
+                """
+                A synchronous scheduler cannot repeat without blocking forever; ReactiveCocoa asserts, a Swift \
+                library should throw.
+                """,
             hint:
-                "`schedule(at:repeatingEvery:leeway:)` throws `SchedulerError.repeatingUnsupported` instead of trapping or looping."
+                """
+                `schedule(at:repeatingEvery:leeway:)` throws `SchedulerError.repeatingUnsupported` instead of \
+                trapping or looping.
+                """
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             do {

@@ -5,12 +5,25 @@ extension RuleCatalogue {
     static let modelChecked: [Rule] = [
         Rule(
             .lin1,
-            "Schedules, disposals and declared extra calls made from several threads at once give outcomes some one-at-a-time order of the same calls explains",
+            """
+            Schedules, disposals and declared extra calls made from several threads at once give outcomes some \
+            one-at-a-time order of the same calls explains
+            """,
             requires: [.asynchronous, .serial], excludes: [.virtualTime, .threadConfined],
             rationale:
-                "Users call a scheduler from many threads: one schedules while another disposes a handle, or flushes. Each call must take effect at one moment between its start and its return, so what the actions saw (which ran, in what order, one at a time, as the current scheduler) is what some sequential order of the calls gives. Rules written for imagined situations cannot list every such race; generated scenarios checked against a model can.",
+                """
+                Users call a scheduler from many threads: one schedules while another disposes a handle, or flushes. \
+                Each call must take effect at one moment between its start and its return, so what the actions saw \
+                (which ran, in what order, one at a time, as the current scheduler) is what some sequential order of \
+                the calls gives. Rules written for imagined situations cannot list every such race; generated \
+                scenarios checked against a model can.
+                """,
             hint:
-                "Replay the printed seed with `conformance replay`. Look for a call that takes effect in two steps without a lock between them: a handle disposed while the queue's worker decides, a flag read and written without one atomic operation, a lane released early.",
+                """
+                Replay the printed seed with `conformance replay`. Look for a call that takes effect in two steps \
+                without a lock between them: a handle disposed while the queue's worker decides, a flag read and \
+                written without one atomic operation, a lane released early.
+                """,
             needsIdleCores: true
         ) { context throws(RuleFailure) in
             let cancellation = context.subject.capabilities.contains(.cancellation)
@@ -23,12 +36,23 @@ extension RuleCatalogue {
         },
         Rule(
             .lin2,
-            "Advancing virtual time on one thread while others schedule, dispose and read `now` gives outcomes some one-at-a-time order of the same calls explains",
+            """
+            Advancing virtual time on one thread while others schedule, dispose and read `now` gives outcomes some \
+            one-at-a-time order of the same calls explains
+            """,
             requires: [.virtualTime], excludes: [.threadConfined],
             rationale:
-                "A test advances virtual time while the code under test schedules and cancels work from its own threads. Each call must take effect at one moment; an advance is a sequence of such moments (one per action it runs), so what ran, when in virtual time, and what `now` said, must be what some sequential order of the calls gives.",
+                """
+                A test advances virtual time while the code under test schedules and cancels work from its own \
+                threads. Each call must take effect at one moment; an advance is a sequence of such moments (one per \
+                action it runs), so what ran, when in virtual time, and what `now` said, must be what some sequential \
+                order of the calls gives.
+                """,
             hint:
-                "Replay the printed seed with `conformance replay`. Look for an advance that reads its queue or its time in one critical section and acts on it in another, or a `now` written in two steps.",
+                """
+                Replay the printed seed with `conformance replay`. Look for an advance that reads its queue or its \
+                time in one critical section and acts on it in another, or a `now` written in two steps.
+                """,
             needsIdleCores: true
         ) { context throws(RuleFailure) in
             let capabilities = context.subject.capabilities
@@ -40,12 +64,27 @@ extension RuleCatalogue {
         },
         Rule(
             .lin3,
-            "Advancing a manual clock on one thread while others start sleepers, cancel them and read `now` gives outcomes some one-at-a-time order of the same calls explains",
+            """
+            Advancing a manual clock on one thread while others start sleepers, cancel them and read `now` gives \
+            outcomes some one-at-a-time order of the same calls explains
+            """,
             requires: [.virtualTime],
             rationale:
-                "A test advances its clock while the code under test goes to sleep on it and cancels sleeps from its own tasks. Each sleep takes its deadline at one moment; an advance resumes everything due by its target, sleepers that arrived meanwhile included. A sleeper lost between an advance's look at its list and its move of the time sleeps past its deadline, and the test hangs or times out for no reason it can see.",
+                """
+                A test advances its clock while the code under test goes to sleep on it and cancels sleeps from its \
+                own tasks. Each sleep takes its deadline at one moment; an advance resumes everything due by its \
+                target, sleepers that arrived meanwhile included. A sleeper lost between an advance's look at its \
+                list and its move of the time sleeps past its deadline, and the test hangs or times out for no reason \
+                it can see.
+                """,
             hint:
-                "Replay the printed seed with `conformance replay`. Look for a sleep that compares its deadline with `now` in one critical section and registers in another, an advance that collects the due sleepers in one critical section and moves the time in another, or a cancellation that removes a sleeper its advance already took. A clock that parks `sleep(until: now)` until its next advance by design declares `.dueSleep(.parksUntilNextAdvance)`.",
+                """
+                Replay the printed seed with `conformance replay`. Look for a sleep that compares its deadline with \
+                `now` in one critical section and registers in another, an advance that collects the due sleepers in \
+                one critical section and moves the time in another, or a cancellation that removes a sleeper its \
+                advance already took. A clock that parks `sleep(until: now)` until its next advance by design \
+                declares `.dueSleep(.parksUntilNextAdvance)`.
+                """,
             needsIdleCores: true, kind: .clock
         ) { context throws(RuleFailure) in
             // Sleepers that run inside the clock's advance meet it there: the races are then
@@ -62,12 +101,24 @@ extension RuleCatalogue {
         },
         Rule(
             .lin4,
-            "Jobs enqueued on a serial executor from several threads and from inside its jobs, while others ask it about isolation, give outcomes some one-at-a-time order of the same calls explains",
+            """
+            Jobs enqueued on a serial executor from several threads and from inside its jobs, while others ask it \
+            about isolation, give outcomes some one-at-a-time order of the same calls explains
+            """,
             requires: [.serial], excludes: [.threadConfined],
             rationale:
-                "An actor's executor is entered from every thread that awaits the actor, and from its own jobs. Each enqueue must take effect at one moment, and the jobs must then run one at a time in that order, each isolated, none left behind: a job stranded by a lost wake-up is a task that never resumes, one run beside another is the data race the actor was there to prevent.",
+                """
+                An actor's executor is entered from every thread that awaits the actor, and from its own jobs. Each \
+                enqueue must take effect at one moment, and the jobs must then run one at a time in that order, each \
+                isolated, none left behind: a job stranded by a lost wake-up is a task that never resumes, one run \
+                beside another is the data race the actor was there to prevent.
+                """,
             hint:
-                "Replay the printed seed with `conformance replay`. Look for a drain that finds its queue empty and goes idle in two steps, an enqueue that reads the idle flag outside the lock that guards the queue, or jobs enqueued from inside a job kept aside until it returns.",
+                """
+                Replay the printed seed with `conformance replay`. Look for a drain that finds its queue empty and \
+                goes idle in two steps, an enqueue that reads the idle flag outside the lock that guards the queue, \
+                or jobs enqueued from inside a job kept aside until it returns.
+                """,
             needsIdleCores: true, kind: .executor
         ) { context throws(RuleFailure) in
             let virtual = context.subject.makeExecutor().drive != nil
@@ -85,14 +136,32 @@ extension RuleCatalogue {
         },
         Rule(
             .lin5,
-            "This package's composite, serial and action disposables, added to, replaced, removed and disposed from several threads at once, give outcomes some one-at-a-time order of the same calls explains",
+            """
+            This package's composite, serial and action disposables, added to, replaced, removed and disposed from \
+            several threads at once, give outcomes some one-at-a-time order of the same calls explains
+            """,
             requires: [.cancellation],
             rationale:
-                "Cancellation is composed: a subscription keeps its handles in a composite disposed as one, a recursive or repeating schedule swaps its current handle in a serial one, and the users of every scheduler hold them from every thread. A member added as its composite is disposed must be disposed by one of the two calls; a handle replaced as its serial disposable is disposed must not be left running; an action disposable disposed from two threads runs its action once.",
+                """
+                Cancellation is composed: a subscription keeps its handles in a composite disposed as one, a \
+                recursive or repeating schedule swaps its current handle in a serial one, and the users of every \
+                scheduler hold them from every thread. A member added as its composite is disposed must be disposed \
+                by one of the two calls; a handle replaced as its serial disposable is disposed must not be left \
+                running; an action disposable disposed from two threads runs its action once.
+                """,
             hint:
-                "Replay the printed seed with `conformance replay --rule LIN-5`. Look for a dispose that takes the members and marks itself disposed in two critical sections, an add that reads `disposed` outside the lock that stores the member, a remove that finds its member by a stale index, or a replace that disposes the old handle before it stores the new one.",
+                """
+                Replay the printed seed with `conformance replay --rule LIN-5`. Look for a dispose that takes the \
+                members and marks itself disposed in two critical sections, an add that reads `disposed` outside the \
+                lock that stores the member, a remove that finds its member by a stale index, or a replace that \
+                disposes the old handle before it stores the new one.
+                """,
             guarantee:
-                "It checks this package's own CompositeDisposable, SerialDisposable and ActionDisposable, which the users of every subject may hold: no subject changes them, so a pass is the library's (and a failure is the library's too).",
+                """
+                It checks this package's own CompositeDisposable, SerialDisposable and ActionDisposable, which the \
+                users of every subject may hold: no subject changes them, so a pass is the library's (and a failure \
+                is the library's too).
+                """,
             needsIdleCores: true, judgesOnlyThePackage: true
         ) { context throws(RuleFailure) in
             // Composite and serial each explore for two fifths of the budget (the same 0.6 s and

@@ -9,9 +9,14 @@ extension RuleCatalogue {
             .ord1, "actions from one producer run in FIFO order, queued together or one by one",
             requires: .serial,
             rationale:
-                "A serial scheduler is a queue: operators that schedule events one by one rely on them arriving in order.",
+                """
+                A serial scheduler is a queue: operators that schedule events one by one rely on them arriving in order.
+                """,
             hint:
-                "the queue is really FIFO (not a stack or a priority heap without a sequence tie-break); no action is run inline by `schedule`, and none is set aside for later."
+                """
+                the queue is really FIFO (not a stack or a priority heap without a sequence tie-break); no action is \
+                run inline by `schedule`, and none is set aside for later.
+                """
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let count = 1_000
@@ -34,66 +39,11 @@ extension RuleCatalogue {
             rationale:
                 "Code on a serial scheduler needs no locks of its own; one overlap is a data race in every user.",
             hint:
-                "the private queue is serial even when its target is concurrent; `schedule` from several threads does not start workers in parallel, nor hand work to another queue while the current action is slow.",
-            needsIdleCores: true
-        ) { ctx throws(RuleFailure) in
-            let scheduler = ctx.makeScheduler()
-            // First a rendezvous: the first action waits for the second to start, which only
-            // a scheduler that overlaps them allows (a serial one just lets the wait expire).
-            // The second judges, so a scheduler that merely reorders them is not blamed here.
-            let secondStarted = Signal()
-            let firstInside = Box(false)
-            let overlapped = Box(false)
-            scheduler.schedule {
-                firstInside.value = true
-                _ = secondStarted.wait(ctx.timing.quietWindow * 2)
-                firstInside.value = false
-            }
-            scheduler.schedule {
-                if firstInside.value { overlapped.value = true }
-                secondStarted.fire()
-            }
-            try ctx.quiesce(scheduler)
-            try ctx.expect(!overlapped.value, "the second action started while the first was still running")
-            // Then the forced case: one action is held up while every producer thread, released
-            // together, queues work behind it. Each queued action checks whether the held one
-            // is still inside; a scheduler that runs even one in a thousand elsewhere is caught.
-            let holding = Box(false)
-            let beside = Box(0)
-            let sawOverlap = Signal()
-            let meter = OverlapMeter()
-            let gate = try ctx.hold(scheduler, inside: holding)
-            // The held action has been running a while before work arrives: a scheduler
-            // that sends work elsewhere when its current action is slow must show it.
-            if ctx.canHold { Thread.sleep(forTimeInterval: 0.005) }
-            try ctx.onThreads(ctx.producerCount) { _ in
-                for _ in 0..<500 {
-                    scheduler.schedule {
-                        if holding.value {
-                            beside.update { $0 += 1 }
-                            sawOverlap.fire()
-                        }
-                        meter.enter()
-                        spin(1_000)
-                        meter.leave()
-                    }
-                }
-            }
-            // Time for work handed elsewhere to start beside the held action; ends at once
-            // when it does.
-            if ctx.canHold { _ = sawOverlap.wait(ctx.timing.quietWindow) }
-            gate.fire()
-            try ctx.quiesce(scheduler)
-            try ctx.expect(
-                beside.value == 0,
-                "\(beside.value) of \(ctx.producerCount * 500) actions started while an earlier action was still running"
-            )
-            try ctx.expect(meter.maximum == 1, "\(meter.maximum) actions ran at the same time")
-            // Last, the hand-off between producers and the worker, where overlaps are short
-            // and need long actions to be seen (a scheduler that can be held runs on threads
-            // of its own; the others run actions only on the caller's thread).
-            if ctx.canHold { try exclusiveWithCloseProducers(ctx) }
-        },
+                """
+                the private queue is serial even when its target is concurrent; `schedule` from several threads does \
+                not start workers in parallel, nor hand work to another queue while the current action is slow.
+                """,
+            needsIdleCores: true, check: actionsNeverOverlap),
         Rule(
             .ord3, "per-producer FIFO and exactly-once with many producer threads",
             requires: .serial,
@@ -101,7 +51,10 @@ extension RuleCatalogue {
             rationale:
                 "With several producers, each one's actions must keep their order and none may be lost or doubled.",
             hint:
-                "the enqueue path is thread-safe (a lock or an atomic queue), and no action is dropped when two threads enqueue at once.",
+                """
+                the enqueue path is thread-safe (a lock or an atomic queue), and no action is dropped when two \
+                threads enqueue at once.
+                """,
             needsIdleCores: true
         ) { ctx throws(RuleFailure) in
             // The fault shows only when calls collide, and a loaded machine can have producers
@@ -120,9 +73,15 @@ extension RuleCatalogue {
             .ord4, "an action scheduled from inside an action does not run re-entrantly",
             excludes: [.synchronous, .subscription, .threadConfined],
             rationale:
-                "Nested work must not run inside the `schedule` call of the action that asked for it; that breaks the outer action's invariants and grows the stack.",
+                """
+                Nested work must not run inside the `schedule` call of the action that asked for it; that breaks the \
+                outer action's invariants and grows the stack.
+                """,
             hint:
-                "`schedule` called from one of the scheduler's own actions enqueues instead of calling the action; a trampoline defers it until the outer action returns."
+                """
+                `schedule` called from one of the scheduler's own actions enqueues instead of calling the action; a \
+                trampoline defers it until the outer action returns.
+                """
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let outerThread = Box<UInt?>(nil)
@@ -146,9 +105,19 @@ extension RuleCatalogue {
             "an asynchronous scheduler never runs an action inside the call that scheduled it, at any entry point",
             requires: .asynchronous,
             rationale:
-                "Callers set up state after `schedule` returns (storing the handle, say) that the action relies on; an inline run sees it missing. A deadline that has come, a repeating timer whose start has passed and a recursion's first run are scheduled work too.",
+                """
+                Callers set up state after `schedule` returns (storing the handle, say) that the action relies on; an \
+                inline run sees it missing. A deadline that has come, a repeating timer whose start has passed and a \
+                recursion's first run are scheduled work too.
+                """,
             hint:
-                "no entry point calls the action directly: not `schedule`, not `schedule(at:)` with a past, present or near deadline, not a repeating timer's first tick, not `scheduleRecursive`'s first run; not from the scheduler's own thread, nor when the queue is empty. A main-thread scheduler that runs `schedule` inline on the main thread when nothing of its own is queued, by design (RxSwift's `MainScheduler`), declares `.mainThreadSchedule(.inlineWhenIdle)`; it must still queue behind pending work."
+                """
+                no entry point calls the action directly: not `schedule`, not `schedule(at:)` with a past, present or \
+                near deadline, not a repeating timer's first tick, not `scheduleRecursive`'s first run; not from the \
+                scheduler's own thread, nor when the queue is empty. A main-thread scheduler that runs `schedule` \
+                inline on the main thread when nothing of its own is queued, by design (RxSwift's `MainScheduler`), \
+                declares `.mainThreadSchedule(.inlineWhenIdle)`; it must still queue behind pending work.
+                """
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let inline = Box(0)
@@ -180,9 +149,15 @@ extension RuleCatalogue {
             requires: .serial,
             excludes: .threadConfined,
             rationale:
-                "Serial order is the order of the `schedule` calls, whichever threads make them: an event handed from one thread to another must not overtake the one before it.",
+                """
+                Serial order is the order of the `schedule` calls, whichever threads make them: an event handed from \
+                one thread to another must not overtake the one before it.
+                """,
             hint:
-                "one queue for every caller, not a lane per thread drained in turn; no per-thread batching that holds work back."
+                """
+                one queue for every caller, not a lane per thread drained in turn; no per-thread batching that holds \
+                work back.
+                """
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             var generator = SplitMix64(seed: 0x0D6)
@@ -230,7 +205,10 @@ extension RuleContext {
         if let mark = observed.firstIndex(of: sentinel), mark < observed.count - 1 {
             let late = observed[(mark + 1)...]
             throw RuleFailure(
-                "\(prefix)reordered, not lost: \(late.count) actions ran after a sentinel scheduled after them (first: \(late.first!))"
+                """
+                \(prefix)reordered, not lost: \(late.count) actions ran after a sentinel scheduled after them (first: \
+                \(late.first!))
+                """
             )
         }
         try expect(actions == expected, "\(prefix)order broken: \(firstMismatch(actions, expected))")

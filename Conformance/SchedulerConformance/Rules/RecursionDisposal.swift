@@ -66,7 +66,11 @@ func disposingStopsEveryFurtherRun(_ ctx: RuleContext) throws(RuleFailure) {
         let atDispose = try ctx.unwrap(disposedAfter.value, "the disposing action did not run")
         try ctx.expect(
             runs.value == atDispose,
-            "ran \(runs.value - atDispose) times after dispose() returned (\(fromOutside ? "from another thread while the scheduler was held" : "from an action queued ahead of the next run"))"
+            "ran \(runs.value - atDispose) times after dispose() returned ("
+                + (fromOutside
+                    ? "from another thread while the scheduler was held"
+                    : "from an action queued ahead of the next run")
+                + ")"
         )
     }
     // The race needs a second thread, which a confined scheduler must never meet.

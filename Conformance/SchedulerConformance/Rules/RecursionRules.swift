@@ -24,9 +24,15 @@ extension RuleCatalogue {
         Rule(
             .rec2, "reschedules made during the block wait until it returns",
             rationale:
-                "A run never re-enters itself: ReactiveCocoa counts `reschedule` calls made during the block and schedules them after it returns.",
+                """
+                A run never re-enters itself: ReactiveCocoa counts `reschedule` calls made during the block and \
+                schedules them after it returns.
+                """,
             hint:
-                "`reschedule` called while the block executes only bumps a counter; the runs are scheduled after the block returns."
+                """
+                `reschedule` called while the block executes only bumps a counter; the runs are scheduled after the \
+                block returns.
+                """
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let log = Recorder<String>()
@@ -72,11 +78,18 @@ extension RuleCatalogue {
             try ctx.waitFor(third, on: scheduler, "three runs")
             try ctx.requireExercised(
                 !concurrent || probeRan.hasFired,
-                "an action scheduled during the first run did not run while it waited, so an early run could not have started either"
+                """
+                an action scheduled during the first run did not run while it waited, so an early run could not have \
+                started either
+                """
             )
             try ctx.requireExercised(
                 !concurrent || watched.value != nil,
-                "the first run watched for an early run for \(ctx.timing.mustHappen), and its thread never kept its core through a quiet window of \(ctx.timing.quietWindow): an early run's thread may not have had one either"
+                """
+                the first run watched for an early run for \(ctx.timing.mustHappen), and its thread never kept its \
+                core through a quiet window of \(ctx.timing.quietWindow): an early run's thread may not have had one \
+                either
+                """
             )
             let events = log.all
             let endOfFirst = try ctx.unwrap(events.firstIndex(of: "end 1"), "no end of the first run in \(events)")
@@ -112,9 +125,15 @@ extension RuleCatalogue {
             .rec4, "reschedules made later, or from two threads at once, each run",
             excludes: .threadConfined,
             rationale:
-                "Asynchronous continuations (a network callback, say) call `reschedule` after the block returned; two such calls ask for two runs.",
+                """
+                Asynchronous continuations (a network callback, say) call `reschedule` after the block returned; two \
+                such calls ask for two runs.
+                """,
             hint:
-                "after the block returned, `reschedule` schedules at once instead of bumping a counter nobody reads, and two calls are not merged into one pending flag.",
+                """
+                after the block returned, `reschedule` schedules at once instead of bumping a counter nobody reads, \
+                and two calls are not merged into one pending flag.
+                """,
             // Its racing parts pin two threads on the cores (``CallRace``).
             needsIdleCores: true
         ) { ctx throws(RuleFailure) in
@@ -158,9 +177,16 @@ extension RuleCatalogue {
             .rec5, "disposing stops every further run, one already queued included",
             anyOf: [.serial, .virtualTime], excludes: [.synchronous, .trampoline],
             rationale:
-                "Disposal is how an endless recursion (polling, a retry loop) ends; a run already queued when `dispose()` returns must not start.",
+                """
+                Disposal is how an endless recursion (polling, a retry loop) ends; a run already queued when \
+                `dispose()` returns must not start.
+                """,
             hint:
-                "each run checks the recursion's disposable before calling the block (not only when rescheduling), and pending runs are disposed with it (on a virtual-time scheduler that cancels, none is left for a step to run).",
+                """
+                each run checks the recursion's disposable before calling the block (not only when rescheduling), and \
+                pending runs are disposed with it (on a virtual-time scheduler that cancels, none is left for a step \
+                to run).
+                """,
             // Its racing parts pin two threads on the cores (``CallRace``).
             needsIdleCores: true, check: disposingStopsEveryFurtherRun),
         Rule(
@@ -209,9 +235,15 @@ extension RuleCatalogue {
         Rule(
             .rec7, "deep recursion without stack growth: 1,000,000 levels inline, 20,000 through a queue",
             rationale:
-                "Deep recursion (100,000+ levels) is routine in stream processing; the field has shipped immediate schedulers that overflow the stack.",
+                """
+                Deep recursion (100,000+ levels) is routine in stream processing; the field has shipped immediate \
+                schedulers that overflow the stack.
+                """,
             hint:
-                "a synchronous scheduler unrolls recursion into a loop over a counter; others must enqueue each run instead of calling it."
+                """
+                a synchronous scheduler unrolls recursion into a loop over a counter; others must enqueue each run \
+                instead of calling it.
+                """
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let meter = StackMeter()

@@ -57,20 +57,31 @@ func releaseWithPendingWork(_ ctx: RuleContext) throws(RuleFailure) {
     let twice = ledger.ranMoreThanOnce
     try ctx.expect(
         twice.isEmpty,
-        "\(twice.count) of the actions pending at release ran more than once after the scheduler was released (\(twice.prefix(5).joined(separator: ", ")))"
+        """
+        \(twice.count) of the actions pending at release ran more than once after the scheduler was released \
+        (\(twice.prefix(5).joined(separator: ", ")))
+        """
     )
     switch ctx.subject.declared.pendingWorkOnRelease {
     case .runs?:
         let missing = ledger.neverRan(timerArmed: timerDue != nil)
         try ctx.expect(
             missing == 0,
-            "\(missing) of the actions pending at release never ran, though the subject declares `.pendingWorkOnRelease(.runs)` (a scheduler that drops its work on release declares `.pendingWorkOnRelease(.dropped)`)"
+            """
+            \(missing) of the actions pending at release never ran, though the subject declares \
+            `.pendingWorkOnRelease(.runs)` (a scheduler that drops its work on release declares \
+            `.pendingWorkOnRelease(.dropped)`)
+            """
         )
     case .dropped?:
         let after = ledger.ranSinceOpen
         try ctx.expect(
             after == 0,
-            "\(after) of the actions pending at release ran after it, though the subject declares `.pendingWorkOnRelease(.dropped)` (a scheduler that runs its work on release declares `.pendingWorkOnRelease(.runs)`)"
+            """
+            \(after) of the actions pending at release ran after it, though the subject declares \
+            `.pendingWorkOnRelease(.dropped)` (a scheduler that runs its work on release declares \
+            `.pendingWorkOnRelease(.runs)`)
+            """
         )
     case nil:
         break

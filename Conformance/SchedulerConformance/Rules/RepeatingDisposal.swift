@@ -46,7 +46,10 @@ func repeatingDisposedBetweenTicksNeverTicksAgain(_ ctx: RuleContext) throws(Rul
         try ctx.waitPast(try ctx.deadline(interval * 10, on: scheduler), on: scheduler)
         try ctx.expect(
             afterDispose.value == 0,
-            "\(afterDispose.value) ticks started after dispose() returned (\(fromOutside ? "disposed from another thread while no tick ran" : "disposed inside a tick"))"
+            """
+            \(afterDispose.value) ticks started after dispose() returned \
+            (\(fromOutside ? "disposed from another thread while no tick ran" : "disposed inside a tick"))
+            """
         )
         try ctx.expect(handle.isDisposed, "isDisposed is false after dispose()")
     }

@@ -42,7 +42,11 @@ struct RepeatingEarliness {
         }
         try ctx.requireExercised(
             false,
-            "in \(attempts) runs of up to \(limit) ticks, the last had \(last.onTime) of \(last.ticks) ticks within \(band) after their due time\(last.firstOnTime ? "" : ", not the first"): a tick held back that long could not show it was early"
+            """
+            in \(attempts) runs of up to \(limit) ticks, the last had \(last.onTime) of \(last.ticks) ticks within \
+            \(band) after their due time\(last.firstOnTime ? "" : ", not the first"): a tick held back that long \
+            could not show it was early
+            """
         )
     }
 

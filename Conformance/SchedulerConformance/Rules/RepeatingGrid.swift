@@ -95,7 +95,10 @@ struct RepeatingGrid {
         handle.dispose()
         if called > first, callHeldBack {
             throw RuleFailure(
-                "the suite's call to schedule the timer returned \(milliseconds(called - first)) after the first grid point, its thread kept off a core: the machine was too noisy to judge the timer",
+                """
+                the suite's call to schedule the timer returned \(milliseconds(called - first)) after the first grid \
+                point, its thread kept off a core: the machine was too noisy to judge the timer
+                """,
                 kind: .inconclusive)
         }
         try ctx.expect(
@@ -229,7 +232,10 @@ struct RepeatingGrid {
                     + ($0.unread > 0 ? " since a reading \(milliseconds($0.unread)) after the reference fired)" : ")")
             }
             report.append(
-                "point \(k): the tick \(next)\(thread ?? ""), the references \(milliseconds(machine)), a plain action on the subject \(milliseconds(hopDelay))"
+                """
+                point \(k): the tick \(next)\(thread ?? ""), the references \(milliseconds(machine)), a plain action \
+                on the subject \(milliseconds(hopDelay))
+                """
             )
         }
         // No tick sooner than an interval after the action before it ended, and most within
@@ -247,9 +253,18 @@ struct RepeatingGrid {
             && onDelay * 2 > gaps.count
         try ctx.expect(
             report.isEmpty,
-            "\(report.count) of \(points) grid points of a timer every \(milliseconds(step)) with leeway \(milliseconds(UInt64(leeway.nanoseconds))) got no tick within leeway + \(milliseconds(UInt64(Self.pathAllowance.nanoseconds))) + the latest of the suite's own timers (zero leeway and the same leeway) and a plain action it handed the subject there (\(report.prefix(4).joined(separator: "; ")))"
+            """
+            \(report.count) of \(points) grid points of a timer every \(milliseconds(step)) with leeway \
+            \(milliseconds(UInt64(leeway.nanoseconds))) got no tick within leeway + \
+            \(milliseconds(UInt64(Self.pathAllowance.nanoseconds))) + the latest of the suite's own timers (zero \
+            leeway and the same leeway) and a plain action it handed the subject there \
+            (\(report.prefix(4).joined(separator: "; ")))
+            """
                 + (looksFixedDelay
-                    ? ". Every tick came an interval after the action before it returned: a fixed delay. A scheduler that repeats so by design declares \(Declaration.repeatPolicy(.fixedDelay))"
+                    ? """
+                    . Every tick came an interval after the action before it returned: a fixed delay. A scheduler \
+                    that repeats so by design declares \(Declaration.repeatPolicy(.fixedDelay))
+                    """
                     : "")
         )
         // Two thirds of the later half: a timer that drifts from the middle on stays within
@@ -259,31 +274,11 @@ struct RepeatingGrid {
         let later = points - points / 2
         try ctx.requireExercised(
             judged * 2 >= points && judgedLater * 3 >= later * 2,
-            "the suite's reference timers, or a plain action it handed the subject, were later than the leeway at \(points - judged) of \(points) grid points (\(later - judgedLater) of the later \(later)) whose tick was later than that too: the machine was too noisy to judge the timer"
+            """
+            the suite's reference timers, or a plain action it handed the subject, were later than the leeway at \
+            \(points - judged) of \(points) grid points (\(later - judgedLater) of the later \(later)) whose tick was \
+            later than that too: the machine was too noisy to judge the timer
+            """
         )
-    }
-
-    /// When a plain action handed to a serial subject at `handed`, which ran at `ran`, could
-    /// first have run: after the ticks' actions (`starts`, `ends`) that had started by the
-    /// time it was handed and ended before it ran; at `handed` if there were none.
-    /// Never later than `ran` when `handed` is not.
-    static func busyUntil(handed: UInt64, ran: UInt64, starts: [UInt64], ends: [UInt64]) -> UInt64 {
-        var free = handed
-        for (start, end) in zip(starts, ends) where start <= handed && end <= ran { free = max(free, end) }
-        return free
-    }
-
-    /// The subject's `now`, and the suite's uptime at that moment (bracketed; retried until
-    /// the bracket is narrow, so preemption between the readings does not skew the grid).
-    private static func anchor(_ scheduler: any Scheduler) -> (SchedulerTime, UInt64) {
-        var best: (SchedulerTime, UInt64, UInt64)?
-        for _ in 0..<20 {
-            let before = uptimeNanoseconds()
-            let now = scheduler.now
-            let after = uptimeNanoseconds()
-            if best.map({ after - before < $0.2 }) ?? true { best = (now, after, after - before) }
-            if after - before < 100_000 { break }
-        }
-        return (best!.0, best!.1)
     }
 }

@@ -20,17 +20,27 @@ extension RepeatingGrid {
             let noise = lateness(first, times.last ?? first)
             try ctx.requireExercised(
                 noise <= UInt64(leeway.nanoseconds),
-                "the suite's timers were \(milliseconds(noise)) late while the subject's ticked only \(times.count) time(s)"
+                """
+                the suite's timers were \(milliseconds(noise)) late while the subject's ticked only \(times.count) \
+                time(s)
+                """
             )
             throw RuleFailure(
-                "the timer ticked \(times.count) time(s) before the rule's last grid point, \(milliseconds(times.last.map { $0 &- first } ?? 0)) after its start, while the suite's timers kept time: too few for the fixed delay the subject declares (\(Declaration.repeatPolicy(.fixedDelay)))"
+                """
+                the timer ticked \(times.count) time(s) before the rule's last grid point, \
+                \(milliseconds(times.last.map { $0 &- first } ?? 0)) after its start, while the suite's timers kept \
+                time: too few for the fixed delay the subject declares (\(Declaration.repeatPolicy(.fixedDelay)))
+                """
             )
         }
         var report: [String] = []
         var excess: [Int64] = []
         if times[0] + slack < first || times[0] > first + allowance + lateness(first, times[0]) {
             report.append(
-                "the first tick came \(times[0] < first ? "\(milliseconds(first - times[0])) before" : "\(milliseconds(times[0] - first)) after") its start"
+                "the first tick came "
+                    + (times[0] < first
+                        ? "\(milliseconds(first - times[0])) before" : "\(milliseconds(times[0] - first)) after")
+                    + " its start"
             )
         }
         var judged = 0
@@ -43,27 +53,45 @@ extension RepeatingGrid {
             excess.append(Int64(bitPattern: period.next &- period.latest))
             if period.next + slack < due {
                 report.append(
-                    "tick \(k + 1) came \(milliseconds(due - period.next)) before an interval had passed since tick \(k)'s action returned"
+                    """
+                    tick \(k + 1) came \(milliseconds(due - period.next)) before an interval had passed since tick \
+                    \(k)'s action returned
+                    """
                 )
             } else if period.next > period.latest + allowance {
                 report.append(
-                    "tick \(k + 1) came \(milliseconds(period.next - due)) after an interval had passed since tick \(k)'s action returned (the suite's timers armed once the subject was done with tick \(k) fired, or a plain action they handed it ran, \(milliseconds(noise)) after that)"
+                    """
+                    tick \(k + 1) came \(milliseconds(period.next - due)) after an interval had passed since tick \
+                    \(k)'s action returned (the suite's timers armed once the subject was done with tick \(k) fired, \
+                    or a plain action they handed it ran, \(milliseconds(noise)) after that)
+                    """
                 )
             }
         }
         let median = excess.sorted()[excess.count / 2]
         if median > leeway.nanoseconds {
             report.append(
-                "the median tick came \(milliseconds(UInt64(median))) after the suite's timers armed for its period, beyond the leeway: every period is stretched"
+                """
+                the median tick came \(milliseconds(UInt64(median))) after the suite's timers armed for its period, \
+                beyond the leeway: every period is stretched
+                """
             )
         }
         try ctx.expect(
             report.isEmpty,
-            "a timer every \(milliseconds(step)) with leeway \(milliseconds(UInt64(leeway.nanoseconds))) is off the fixed delay the subject declares (\(Declaration.repeatPolicy(.fixedDelay))) over its \(times.count) ticks: \(report.prefix(4).joined(separator: "; "))"
+            """
+            a timer every \(milliseconds(step)) with leeway \(milliseconds(UInt64(leeway.nanoseconds))) is off the \
+            fixed delay the subject declares (\(Declaration.repeatPolicy(.fixedDelay))) over its \(times.count) \
+            ticks: \(report.prefix(4).joined(separator: "; "))
+            """
         )
         try ctx.requireExercised(
             judged * 2 >= periods.count,
-            "\(periods.count - judged) of \(periods.count) ticks came later than the leeway after their due time while the suite's timers armed for the period, or a plain action they handed the subject, were as late: the machine was too noisy to judge the timer"
+            """
+            \(periods.count - judged) of \(periods.count) ticks came later than the leeway after their due time while \
+            the suite's timers armed for the period, or a plain action they handed the subject, were as late: the \
+            machine was too noisy to judge the timer
+            """
         )
     }
 }

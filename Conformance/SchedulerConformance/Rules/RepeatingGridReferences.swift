@@ -141,3 +141,29 @@ extension Duration {
     /// Whole nanoseconds (saturating), for the suite's own timer arithmetic.
     var nanoseconds: Int64 { (try? checkedNanoseconds()) ?? .max }
 }
+
+extension RepeatingGrid {
+    /// When a plain action handed to a serial subject at `handed`, which ran at `ran`, could
+    /// first have run: after the ticks' actions (`starts`, `ends`) that had started by the
+    /// time it was handed and ended before it ran; at `handed` if there were none.
+    /// Never later than `ran` when `handed` is not.
+    static func busyUntil(handed: UInt64, ran: UInt64, starts: [UInt64], ends: [UInt64]) -> UInt64 {
+        var free = handed
+        for (start, end) in zip(starts, ends) where start <= handed && end <= ran { free = max(free, end) }
+        return free
+    }
+
+    /// The subject's `now`, and the suite's uptime at that moment (bracketed; retried until
+    /// the bracket is narrow, so preemption between the readings does not skew the grid).
+    static func anchor(_ scheduler: any Scheduler) -> (SchedulerTime, UInt64) {
+        var best: (SchedulerTime, UInt64, UInt64)?
+        for _ in 0..<20 {
+            let before = uptimeNanoseconds()
+            let now = scheduler.now
+            let after = uptimeNanoseconds()
+            if best.map({ after - before < $0.2 }) ?? true { best = (now, after, after - before) }
+            if after - before < 100_000 { break }
+        }
+        return (best!.0, best!.1)
+    }
+}

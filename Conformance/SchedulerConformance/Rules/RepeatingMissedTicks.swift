@@ -79,7 +79,10 @@ struct RepeatingMissedTicks {
         let during = attempt.starts.dropFirst(2).filter { $0 < end }
         guard during.isEmpty else {
             return .inconclusive(
-                "\(during.count) tick(s) started while the stalling tick still ran: the timer runs its ticks side by side, so none was missed"
+                """
+                \(during.count) tick(s) started while the stalling tick still ran: the timer runs its ticks side by \
+                side, so none was missed
+                """
             )
         }
         // Runs after the stall, per slot: slot 0 is the rest of the one the stall ended in.
@@ -105,7 +108,10 @@ struct RepeatingMissedTicks {
                 (Double((slotOfEnd + UInt64(k)) * step + attempt.begin.nanoseconds) - Double(end.nanoseconds)) / 1e6)
         }
         let timeline =
-            "runs at +[\(after.joined(separator: ", "))] ms after the stall, grid points at +[\(grid.joined(separator: ", "))] ms"
+            """
+            runs at +[\(after.joined(separator: ", "))] ms after the stall, grid points at \
+            +[\(grid.joined(separator: ", "))] ms
+            """
         let firstGridAfter = Int64((slotOfEnd + 1) * step + attempt.begin.nanoseconds)
         let stalled = "after a stall of \(stall) (\(missed) grid points passed while tick 1's action ran; \(timeline))"
         let crowded = perSlot.firstIndex { $0 >= 2 }
@@ -121,7 +127,12 @@ struct RepeatingMissedTicks {
         case .coalesced:
             if let slot = crowdedEitherWay {
                 return .failed(
-                    "\(stalled), \(perSlot[slot]) ticks ran within one interval (\(slot == 0 ? "before the next grid point" : "\(slot) intervals on")): missed ticks were run one by one, not merged into one run (a timer that does so by design declares \(Declaration.missedTicks(.burst)))"
+                    """
+                    \(stalled), \(perSlot[slot]) ticks ran within one interval \
+                    (\(slot == 0 ? "before the next grid point" : "\(slot) intervals on")): missed ticks were run one \
+                    by one, not merged into one run (a timer that does so by design declares \
+                    \(Declaration.missedTicks(.burst)))
+                    """
                 )
             }
             if fixedDelay {
@@ -132,17 +143,28 @@ struct RepeatingMissedTicks {
             return perSlot[0] == 1
                 ? .passed
                 : .inconclusive(
-                    "no tick ran between the stall's end and the next grid point: a merged run that late merges that point too, so merging could not be told from dropping (a timer that drops missed ticks by design declares \(Declaration.missedTicks(.skipped)))"
+                    """
+                    no tick ran between the stall's end and the next grid point: a merged run that late merges that \
+                    point too, so merging could not be told from dropping (a timer that drops missed ticks by design \
+                    declares \(Declaration.missedTicks(.skipped)))
+                    """
                 )
         case .skipped:
             if let slot = crowdedEitherWay {
                 return .failed(
-                    "\(stalled), \(perSlot[slot]) ticks ran within one interval, though the subject declares \(Declaration.missedTicks(.skipped))"
+                    """
+                    \(stalled), \(perSlot[slot]) ticks ran within one interval, though the subject declares \
+                    \(Declaration.missedTicks(.skipped))
+                    """
                 )
             }
             if perSlot[0] == 1 {
                 return .failed(
-                    "\(stalled), a tick ran before the next grid point: the missed ticks were merged into one run, though the subject declares \(Declaration.missedTicks(.skipped)) (a timer that merges them declares nothing)"
+                    """
+                    \(stalled), a tick ran before the next grid point: the missed ticks were merged into one run, \
+                    though the subject declares \(Declaration.missedTicks(.skipped)) (a timer that merges them \
+                    declares nothing)
+                    """
                 )
             }
             // Dropping shows only when the timer was prompt: its next tick near its grid point.
@@ -153,14 +175,20 @@ struct RepeatingMissedTicks {
                 == true
                 ? .passed
                 : .inconclusive(
-                    "the first tick after the stall came \(next.map { "\($0)" } ?? "never") after the next grid point: a timer that late cannot show it dropped what it missed"
+                    """
+                    the first tick after the stall came \(next.map { "\($0)" } ?? "never") after the next grid point: \
+                    a timer that late cannot show it dropped what it missed
+                    """
                 )
         case .burst:
             let runs = perSlot.reduce(0, +)
             if crowded != nil || runs >= missed + slotsAfter { return .passed }
             if perSlot.allSatisfy({ $0 == 1 }) {
                 return .failed(
-                    "\(stalled), the timer ran once per interval, \(runs) runs in \(slotsAfter + 1) intervals: it merged the missed ticks though it declares \(Declaration.missedTicks(.burst))"
+                    """
+                    \(stalled), the timer ran once per interval, \(runs) runs in \(slotsAfter + 1) intervals: it \
+                    merged the missed ticks though it declares \(Declaration.missedTicks(.burst))
+                    """
                 )
             }
             return .inconclusive(

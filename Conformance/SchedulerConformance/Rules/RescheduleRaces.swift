@@ -44,7 +44,10 @@ func reschedulesAtOnceEachCount(_ ctx: RuleContext) throws(RuleFailure) {
         }
         try ctx.waitFor(
             last, on: scheduler,
-            "the \(2 * perThread) runs asked for by two threads at once, in trial \(trials) (\(runs.value - 1) ran: a reschedule was lost)"
+            """
+            the \(2 * perThread) runs asked for by two threads at once, in trial \(trials) (\(runs.value - 1) ran: a \
+            reschedule was lost)
+            """
         )
         let met = try ctx.unwrap(
             outcome.value, "the recursion's first run did not run the two rescheduling threads")
@@ -55,12 +58,18 @@ func reschedulesAtOnceEachCount(_ ctx: RuleContext) throws(RuleFailure) {
     try ctx.settle(scheduler)
     if let (trial, runs) = counts.enumerated().first(where: { $0.element.value != expected }) {
         throw RuleFailure(
-            "ran \(runs.value) times for one start and \(2 * perThread) reschedules made at once from two threads, in trial \(trial)"
+            """
+            ran \(runs.value) times for one start and \(2 * perThread) reschedules made at once from two threads, in \
+            trial \(trial)
+            """
         )
     }
     try ctx.requireExercised(
         overlaps >= wanted,
-        "only \(overlaps) of \(trials) pairs of bursts of reschedules overlapped with both threads on a core: the two threads rarely ran at once"
+        """
+        only \(overlaps) of \(trials) pairs of bursts of reschedules overlapped with both threads on a core: the two \
+        threads rarely ran at once
+        """
     )
 }
 
@@ -122,7 +131,11 @@ func reschedulesAsTheLoopEndsEachRun(_ ctx: RuleContext) throws(RuleFailure) {
                 let count = setup.runs.value
                 try ctx.expect(
                     count == 2,
-                    "a reschedule made from another thread as the block returned gave \(count - 1) runs instead of 1, in trial \(first + offset) (\(trial.met ? "the call overlapped the end of the loop" : "the call came apart from the loop's end"))"
+                    "a reschedule made from another thread as the block returned gave \(count - 1) runs instead of 1, "
+                        + "in trial \(first + offset) ("
+                        + (trial.met
+                            ? "the call overlapped the end of the loop" : "the call came apart from the loop's end")
+                        + ")"
                 )
             }
         }
@@ -186,7 +199,10 @@ func disposeRacingARescheduleLeavesNoRun(_ ctx: RuleContext) throws(RuleFailure)
         judge: { first, batch throws(RuleFailure) in
             try ctx.expect(
                 !virtual.step(),
-                "a recursion disposed on one thread while another rescheduled it left a run pending: step() ran it, in one of trials \(first)–\(first + batch.count - 1)"
+                """
+                a recursion disposed on one thread while another rescheduled it left a run pending: step() ran it, in \
+                one of trials \(first)–\(first + batch.count - 1)
+                """
             )
             for (offset, (setup, _)) in batch.enumerated() {
                 let count = setup.runs.value

@@ -34,9 +34,15 @@ extension RuleCatalogue {
             requires: .subscription,
             excludes: .threadConfined,
             rationale:
-                "Subscribing from an arbitrary thread moves the work to a background scheduler, which later hops can find as current.",
+                """
+                Subscribing from an arbitrary thread moves the work to a background scheduler, which later hops can \
+                find as current.
+                """,
             hint:
-                "with no current scheduler, hand the action to a private background scheduler; do not run it on the caller's thread."
+                """
+                with no current scheduler, hand the action to a private background scheduler; do not run it on the \
+                caller's thread.
+                """
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let observed = Box<(sameThread: Bool, current: Bool)?>(nil)
@@ -78,9 +84,15 @@ extension RuleCatalogue {
             .sub4, "an inline run leaves the caller's scheduler current, inside and after",
             requires: .subscription,
             rationale:
-                "Running inline is not a hop: work subscribed from scheduler A that asks for the current scheduler must find A, or it hops away from where it runs.",
+                """
+                Running inline is not a hop: work subscribed from scheduler A that asks for the current scheduler \
+                must find A, or it hops away from where it runs.
+                """,
             hint:
-                "the inline path calls the action directly; it does not run it as the subscription scheduler (or any other)."
+                """
+                the inline path calls the action directly; it does not run it as the subscription scheduler (or any \
+                other).
+                """
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let host = QueueScheduler(name: "SUB-4 host")

@@ -29,11 +29,17 @@ func threadsLeaveNothingBehind(_ ctx: RuleContext) throws(RuleFailure) {
     let (quietToPass, maximumPairs) = (2, 12)
     try ctx.requireExercised(
         ctx.ownsProcess,
-        "THR-6 weighs the whole process's memory, so it judges only in a process of its own (a worker of `conformance run`); here other work allocates beside it"
+        """
+        THR-6 weighs the whole process's memory, so it judges only in a process of its own (a worker of `conformance \
+        run`); here other work allocates beside it
+        """
     )
     try ctx.requireExercised(
         HeapMeter.bytesInUse() != nil,
-        "this process's allocator does not tell its bytes in use (not glibc, or a sanitizer's), so what threads leave behind cannot be weighed"
+        """
+        this process's allocator does not tell its bytes in use (not glibc, or a sanitizer's), so what threads leave \
+        behind cannot be weighed
+        """
     )
     let scheduler = ctx.makeScheduler()
     let virtual = scheduler as? any VirtualTimeScheduler
@@ -101,6 +107,12 @@ func threadsLeaveNothingBehind(_ ctx: RuleContext) throws(RuleFailure) {
     }
     try ctx.expect(
         quiet >= quietToPass,
-        "each of \(actions) threads that scheduled one action and exited left memory behind: over \(grown.count) rounds of such threads the process grew by \(grown.map { "\($0.shortLived)" }.joined(separator: ", ")) bytes, against \(grown.map { "\($0.control)" }.joined(separator: ", ")) when two threads that lived on scheduled as many; \(quiet == 0 ? "no round" : "only \(quiet) round") grew by less than \(half) bytes more than the second smallest of those (\(quietToPass) needed)"
+        """
+        each of \(actions) threads that scheduled one action and exited left memory behind: over \(grown.count) \
+        rounds of such threads the process grew by \(grown.map { "\($0.shortLived)" }.joined(separator: ", ")) bytes, \
+        against \(grown.map { "\($0.control)" }.joined(separator: ", ")) when two threads that lived on scheduled as \
+        many; \(quiet == 0 ? "no round" : "only \(quiet) round") grew by less than \(half) bytes more than the second \
+        smallest of those (\(quietToPass) needed)
+        """
     )
 }

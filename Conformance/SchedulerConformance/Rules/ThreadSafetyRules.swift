@@ -43,7 +43,10 @@ extension RuleCatalogue {
             .thr2, "releasing a scheduler with pending work does not crash, and no action runs twice",
             excludes: [.synchronous, .trampoline],
             rationale:
-                "Apps drop schedulers while work is queued; the declared policy (run or drop pending work) must hold without a crash.",
+                """
+                Apps drop schedulers while work is queued; the declared policy (run or drop pending work) must hold \
+                without a crash.
+                """,
             hint:
                 "pending actions keep what they need alive (or are cleanly dropped); nothing touches a freed scheduler."
         ) { ctx throws(RuleFailure) in
@@ -53,9 +56,15 @@ extension RuleCatalogue {
             .thr3, "no action is leaked after quiescence, run or disposed",
             anyOf: [.serial, .virtualTime, .synchronous, .trampoline],
             rationale:
-                "Every closure a scheduler ever held must be freed once it ran or was disposed, or long-running apps leak.",
+                """
+                Every closure a scheduler ever held must be freed once it ran or was disposed, or long-running apps \
+                leak.
+                """,
             hint:
-                "no list of past actions is kept; disposal clears the closure; handles do not form cycles with their actions."
+                """
+                no list of past actions is kept; disposal clears the closure; handles do not form cycles with their \
+                actions.
+                """
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let live = LiveCounter()
@@ -74,9 +83,15 @@ extension RuleCatalogue {
             .thr4, "a concurrent scheduler really runs actions at the same time",
             requires: .concurrent,
             rationale:
-                "Claiming concurrency promises parallelism: users split CPU-bound work across it, and work that waits for other work on the same scheduler deadlocks on one that serialises.",
+                """
+                Claiming concurrency promises parallelism: users split CPU-bound work across it, and work that waits \
+                for other work on the same scheduler deadlocks on one that serialises.
+                """,
             hint:
-                "the queue is created concurrent (and its target too); no serialising lock wraps the actions; one caller's actions are not queued behind each other."
+                """
+                the queue is created concurrent (and its target too); no serialising lock wraps the actions; one \
+                caller's actions are not queued behind each other.
+                """
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let first = Signal()
@@ -99,14 +114,20 @@ extension RuleCatalogue {
             try ctx.waitFor(done, on: scheduler, "the second action finished")
             try ctx.expect(
                 met.value == 2,
-                "the two actions never ran at the same time: the second did not start while the first waited \(bound) for it"
+                """
+                the two actions never ran at the same time: the second did not start while the first waited \(bound) \
+                for it
+                """
             )
         },
         Rule(
             .thr5, "disposal storms racing scheduling: undisposed actions run exactly once",
             requires: .cancellation, excludes: [.synchronous, .threadConfined],
             rationale:
-                "Unsubscribing on one thread while another schedules is routine; it must not lose work that was not disposed.",
+                """
+                Unsubscribing on one thread while another schedules is routine; it must not lose work that was not \
+                disposed.
+                """,
             hint:
                 "the disposed flag belongs to each action, set atomically; disposal never removes a neighbour's entry."
         ) { ctx throws(RuleFailure) in
@@ -142,9 +163,17 @@ extension RuleCatalogue {
             .thr6, "a thread that used the scheduler keeps nothing once it has exited",
             excludes: .threadConfined,
             rationale:
-                "Servers and thread pools start and end threads all day; per-thread state a scheduler keeps (the current scheduler, a trampoline's queue) that outlives its thread is memory lost for good, a little per thread.",
+                """
+                Servers and thread pools start and end threads all day; per-thread state a scheduler keeps (the \
+                current scheduler, a trampoline's queue) that outlives its thread is memory lost for good, a little \
+                per thread.
+                """,
             hint:
-                "per-thread state lives in thread-local storage that frees it when the thread exits (a pthread key whose destructor releases it, a thread's own dictionary), never in a registry keyed by thread that nobody prunes."
+                """
+                per-thread state lives in thread-local storage that frees it when the thread exits (a pthread key \
+                whose destructor releases it, a thread's own dictionary), never in a registry keyed by thread that \
+                nobody prunes.
+                """
         ) { ctx throws(RuleFailure) in try threadsLeaveNothingBehind(ctx) },
     ]
 }

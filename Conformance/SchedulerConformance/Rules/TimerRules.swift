@@ -9,9 +9,16 @@ extension RuleCatalogue {
                 .tim1, "a delayed action never runs before its deadline, on the scheduler's clock or the suite's",
                 requires: .timers,
                 rationale:
-                    "'After' means at or after: timeouts and debounces are wrong if they fire early, and a clock that runs fast fires every timer early while agreeing with itself.",
+                    """
+                    'After' means at or after: timeouts and debounces are wrong if they fire early, and a clock that \
+                    runs fast fires every timer early while agreeing with itself.
+                    """,
                 hint:
-                    "deadlines are converted to the clock the timer uses (monotonic for real time) without rounding down; `now` reads a monotonic clock at its true rate; virtual time moves to the deadline before the action runs."
+                    """
+                    deadlines are converted to the clock the timer uses (monotonic for real time) without rounding \
+                    down; `now` reads a monotonic clock at its true rate; virtual time moves to the deadline before \
+                    the action runs.
+                    """
             ) { ctx throws(RuleFailure) in
                 let scheduler = ctx.makeScheduler()
                 let realTime = !ctx.subject.capabilities.contains(.virtualTime)
@@ -50,9 +57,18 @@ extension RuleCatalogue {
                 level: .stochastic,
                 requires: .timers, excludes: .virtualTime,
                 rationale:
-                    "A timer that fires much later than asked breaks timeouts and animations; the bound is calibrated on this machine at start-up. Stochastic because no evidence can settle it: the bound is absolute, and when the subject's own timer thread was woken is invisible to the suite, so a late firing on a loaded machine cannot be told from a late timer (TIM-6 judges lateness against the suite's own timer instead).",
+                    """
+                    A timer that fires much later than asked breaks timeouts and animations; the bound is calibrated \
+                    on this machine at start-up. Stochastic because no evidence can settle it: the bound is absolute, \
+                    and when the subject's own timer thread was woken is invisible to the suite, so a late firing on \
+                    a loaded machine cannot be told from a late timer (TIM-6 judges lateness against the suite's own \
+                    timer instead).
+                    """,
                 hint:
-                    "the timer is armed with a small leeway and on the right clock; nothing else blocks the queue it fires on."
+                    """
+                    the timer is armed with a small leeway and on the right clock; nothing else blocks the queue it \
+                    fires on.
+                    """
             ) { ctx throws(RuleFailure) in
                 let scheduler = ctx.makeScheduler()
                 let worst = Box(Duration.zero)
@@ -81,7 +97,10 @@ extension RuleCatalogue {
                 .tim3, "a deadline in the past runs promptly",
                 requires: .timers,
                 rationale:
-                    "A deadline computed before a slow step may already have passed; it must run, not be dropped or wait for a wrap-around.",
+                    """
+                    A deadline computed before a slow step may already have passed; it must run, not be dropped or \
+                    wait for a wrap-around.
+                    """,
                 hint: "past deadlines are clamped to now rather than converted to a huge unsigned delay."
             ) { ctx throws(RuleFailure) in
                 let scheduler = ctx.makeScheduler()
@@ -97,7 +116,10 @@ extension RuleCatalogue {
                 requires: [.timers, .serial],
                 rationale: "Timers scheduled out of order must still fire in time order on one serial scheduler.",
                 hint:
-                    "timers are kept ordered by deadline (a heap or GCD's own timer list), not in the order they were added."
+                    """
+                    timers are kept ordered by deadline (a heap or GCD's own timer list), not in the order they were \
+                    added.
+                    """
             ) { ctx throws(RuleFailure) in
                 let scheduler = ctx.makeScheduler()
                 let order = Recorder<Int>()
@@ -120,15 +142,27 @@ extension RuleCatalogue {
                 requires: .repeating,
                 rationale: "Polling and heartbeats assume tick k comes no earlier than start + k × interval.",
                 hint:
-                    "the first fire is the start date (not start + interval); ticks are not re-armed from the handler's own start time minus drift."
+                    """
+                    the first fire is the start date (not start + interval); ticks are not re-armed from the \
+                    handler's own start time minus drift.
+                    """
             ) { ctx throws(RuleFailure) in try RepeatingEarliness().judge(ctx) },
             Rule(
                 .tim6, "every point of a repeating timer's grid gets a tick within its leeway",
                 requires: .repeating, excludes: .virtualTime,
                 rationale:
-                    "Leeway lets the system coalesce wake-ups, not stretch the period: tick k is due within the leeway after start + k × interval, and a timer that is late by a multiple of its leeway misses every deadline built on it.",
+                    """
+                    Leeway lets the system coalesce wake-ups, not stretch the period: tick k is due within the leeway \
+                    after start + k × interval, and a timer that is late by a multiple of its leeway misses every \
+                    deadline built on it.
+                    """,
                 hint:
-                    "the timer is armed with the leeway asked for, not a multiple of it; each deadline is start + k × interval, never the last tick plus interval plus leeway; the queue it fires on is not blocked. The suite's own zero-leeway timer runs on the same grid, and only lateness it did not also see counts.",
+                    """
+                    the timer is armed with the leeway asked for, not a multiple of it; each deadline is start + k × \
+                    interval, never the last tick plus interval plus leeway; the queue it fires on is not blocked. \
+                    The suite's own zero-leeway timer runs on the same grid, and only lateness it did not also see \
+                    counts.
+                    """,
                 needsIdleCores: true
             ) { ctx throws(RuleFailure) in
                 // A period stretched by one 8 ms leeway leaves grid point 3 uncovered, and every

@@ -17,7 +17,10 @@ func disposedTimersKeepNothingAlive(_ ctx: RuleContext) throws(RuleFailure) {
         let one = ctx.makeScheduler()
         guard one !== ctx.makeScheduler() else {
             throw RuleFailure(
-                "the subject hands out one shared scheduler, which outlives every timer, so a leak through a timer cannot be seen",
+                """
+                the subject hands out one shared scheduler, which outlives every timer, so a leak through a timer \
+                cannot be seen
+                """,
                 kind: .skipped)
         }
     }
@@ -26,7 +29,10 @@ func disposedTimersKeepNothingAlive(_ ctx: RuleContext) throws(RuleFailure) {
     }
     guard control.isEmpty else {
         throw RuleFailure(
-            "the subject keeps its schedulers or handles (\(control.joined(separator: " and ")) outlived a plain action by \(ctx.timing.mustHappen)), so a leak through a timer cannot be seen",
+            """
+            the subject keeps its schedulers or handles (\(control.joined(separator: " and ")) outlived a plain \
+            action by \(ctx.timing.mustHappen)), so a leak through a timer cannot be seen
+            """,
             kind: .skipped)
     }
     let kept = try release(ctx, "a repeating timer disposed after its first tick") {
@@ -39,7 +45,10 @@ func disposedTimersKeepNothingAlive(_ ctx: RuleContext) throws(RuleFailure) {
     }
     try ctx.expect(
         kept.isEmpty,
-        "the repeating timer was disposed and dropped with its scheduler, but \(kept.joined(separator: " and ")) \(kept.count == 1 ? "is" : "are") still alive after \(ctx.timing.mustHappen), while a plain action's were freed"
+        """
+        the repeating timer was disposed and dropped with its scheduler, but \(kept.joined(separator: " and ")) \
+        \(kept.count == 1 ? "is" : "are") still alive after \(ctx.timing.mustHappen), while a plain action's were freed
+        """
     )
 }
 

@@ -9,9 +9,15 @@ extension RuleCatalogue {
             requires: .trampoline,
             excludes: .threadConfined,
             rationale:
-                "RxSwift's classic nested example must print 1, 2, 3, 4, 5: nested work runs after the outer action returns, in order, however many are queued, a nested recursion's first run included.",
+                """
+                RxSwift's classic nested example must print 1, 2, 3, 4, 5: nested work runs after the outer action \
+                returns, in order, however many are queued, a nested recursion's first run included.
+                """,
             hint:
-                "an idle thread runs the action at once, then drains a per-thread FIFO queue (not a stack); a busy thread only enqueues, at the back."
+                """
+                an idle thread runs the action at once, then drains a per-thread FIFO queue (not a stack); a busy \
+                thread only enqueues, at the back.
+                """
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let order = try ctx.onFreshThread { () -> [String] in
@@ -69,7 +75,10 @@ extension RuleCatalogue {
             requires: .trampoline,
             excludes: .threadConfined,
             rationale:
-                "Once the outermost action and its queue are done, the next `schedule` on that thread must run inline again.",
+                """
+                Once the outermost action and its queue are done, the next `schedule` on that thread must run inline \
+                again.
+                """,
             hint: "the 'running' flag is cleared on every exit path, and the queue is empty afterwards."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
@@ -86,7 +95,10 @@ extension RuleCatalogue {
             requires: .trampoline,
             excludes: .threadConfined,
             rationale:
-                "The trampoline is per thread: one thread's nested work must never run on another thread or be delayed by it.",
+                """
+                The trampoline is per thread: one thread's nested work must never run on another thread or be delayed \
+                by it.
+                """,
             hint: "the queue and the running flag live in thread-local storage, not in the shared scheduler object."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
@@ -124,7 +136,10 @@ extension RuleCatalogue {
             requires: .trampoline,
             excludes: .threadConfined,
             rationale:
-                "Recursion through the trampoline is how RxSwift avoids stack overflows; depth must cost queue space, not stack.",
+                """
+                Recursion through the trampoline is how RxSwift avoids stack overflows; depth must cost queue space, \
+                not stack.
+                """,
             hint: "nested `schedule` only enqueues while the drain runs; the drain is a loop, not a recursive call."
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
@@ -154,7 +169,10 @@ extension RuleCatalogue {
             requires: .trampoline,
             excludes: .threadConfined,
             rationale:
-                "Many threads use the one shared trampoline at once; each thread's nested work must run on it, in its order, none lost or taken by another thread.",
+                """
+                Many threads use the one shared trampoline at once; each thread's nested work must run on it, in its \
+                order, none lost or taken by another thread.
+                """,
             hint:
                 "the queue and the running flag are both per thread; nothing about the drain is shared between threads."
         ) { ctx throws(RuleFailure) in
@@ -191,7 +209,10 @@ extension RuleCatalogue {
                 }
                 if ran.all != Array(0..<nested) {
                     problems.record(
-                        "thread \(index) ran \(ran.count) of \(nested) nested actions by the time its `schedule` returned, in order \(ran.all.prefix(5))…"
+                        """
+                        thread \(index) ran \(ran.count) of \(nested) nested actions by the time its `schedule` \
+                        returned, in order \(ran.all.prefix(5))…
+                        """
                     )
                 }
             }

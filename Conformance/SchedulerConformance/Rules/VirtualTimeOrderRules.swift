@@ -51,9 +51,15 @@ extension RuleCatalogue {
             .vt11, "work scheduled during an advance runs at its own time, in time order, seeing that time",
             requires: .virtualTime,
             rationale:
-                "A delay inside a delay is the heart of every timing test; it must run at the action's time plus its delay, before later work, and read that time.",
+                """
+                A delay inside a delay is the heart of every timing test; it must run at the action's time plus its \
+                delay, before later work, and read that time.
+                """,
             hint:
-                "delays are added to the time of the running action (not the advance target), and entries added while advancing join the same ordered queue instead of a batch run afterwards."
+                """
+                delays are added to the time of the running action (not the advance target), and entries added while \
+                advancing join the same ordered queue instead of a batch run afterwards.
+                """
         ) { ctx throws(RuleFailure) in
             let scheduler = try virtualScheduler(ctx)
             let origin = scheduler.now
@@ -90,9 +96,15 @@ extension RuleCatalogue {
             "work scheduled for the current instant from inside an advance runs at that instant, before later work",
             requires: .virtualTime,
             rationale:
-                "An action that schedules more work 'now' (an operator forwarding an event) must see it run at the same virtual time, ahead of anything due later.",
+                """
+                An action that schedules more work 'now' (an operator forwarding an event) must see it run at the \
+                same virtual time, ahead of anything due later.
+                """,
             hint:
-                "plain `schedule` during an advance is stamped with the running action's time (not the advance target, nor the end of the batch)."
+                """
+                plain `schedule` during an advance is stamped with the running action's time (not the advance target, \
+                nor the end of the batch).
+                """
         ) { ctx throws(RuleFailure) in
             let scheduler = try virtualScheduler(ctx)
             let origin = scheduler.now
@@ -122,9 +134,15 @@ extension RuleCatalogue {
             .vt13, "a step runs everything due at the earliest instant, and nothing later",
             requires: .virtualTime, excludes: .singleStep,
             rationale:
-                "Schedulers that step by instants (ReactiveSwift's, SwiftNIO's test loops) promise that one step moves time to the next instant that has work and runs exactly that instant's work.",
+                """
+                Schedulers that step by instants (ReactiveSwift's, SwiftNIO's test loops) promise that one step moves \
+                time to the next instant that has work and runs exactly that instant's work.
+                """,
             hint:
-                "a step moves time to the earliest pending deadline, runs every action due then (work they add for that instant included), and stops before the next deadline."
+                """
+                a step moves time to the earliest pending deadline, runs every action due then (work they add for \
+                that instant included), and stops before the next deadline.
+                """
         ) { ctx throws(RuleFailure) in
             let scheduler = try virtualScheduler(ctx)
             let origin = scheduler.now

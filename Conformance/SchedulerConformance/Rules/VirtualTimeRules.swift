@@ -33,7 +33,10 @@ extension RuleCatalogue {
                 requires: [.virtualTime, .singleStep],
                 rationale: "Tests assert intermediate states between steps.",
                 hint:
-                    "`step()` runs one action, `step(n)` at most n, `stepAll()` until empty; disposed entries are skipped without counting."
+                    """
+                    `step()` runs one action, `step(n)` at most n, `stepAll()` until empty; disposed entries are \
+                    skipped without counting.
+                    """
             ) { ctx throws(RuleFailure) in
                 let scheduler = try virtualScheduler(ctx)
                 let log = Recorder<Int>()
@@ -49,7 +52,10 @@ extension RuleCatalogue {
                 .vt4, "actions run in time order, equal times in scheduling order",
                 requires: .virtualTime,
                 rationale:
-                    "Test schedulers that fired simultaneous timers out of registration order made tests flaky; ties must be FIFO.",
+                    """
+                    Test schedulers that fired simultaneous timers out of registration order made tests flaky; ties \
+                    must be FIFO.
+                    """,
                 hint: "order the queue by (time, insertion sequence), not by time alone (heaps are not stable)."
             ) { ctx throws(RuleFailure) in
                 let scheduler = try virtualScheduler(ctx)
@@ -100,7 +106,12 @@ extension RuleCatalogue {
                 requires: .virtualTime,
                 rationale: "RxSwift's `advanceTo` runs what is due exactly at the target; tests rely on it.",
                 hint:
-                    "run entries with time <= target (not <), then set `now` to the target. A scheduler that leaves work due exactly at the target for the next drive by design (as Kotlin's `advanceTimeBy` does) declares `.advanceTarget(.exclusive)`: then only what is due before the target runs, and the next step runs the rest at the target."
+                    """
+                    run entries with time <= target (not <), then set `now` to the target. A scheduler that leaves \
+                    work due exactly at the target for the next drive by design (as Kotlin's `advanceTimeBy` does) \
+                    declares `.advanceTarget(.exclusive)`: then only what is due before the target runs, and the next \
+                    step runs the rest at the target.
+                    """
             ) { ctx throws(RuleFailure) in
                 let scheduler = try virtualScheduler(ctx)
                 let target = try ctx.deadline(.seconds(5), on: scheduler)
@@ -120,26 +131,38 @@ extension RuleCatalogue {
                         ran.all.first?.hasPrefix("before") == true, "an action due 1 ns before the target did not run")
                     try ctx.expect(
                         ran.all.count >= 2,
-                        "an action due exactly at the target did not run in the advance (a scheduler that leaves it for the next drive by design declares \(declaration))"
+                        """
+                        an action due exactly at the target did not run in the advance (a scheduler that leaves it \
+                        for the next drive by design declares \(declaration))
+                        """
                     )
                     try ctx.expect(ran.all.count == 2, "an action due after the target ran: \(ran.all)")
                     return
                 }
                 try ctx.expect(
                     ran.all.count == 1 && ran.all[0].hasPrefix("before"),
-                    "advancing to the target ran \(ran.all), though the subject declares \(declaration): only the action due 1 ns before it should run"
+                    """
+                    advancing to the target ran \(ran.all), though the subject declares \(declaration): only the \
+                    action due 1 ns before it should run
+                    """
                 )
                 try ctx.expect(scheduler.step(), "after the advance, a step found nothing to run")
                 try ctx.expect(
                     ran.all.last == "at@target",
-                    "the step after the advance ran \(ran.all.last ?? "nothing"), expected the action due at the target, at the target (the subject declares \(declaration))"
+                    """
+                    the step after the advance ran \(ran.all.last ?? "nothing"), expected the action due at the \
+                    target, at the target (the subject declares \(declaration))
+                    """
                 )
             },
             Rule(
                 .vt7, "`now` during an action equals the action's time",
                 requires: .virtualTime,
                 rationale:
-                    "Test schedulers that reported the advance target instead of the action's time broke time-based operators.",
+                    """
+                    Test schedulers that reported the advance target instead of the action's time broke time-based \
+                    operators.
+                    """,
                 hint: "set the clock to each entry's time before running it, not to the target of the advance."
             ) { ctx throws(RuleFailure) in
                 let scheduler = try virtualScheduler(ctx)

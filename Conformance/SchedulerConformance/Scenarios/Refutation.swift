@@ -36,9 +36,15 @@ struct Refutation<Model: SequentialModel>: CustomStringConvertible {
         }
         var lines = [
             "no one-at-a-time order of the calls gives what the \(profile) did (seed \(seed)).",
-            "Smallest scenario still refused (\(scenario.shape)\(scenario == original ? "" : "; shrunk from \(original.shape)")):",
+            """
+            Smallest scenario still refused \
+            (\(scenario.shape)\(scenario == original ? "" : "; shrunk from \(original.shape)")):
+            """,
             scenario.description,
-            "What happened, by when it ended (tickets are one global order; an entry that ended before another began must come first):",
+            """
+            What happened, by when it ended (tickets are one global order; an entry that ended before another began \
+            must come first):
+            """,
         ]
         lines += observed.map { "  " + line($0) }
         let accepted = refusal.prefix.map { "\(history[$0].operation)" }

@@ -34,7 +34,10 @@ public struct Scenario<Operation: Hashable & Sendable & CustomStringConvertible>
 
     /// Its size as "2 threads × 3 operations" reads it: threads and the longest thread.
     public var shape: String {
-        "\(parallel.count) thread\(parallel.count == 1 ? "" : "s") × \(parallel.map(\.count).max() ?? 0), \(operations.count) operations in all"
+        """
+        \(parallel.count) thread\(parallel.count == 1 ? "" : "s") × \(parallel.map(\.count).max() ?? 0), \
+        \(operations.count) operations in all
+        """
     }
 
     public var description: String {
@@ -47,9 +50,10 @@ public struct Scenario<Operation: Hashable & Sendable & CustomStringConvertible>
         return lines.joined(separator: "\n")
     }
 
-    /// Smaller scenarios, smallest change first: a thread dropped, then one operation
-    /// dropped from any part (but a final part that ``keepsFinal``). Each still names only what its profile can run (an operation
-    /// on something no longer made is the profile's to treat as a no-op).
+    /// Smaller scenarios, smallest change first: a thread dropped, then one operation dropped
+    /// from any part (but a final part that ``keepsFinal``). Each still names only what its
+    /// profile can run (an operation on something no longer made is the profile's to treat as
+    /// a no-op).
     public var shrinks: [Scenario] {
         var smaller: [Scenario] = []
         for index in parallel.indices where parallel.count > 1 {

@@ -82,7 +82,10 @@ public enum ScenarioExplorer {
         var metDescription: String {
             let passing = passingMeetings == 0 ? "" : " (\(passingMeetings) passing its time)"
             return
-                "\(callMeetings) meetings of two calls, \(returnMeetings) of a call and the suite's code inside the subject\(passing)"
+                """
+                \(callMeetings) meetings of two calls, \(returnMeetings) of a call and the suite's code inside the \
+                subject\(passing)
+                """
         }
 
         /// The offered pair that met least often, if it met fewer than `needed` times.
@@ -219,32 +222,52 @@ public enum ScenarioExplorer {
         } while !explored
         let seconds = (ContinuousClock.now - started).timeInterval
         context.note(
-            "\(summary.scenarios) scenarios (\(Int(Double(summary.scenarios) / seconds))/s), \(summary.runs) runs (\(summary.undecided) the checker could not decide), \(summary.conclusive) with calls overlapping; \(summary.metDescription)"
+            """
+            \(summary.scenarios) scenarios (\(Int(Double(summary.scenarios) / seconds))/s), \(summary.runs) runs \
+            (\(summary.undecided) the checker could not decide), \(summary.conclusive) with calls overlapping; \
+            \(summary.metDescription)
+            """
         )
         let undecided =
             summary.undecided == 0
             ? ""
-            : " (\(summary.undecided) runs whose history the checker could not decide within \(Linearizability.stateLimit) states or \(Linearizability.timeLimit) are not counted)"
+            : """
+             (\(summary.undecided) runs whose history the checker could not decide within \
+            \(Linearizability.stateLimit) states or \(Linearizability.timeLimit) are not counted)
+            """
         if summary.conclusive == 0 {
             throw RuleFailure(
-                "in \(summary.runs) runs of \(summary.scenarios) scenarios no two calls ever overlapped, nor did any call meet a running action: nothing concurrent was judged\(undecided)",
+                """
+                in \(summary.runs) runs of \(summary.scenarios) scenarios no two calls ever overlapped, nor did any \
+                call meet a running action: nothing concurrent was judged\(undecided)
+                """,
                 kind: .inconclusive)
         }
         if let kind = summary.shortKind(of: evidence, needing: exploration.meetings) {
             throw RuleFailure(
-                "in \(summary.runs) runs of \(summary.scenarios) scenarios over \(Int(seconds)) s, \(summary.metDescription) happened, and \(Summary.needed(of: kind, needing: exploration.meetings)) \(kind.meetingsName) were needed: the machine was too busy for the suite's threads to hold their cores together, and the narrow races were too seldom tried to judge\(undecided)",
+                """
+                in \(summary.runs) runs of \(summary.scenarios) scenarios over \(Int(seconds)) s, \
+                \(summary.metDescription) happened, and \(Summary.needed(of: kind, needing: exploration.meetings)) \
+                \(kind.meetingsName) were needed: the machine was too busy for the suite's threads to hold their \
+                cores together, and the narrow races were too seldom tried to judge\(undecided)
+                """,
                 kind: .inconclusive)
         }
         if let (pair, met) = summary.shortPair(needing: pairsNeeded) {
             throw RuleFailure(
-                "in \(summary.runs) runs of \(summary.scenarios) scenarios over \(Int(seconds)) s, calls of \(pair) met \(met) times, of the \(pairsNeeded) needed for each pair of kinds of call: the machine was too busy for the suite's threads to hold their cores together, and the race between those two calls was too seldom tried to judge\(undecided)",
+                """
+                in \(summary.runs) runs of \(summary.scenarios) scenarios over \(Int(seconds)) s, calls of \(pair) \
+                met \(met) times, of the \(pairsNeeded) needed for each pair of kinds of call: the machine was too \
+                busy for the suite's threads to hold their cores together, and the race between those two calls was \
+                too seldom tried to judge\(undecided)
+                """,
                 kind: .inconclusive)
         }
         return summary
     }
 
     /// One run of a scenario, and the checker's refusal of it if it was refused.
-    private struct Trial<Model: SequentialModel> {
+    struct Trial<Model: SequentialModel> {
         var scenario: Scenario<Model.Operation>
         var execution: ScenarioExecution<Model>
         var jitter: Jitter
@@ -253,29 +276,4 @@ public enum ScenarioExplorer {
         var undecided = false
     }
 
-    /// The smallest scenario reached by dropping threads and operations while some run of it
-    /// is still refused (up to 16 runs of each candidate), within `bound`.
-    private static func shrink<Model>(
-        _ failing: Trial<Model>, seed: UInt64, within bound: Duration,
-        trial: (Scenario<Model.Operation>, UInt64, Int) throws(RuleFailure) -> Trial<Model>
-    ) throws(RuleFailure) -> Trial<Model> {
-        let deadline = ContinuousClock.now + max(bound, .seconds(1))
-        var current = failing
-        var progressed = true
-        while progressed, ContinuousClock.now < deadline {
-            progressed = false
-            candidates: for candidate in current.scenario.shrinks {
-                for index in 0..<16 {
-                    guard ContinuousClock.now < deadline else { break candidates }
-                    let run = try trial(candidate, seed, index)
-                    if run.refusal != nil {
-                        current = run
-                        progressed = true
-                        break candidates
-                    }
-                }
-            }
-        }
-        return current
-    }
 }

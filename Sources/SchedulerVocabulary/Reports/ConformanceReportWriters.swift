@@ -33,7 +33,8 @@ extension ConformanceReport {
                 let rule = hints[result.rule]
                 problems.append(
                     """
-                    \(subject.name) \(result.rule) [\(rule?.level.rawValue ?? "?")] \(result.status.rawValue): \(rule?.title ?? "")
+                    \(subject.name) \(result.rule) [\(rule?.level.rawValue ?? "?")] \(result.status.rawValue): \
+                    \(rule?.title ?? "")
                       observed: \(result.message ?? "no message")
                       if this fails, check: \(rule?.hint ?? "")
                     """)

@@ -196,7 +196,10 @@ public struct MutationReport: Codable, Sendable, Equatable {
         lines.append(
             String(
                 format:
-                    "mutation score %.1f %% (%d killed of %d scored; %d survived, %d of them reached by no rule; %d declared equivalent; %d did not compile)",
+                    """
+                    mutation score %.1f %% (%d killed of %d scored; %d survived, %d of them reached by no rule; %d \
+                    declared equivalent; %d did not compile)
+                    """,
                 total.score, total.killed, total.mutants - total.equivalent - total.errors,
                 total.survived + total.uncovered, total.uncovered, total.equivalent, notCompiled.count))
         for (title, groups) in [("operator", byOperator), ("file", byFile)] {
@@ -217,7 +220,10 @@ public struct MutationReport: Codable, Sendable, Equatable {
         if trusted > 0 {
             lines.append("")
             lines.append(
-                "\(trusted) mutant(s) declared equivalent were not run again (--trust-equivalents): run without it to check the declarations"
+                """
+                \(trusted) mutant(s) declared equivalent were not run again (--trust-equivalents): run without it to \
+                check the declarations
+                """
             )
         }
         let survivors = mutants.filter { $0.verdict == .survived || $0.verdict == .uncovered }
@@ -232,13 +238,19 @@ public struct MutationReport: Codable, Sendable, Equatable {
                         + survivor.trials.prefix(6).map { "\($0.rule)@\($0.subject)" }.joined(separator: ", ")
                         + (survivor.trials.count > 6 ? ", …" : "")
                 lines.append(
-                    "  #\(survivor.id) \(survivor.file):\(survivor.line):\(survivor.column) \(survivor.operator) in \(survivor.context): \(survivor.change); \(ran)"
+                    """
+                      #\(survivor.id) \(survivor.file):\(survivor.line):\(survivor.column) \(survivor.operator) in \
+                    \(survivor.context): \(survivor.change); \(ran)
+                    """
                 )
             }
         }
         for wrong in wronglyDeclared {
             lines.append(
-                "declared equivalent but killed by \(wrong.killedBy.map { "\($0.rule)@\($0.subject)" } ?? "a rule"): #\(wrong.id) \(wrong.file):\(wrong.line) \(wrong.change); remove its declaration"
+                """
+                declared equivalent but killed by \(wrong.killedBy.map { "\($0.rule)@\($0.subject)" } ?? "a rule"): \
+                #\(wrong.id) \(wrong.file):\(wrong.line) \(wrong.change); remove its declaration
+                """
             )
         }
         return lines.joined(separator: "\n")

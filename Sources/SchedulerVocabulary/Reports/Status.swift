@@ -35,7 +35,10 @@ public enum ResultStatus: String, Codable, Sendable, CaseIterable {
 
     /// The legend of ``symbol``, for under a matrix.
     public static let legend =
-        "✓ passed, ✗ failed, · not claimed (skipped), T timeout, E error, ? inconclusive (the risky situation did not occur), G guaranteed by the protocol."
+        """
+        ✓ passed, ✗ failed, · not claimed (skipped), T timeout, E error, ? inconclusive (the risky situation did not \
+        occur), G guaranteed by the protocol.
+        """
 }
 
 /// Counts of results by status, shared by the conformance and stress reports.
@@ -81,6 +84,9 @@ public struct StatusSummary: Codable, Sendable, Equatable {
     /// gating failures that decide the exit status.
     public var sentence: String {
         "\(passed) passed, \(failed) failed, \(skipped) skipped, \(timeout) timed out, \(error) errors, "
-            + "\(inconclusive) inconclusive, \(guaranteed) guaranteed by the protocol; \(gatingFailures) gating failures"
+            + """
+            \(inconclusive) inconclusive, \(guaranteed) guaranteed by the protocol; \(gatingFailures) gating \
+            failures
+            """
     }
 }

@@ -76,7 +76,10 @@ public struct StressReport: Codable, Sendable {
         // other seeds or thread counts are not parts of one run.
         guard Set(reports.map(\.seed)).count == 1 else {
             throw .notOneRun(
-                "the shards ran with different seeds (\(reports.map { String($0.seed) }.joined(separator: ", "))): give every shard the same --seed"
+                """
+                the shards ran with different seeds (\(reports.map { String($0.seed) }.joined(separator: ", "))): \
+                give every shard the same --seed
+                """
             )
         }
         guard Set(reports.flatMap { $0.runs.map(\.threads) }).count <= 1 else {

@@ -164,7 +164,10 @@ enum InstantLaws {
                 }
                 if (signed > .zero) != (instant < moved) || (signed == .zero) != (instant == moved) {
                     found.append(
-                        "now + (\(signed)) compares \(moved < instant ? "before" : moved == instant ? "equal to" : "after") now"
+                        """
+                        now + (\(signed)) compares \
+                        \(moved < instant ? "before" : moved == instant ? "equal to" : "after") now
+                        """
                     )
                 }
                 if moved.advanced(by: .zero - signed) != instant {

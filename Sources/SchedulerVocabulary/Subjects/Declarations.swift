@@ -92,7 +92,8 @@ public enum Declaration: Sendable, Equatable, CustomStringConvertible {
     /// Whether `schedule` on the main thread may run inline when nothing is queued.
     case mainThreadSchedule(MainThreadSchedule)
 
-    /// The declaration as an adapter writes it, in messages: the code `.declaring(.dueSleep(.parksUntilNextAdvance))`, in backticks.
+    /// The declaration as an adapter writes it, in messages: the code
+    /// `.declaring(.dueSleep(.parksUntilNextAdvance))`, in backticks.
     public var description: String { "`.declaring(\(code))`" }
 
     /// The declaration's own code, as reports list it: `.dueSleep(.parksUntilNextAdvance)`.

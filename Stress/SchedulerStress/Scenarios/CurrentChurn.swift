@@ -7,7 +7,10 @@ extension StressScenario {
     /// Nested hops between schedulers on many threads.
     public static let currentChurn = StressScenario(
         .currentChurn,
-        "Many chains hop A → B → A … between two schedulers of the subject, and inside each hop run a nested action as a third scheduler. Every action must see its own scheduler as current, and the nested run must restore it.",
+        """
+        Many chains hop A → B → A … between two schedulers of the subject, and inside each hop run a nested action as \
+        a third scheduler. Every action must see its own scheduler as current, and the nested run must restore it.
+        """,
         requires: .tracksCurrent, excludes: [.virtualTime, .threadConfined],
         outcomes: CurrentChurnOutcome.self
     ) { ctx throws(StressFailure) in

@@ -8,7 +8,12 @@ extension StressScenario {
     /// Schedule on one thread, dispose on another, over and over.
     public static let disposeRace = StressScenario(
         .disposeRace,
-        "A producer schedules actions that a disposer thread disposes at once. On serial schedulers every other batch is disposed while the scheduler is held busy, so none of that batch may ever run; in the other batches an action may win the race, and one starting after its dispose() returned is counted as interesting (a thread preempted between claiming and starting looks the same from outside).",
+        """
+        A producer schedules actions that a disposer thread disposes at once. On serial schedulers every other batch \
+        is disposed while the scheduler is held busy, so none of that batch may ever run; in the other batches an \
+        action may win the race, and one starting after its dispose() returned is counted as interesting (a thread \
+        preempted between claiming and starting looks the same from outside).
+        """,
         requires: [.cancellation, .asynchronous], excludes: [.virtualTime, .threadConfined],
         outcomes: DisposeRaceOutcome.self
     ) { ctx throws(StressFailure) in
@@ -136,7 +141,10 @@ public enum DisposeRaceOutcome: String, StressOutcome {
         case .ran: .acceptable("the action started before dispose() returned")
         case .startedAfterDisposeReturned:
             .interesting(
-                "started after dispose() returned while the scheduler was free: the race was lost by a hair, or the scheduler checks disposal late"
+                """
+                started after dispose() returned while the scheduler was free: the race was lost by a hair, or the \
+                scheduler checks disposal late
+                """
             )
         case .ranThoughDisposedWhileHeld:
             .forbidden(

@@ -10,7 +10,12 @@ extension StressScenario {
     /// `DispatchQueue` executor measured in alternation in the same process.
     public static let executorThroughput = StressScenario(
         .executorThroughput,
-        "A job on the executor starts a batch of tasks isolated to an actor on it (or, for a task executor only, preferring it): each task's job is enqueued by the job running there, and the executor drains the batch back to back. The same batch runs on a bare serial DispatchQueue executor in alternation. Reports the cost per job (a task's creation, enqueue and run), its ratio to the bare baseline, and allocations per job for both.",
+        """
+        A job on the executor starts a batch of tasks isolated to an actor on it (or, for a task executor only, \
+        preferring it): each task's job is enqueued by the job running there, and the executor drains the batch back \
+        to back. The same batch runs on a bare serial DispatchQueue executor in alternation. Reports the cost per job \
+        (a task's creation, enqueue and run), its ratio to the bare baseline, and allocations per job for both.
+        """,
         kind: .executor,
         outcomes: ExecutorThroughputOutcome.self,
         isBenchmark: true

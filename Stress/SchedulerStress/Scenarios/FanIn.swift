@@ -7,7 +7,10 @@ extension StressScenario {
     /// P producer threads × M actions per round onto one scheduler, round after round.
     public static let fanIn = StressScenario(
         .fanIn,
-        "P producer threads schedule M actions each per round; every action must run exactly once, and on a serial scheduler in per-producer order and never overlapping. Measures throughput and schedule→start latency.",
+        """
+        P producer threads schedule M actions each per round; every action must run exactly once, and on a serial \
+        scheduler in per-producer order and never overlapping. Measures throughput and schedule→start latency.
+        """,
         excludes: [.virtualTime, .threadConfined],
         outcomes: FanInOutcome.self
     ) { ctx throws(StressFailure) in

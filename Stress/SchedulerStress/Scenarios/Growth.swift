@@ -10,7 +10,23 @@ extension StressScenario {
     /// exponent of a power law fitted to it.
     public static let growth = StressScenario(
         .growth,
-        "How an action's cost grows with the work queued at once, n = 10³ … 10⁶. Virtual-time subjects: n actions at distinct future times (scheduled out of time order), then one advance past them all. Trampoline subjects: one action schedules n nested ones, which queue until it returns. Both are timed by the measuring thread's processor time when the last action ran on that thread (time the thread spent preempted is not the subject's), else by the wall clock. Any other scheduler: producer threads fan n actions in between them, timed by the processor time all the worker's threads spent from the first schedule to the last run (a busy machine's preemptions stretch the wall clock, not the work). The exponent k of time ∝ nᵏ is fitted over the sizes measured (sizes half a decade apart; from the third on, a size whose round is predicted, by processor time or wall clock, to outlast both the budget left and 3 s, or ten budgets when that is less, is not started): over 1.1 grows like n log n or a cache's worth, over 1.3 is superlinear (an array re-sorted on every insert, say). A fan-in fitted from rounds in which the kernel preempted the process is measured again without contention (the same sizes queued by one thread behind an action holding the worker, then drained alone), and judged by that exponent: a preempted lock holder makes its waiters spin, which costs processor time that grows with a round's length, not with what is queued, and a preempted small size flattens the fit as much.",
+        """
+        How an action's cost grows with the work queued at once, n = 10³ … 10⁶. Virtual-time subjects: n actions at \
+        distinct future times (scheduled out of time order), then one advance past them all. Trampoline subjects: one \
+        action schedules n nested ones, which queue until it returns. Both are timed by the measuring thread's \
+        processor time when the last action ran on that thread (time the thread spent preempted is not the \
+        subject's), else by the wall clock. Any other scheduler: producer threads fan n actions in between them, \
+        timed by the processor time all the worker's threads spent from the first schedule to the last run (a busy \
+        machine's preemptions stretch the wall clock, not the work). The exponent k of time ∝ nᵏ is fitted over the \
+        sizes measured (sizes half a decade apart; from the third on, a size whose round is predicted, by processor \
+        time or wall clock, to outlast both the budget left and 3 s, or ten budgets when that is less, is not \
+        started): over 1.1 grows like n log n or a cache's worth, over 1.3 is superlinear (an array re-sorted on \
+        every insert, say). A fan-in fitted from rounds in which the kernel preempted the process is measured again \
+        without contention (the same sizes queued by one thread behind an action holding the worker, then drained \
+        alone), and judged by that exponent: a preempted lock holder makes its waiters spin, which costs processor \
+        time that grows with a round's length, not with what is queued, and a preempted small size flattens the fit \
+        as much.
+        """,
         outcomes: GrowthOutcome.self
     ) { ctx throws(StressFailure) in
         let capabilities = ctx.subject.capabilities

@@ -139,7 +139,10 @@ extension GrowthCurve.Workload {
         guard done.wait(whileFalling: ctx.mustHappen) else {
             ctx.record(GrowthOutcome.lost, count: done.count)
             throw StressFailure(
-                "\(done.count) of \(size) actions (queued while the worker was held) did not run, none of them in \(ctx.mustHappen)"
+                """
+                \(done.count) of \(size) actions (queued while the worker was held) did not run, none of them in \
+                \(ctx.mustHappen)
+                """
             )
         }
         let wall = Double(StressContext.nanoseconds() &- wallStart) / 1e9

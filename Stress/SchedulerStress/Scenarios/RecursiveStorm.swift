@@ -8,7 +8,11 @@ extension StressScenario {
     /// Many recursive chains at once, a third of them disposed from another thread mid-way.
     public static let recursiveStorm = StressScenario(
         .recursiveStorm,
-        "Concurrent recursive chains each reschedule themselves to a random depth; a third are disposed from another thread half-way. No run may start after its chain's dispose() returned, no undisposed chain may lose a reschedule, and the stack may not grow. Latency is reschedule→run.",
+        """
+        Concurrent recursive chains each reschedule themselves to a random depth; a third are disposed from another \
+        thread half-way. No run may start after its chain's dispose() returned, no undisposed chain may lose a \
+        reschedule, and the stack may not grow. Latency is reschedule→run.
+        """,
         excludes: [.virtualTime, .threadConfined],
         outcomes: RecursiveStormOutcome.self
     ) { ctx throws(StressFailure) in
@@ -101,7 +105,10 @@ public enum RecursiveStormOutcome: String, StressOutcome {
         case .chainStopped: .acceptable("a disposed chain ran no more after disposal")
         case .oneRunAfterDisposeReturned:
             .interesting(
-                "one run started after dispose() returned: it had passed its disposal check before (or its thread was preempted between the check and the block)"
+                """
+                one run started after dispose() returned: it had passed its disposal check before (or its thread was \
+                preempted between the check and the block)
+                """
             )
         case .runsAfterDisposeReturned:
             .forbidden("a disposed chain kept running: more than one run started after dispose() returned")

@@ -8,7 +8,10 @@ extension StressScenario {
     /// Repeating timers disposed from other threads at random moments.
     public static let repeatingCancelRace = StressScenario(
         .repeatingCancelRace,
-        "Threads start repeating timers (1–5 ms) and dispose each from another thread after a random 0–30 ms. No tick may start after dispose() returned, beyond one already running. Latency is tick lateness against its schedule.",
+        """
+        Threads start repeating timers (1–5 ms) and dispose each from another thread after a random 0–30 ms. No tick \
+        may start after dispose() returned, beyond one already running. Latency is tick lateness against its schedule.
+        """,
         requires: .repeating, excludes: [.virtualTime, .threadConfined],
         outcomes: RepeatingCancelRaceOutcome.self
     ) { ctx throws(StressFailure) in
@@ -83,7 +86,10 @@ public enum RepeatingCancelRaceOutcome: String, StressOutcome {
         case .stopped: .acceptable("no tick started after dispose() returned")
         case .oneTickAfterDisposeReturned:
             .interesting(
-                "one tick started after dispose() returned (claimed before, or its thread preempted between the check and the action)"
+                """
+                one tick started after dispose() returned (claimed before, or its thread preempted between the check \
+                and the action)
+                """
             )
         case .ticksAfterDisposeReturned:
             .forbidden("the timer kept ticking: more than one tick started after dispose() returned")

@@ -8,7 +8,12 @@ extension StressScenario {
     /// Many tasks sleeping on a clock from many threads, a quarter of them cancelled.
     public static let sleepStorm = StressScenario(
         .sleepStorm,
-        "Threads start tasks that sleep until now + 0.5–3 ms (a manual clock is advanced by 100 µs steps meanwhile) and cancel a quarter of them at a random moment. No sleep may return before its deadline or be lost, a cancelled one must end, and every task's memory must be freed once all have ended. Latency is how late a real clock's sleeper woke.",
+        """
+        Threads start tasks that sleep until now + 0.5–3 ms (a manual clock is advanced by 100 µs steps meanwhile) \
+        and cancel a quarter of them at a random moment. No sleep may return before its deadline or be lost, a \
+        cancelled one must end, and every task's memory must be freed once all have ended. Latency is how late a real \
+        clock's sleeper woke.
+        """,
         kind: .clock,
         excludes: .synchronous,
         outcomes: SleepStormOutcome.self

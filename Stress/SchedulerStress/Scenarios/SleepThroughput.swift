@@ -10,7 +10,12 @@ extension StressScenario {
     /// that park on a bare continuation the driver resumes, measured in alternation.
     public static let sleepThroughput = StressScenario(
         .sleepThroughput,
-        "Manual clocks: a batch of tasks (on the clock's own executor, when it has one) each sleeps until a distinct instant, and the clock is run until every one woke; in alternation, the same tasks park on a bare continuation that the driving thread resumes, which is the least a manual clock can do. Reports the cost per sleep, its ratio to the bare baseline, and allocations per sleep for both.",
+        """
+        Manual clocks: a batch of tasks (on the clock's own executor, when it has one) each sleeps until a distinct \
+        instant, and the clock is run until every one woke; in alternation, the same tasks park on a bare \
+        continuation that the driving thread resumes, which is the least a manual clock can do. Reports the cost per \
+        sleep, its ratio to the bare baseline, and allocations per sleep for both.
+        """,
         kind: .clock,
         requires: .virtualTime,
         outcomes: SleepThroughputOutcome.self,

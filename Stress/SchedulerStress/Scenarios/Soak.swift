@@ -10,7 +10,18 @@ extension StressScenario {
     /// a scheduler that keeps one closure in ten thousand passes every short run, not this.
     public static let soak = StressScenario(
         .soak,
-        "Opt-in (`--scenario soak`; `make stress-soak BUDGET=1h`). Rounds of mixed work from producer threads — plain actions, timers a few microseconds ahead, actions disposed before their turn, five-step recursions, repeating timers that dispose themselves after three ticks — each round waited for until the scheduler is quiet; then the live heap (jemalloc's allocated bytes, thread caches off) and resident memory are sampled. The heap's floor over the run's second half (the lowest sample of each eighth) is fitted against the actions run: growth over 1 KiB per 10⁶ actions that raised every floor above the one before is a leak (a closure kept in ten thousand is about thirty times that). A correct Dispatch scheduler's heap moves too, in steps that come and go: each thread keeps the blocks it ran for reuse, so in thirteen loaded 15 s runs of a correct concurrent scheduler the floor rose in two to six windows of seven, never in all seven. An action lost or run twice is forbidden too.",
+        """
+        Opt-in (`--scenario soak`; `make stress-soak BUDGET=1h`). Rounds of mixed work from producer threads — plain \
+        actions, timers a few microseconds ahead, actions disposed before their turn, five-step recursions, repeating \
+        timers that dispose themselves after three ticks — each round waited for until the scheduler is quiet; then \
+        the live heap (jemalloc's allocated bytes, thread caches off) and resident memory are sampled. The heap's \
+        floor over the run's second half (the lowest sample of each eighth) is fitted against the actions run: growth \
+        over 1 KiB per 10⁶ actions that raised every floor above the one before is a leak (a closure kept in ten \
+        thousand is about thirty times that). A correct Dispatch scheduler's heap moves too, in steps that come and \
+        go: each thread keeps the blocks it ran for reuse, so in thirteen loaded 15 s runs of a correct concurrent \
+        scheduler the floor rose in two to six windows of seven, never in all seven. An action lost or run twice is \
+        forbidden too.
+        """,
         outcomes: SoakOutcome.self
     ) { ctx throws(StressFailure) in
         let scheduler = ctx.subject.makeScheduler()
@@ -44,7 +55,10 @@ extension StressScenario {
         }
         guard let growth = curve.liveGrowthPerMillion else {
             throw StressFailure(
-                "the soak ran \(actions) actions in \(samples.samples.count) sampled rounds: too few to fit the heap's growth (it needs \(MemoryCurve.minimumRounds) rounds)",
+                """
+                the soak ran \(actions) actions in \(samples.samples.count) sampled rounds: too few to fit the heap's \
+                growth (it needs \(MemoryCurve.minimumRounds) rounds)
+                """,
                 inconclusive: true)
         }
         ctx.setMetric(.heapGrowthBytesPerMillionActions, growth)
@@ -196,7 +210,10 @@ private final class SoakRound: Sendable {
                 SoakOutcome.lost,
                 count: expectedPlain - min(plain, expectedPlain) + otherWanted - min(other, otherWanted))
             throw StressFailure(
-                "\(expectedPlain - plain) of \(expectedPlain) plain actions and \(otherWanted - other) of \(otherWanted) timer, recursion and repeating runs did not run within \(ctx.mustHappen)"
+                """
+                \(expectedPlain - plain) of \(expectedPlain) plain actions and \(otherWanted - other) of \
+                \(otherWanted) timer, recursion and repeating runs did not run within \(ctx.mustHappen)
+                """
             )
         }
         if plain > expectedPlain { ctx.record(SoakOutcome.doubled, count: plain - expectedPlain) }
@@ -227,7 +244,10 @@ public enum SoakOutcome: String, StressOutcome {
             )
         case .leak:
             .forbidden(
-                "the heap's floor grew with the work, over 1 KiB per 10⁶ actions and in every window: something is kept for good"
+                """
+                the heap's floor grew with the work, over 1 KiB per 10⁶ actions and in every window: something is \
+                kept for good
+                """
             )
         case .lost: .forbidden("an action never ran")
         case .doubled: .forbidden("an action ran twice")

@@ -9,7 +9,11 @@ extension StressScenario {
     /// the same process, alternating so both see the same machine.
     public static let throughput = StressScenario(
         .throughput,
-        "One thread schedules batches of actions and waits for the last; the same batches go through a bare serial DispatchQueue.async in alternation. Reports the cost per action, its ratio to the bare baseline, and allocations per action for both. Synchronous and trampoline subjects also report the cost of one recursion step.",
+        """
+        One thread schedules batches of actions and waits for the last; the same batches go through a bare serial \
+        DispatchQueue.async in alternation. Reports the cost per action, its ratio to the bare baseline, and \
+        allocations per action for both. Synchronous and trampoline subjects also report the cost of one recursion step.
+        """,
         outcomes: ThroughputOutcome.self,
         isBenchmark: true
     ) { ctx throws(StressFailure) in

@@ -7,7 +7,10 @@ extension StressScenario {
     /// Thousands of one-shot timers with random delays.
     public static let timerStorm = StressScenario(
         .timerStorm,
-        "Producer threads arm hundreds of one-shot timers each with random delays up to 20 ms. No timer may fire before its deadline on the scheduler's own clock, none may be lost. Latency is lateness past the deadline.",
+        """
+        Producer threads arm hundreds of one-shot timers each with random delays up to 20 ms. No timer may fire \
+        before its deadline on the scheduler's own clock, none may be lost. Latency is lateness past the deadline.
+        """,
         requires: .timers, excludes: [.synchronous, .virtualTime, .threadConfined],
         outcomes: TimerStormOutcome.self
     ) { ctx throws(StressFailure) in

@@ -9,7 +9,11 @@ extension StressScenario {
     /// other threads schedule into it.
     public static let trampolineAndVirtualLoad = StressScenario(
         .trampolineAndVirtualLoad,
-        "Trampoline subjects: every thread runs trampolines with nested fan-outs at once; each thread's nested actions must run on that thread, in FIFO order. Virtual-time subjects: one thread steps and advances while others schedule at random delays; actions must never run early or out of time order, and none may be lost.",
+        """
+        Trampoline subjects: every thread runs trampolines with nested fan-outs at once; each thread's nested actions \
+        must run on that thread, in FIFO order. Virtual-time subjects: one thread steps and advances while others \
+        schedule at random delays; actions must never run early or out of time order, and none may be lost.
+        """,
         anyOf: [.trampoline, .virtualTime], excludes: .threadConfined,
         outcomes: TrampolineAndVirtualLoadOutcome.self
     ) { ctx throws(StressFailure) in

@@ -38,7 +38,10 @@ extension SchedulerMutator {
         func validate() throws {
             for name in operators where MutationOperator(rawValue: name) == nil {
                 throw ValidationError(
-                    "unknown operator '\(name)'; use one of \(MutationOperator.allCases.map(\.rawValue).joined(separator: ", "))"
+                    """
+                    unknown operator '\(name)'; use one of \
+                    \(MutationOperator.allCases.map(\.rawValue).joined(separator: ", "))
+                    """
                 )
             }
         }

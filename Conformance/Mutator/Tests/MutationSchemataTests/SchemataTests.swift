@@ -183,7 +183,10 @@ struct SchemataTests {
         #expect(mutants.count == 1)
         #expect(
             text.contains(
-                "__schedulerMutantUnguarded(read: { state.withLock { $0 } }, write: { __value in state.withLock { $0 = __value } }, { $0.count += 1 })"
+                """
+                __schedulerMutantUnguarded(read: { state.withLock { $0 } }, write: { __value in state.withLock { $0 = \
+                __value } }, { $0.count += 1 })
+                """
             ))
     }
 

@@ -65,7 +65,10 @@ import Testing
                 #if os(Linux)
                     #expect(
                         message.contains(
-                            "waiting on a lock held by thread \"worker-thread\" in `closure #1 in closure #1 in closure #1 in LockedWhileRunning.schedule(_:)` (Subjects.swift:54)"
+                            """
+                            waiting on a lock held by thread \"worker-thread\" in `closure #1 in closure #1 in \
+                            closure #1 in LockedWhileRunning.schedule(_:)` (Subjects.swift:54)
+                            """
                         ), "\(message)")
                 #endif
             }
