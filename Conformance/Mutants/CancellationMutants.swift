@@ -183,3 +183,38 @@ final class DisposedOnceRunMutant: MutantBase, @unchecked Sendable {
         return flag
     }
 }
+
+extension Mutants {
+    /// The mutants of this file, each registered beside its class: its name, its fault and
+    /// the rule that must catch it, written once.
+    static let cancellation: [Mutant] = [
+        mutant("ignores-disposal", "handles are not connected to actions", .can1) {
+            IgnoresDisposalMutant($0)
+        },
+        mutant("dispose-checked-after", "checks disposal after running", .can1) {
+            DisposeCheckedAfterMutant($0)
+        },
+        mutant("disposes-neighbour", "disposing slot k also disposes slot k + 1", .can1) {
+            DisposesNeighbourMutant($0)
+        },
+        mutant("dispose-hops-to-queue", "a dispose from another thread is queued behind the action", .can1) {
+            DisposeHopsToQueueMutant($0)
+        },
+        mutant("is-disposed-lies", "isDisposed is always false", .can2) { IsDisposedLiesMutant($0) },
+        mutant("disposed-once-run", "a handle reports isDisposed once its action ran", .can2) {
+            DisposedOnceRunMutant($0)
+        },
+        mutant("dispose-toggles", "a second dispose() revives the action", .can2) {
+            DisposeTogglesMutant($0)
+        },
+        mutant("dispose-race-window", "checks disposal, then waits 100 µs before running", .can3) {
+            DisposeRaceWindowMutant($0)
+        },
+        mutant("self-dispose-skips-next", "disposing the running action's own handle skips the next action", .can4) {
+            SelfDisposeSkipsNextMutant($0)
+        },
+        mutant("timer-disposal-ignored", "delayed actions' handles are not connected", .can5) {
+            TimerDisposalIgnoredMutant($0)
+        },
+    ]
+}

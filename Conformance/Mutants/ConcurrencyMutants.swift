@@ -45,3 +45,14 @@ final class LanePerCallerMutant: MutantBase, @unchecked Sendable {
         return disposable
     }
 }
+
+extension Mutants {
+    /// The mutants of this file, each registered beside its class: its name, its fault and
+    /// the rule that must catch it, written once.
+    static let concurrency: [Mutant] = [
+        mutant("serialised-by-lock", "a concurrent queue, every action under one lock", .thr4) {
+            SerialisedByLockMutant($0)
+        },
+        mutant("lane-per-caller", "one serial lane per calling thread", .thr4) { LanePerCallerMutant($0) },
+    ]
+}

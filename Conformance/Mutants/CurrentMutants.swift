@@ -148,3 +148,40 @@ final class FaultySubscriptionMutant: Scheduler {
         (CurrentScheduler.value ?? background).scheduleRecursive(block)
     }
 }
+
+extension Mutants {
+    /// The mutants of this file, each registered beside its class: its name, its fault and
+    /// the rule that must catch it, written once.
+    static let current: [Mutant] = [
+        mutant("current-not-set", "never sets the current scheduler", .cur1) { CurrentNotSetMutant($0) },
+        mutant(
+            "current-not-set-from-backlog", "actions that waited behind another run without the current scheduler",
+            .cur1
+        ) { CurrentNotSetFromBacklogMutant($0) },
+        mutant("current-not-set-on-timers", "delayed actions run without the current scheduler", .cur2) {
+            CurrentNotSetOnTimersMutant($0)
+        },
+        mutant("repeating-without-current", "repeating ticks run without the current scheduler", .cur3) {
+            RepeatingWithoutCurrentMutant($0)
+        },
+        mutant("current-captured-at-schedule", "runs an action as the caller's current scheduler", .cur6) {
+            CurrentCapturedAtScheduleMutant($0)
+        },
+        mutant(
+            "concurrent-spill-without-current", "work spilling onto a second worker runs without the current scheduler",
+            .cur7
+        ) { ConcurrentSpillWithoutCurrentMutant($0) },
+        faulty(FaultySubscriptionMutant.Fault.alwaysAsync, "never runs inline", .sub1) { FaultySubscriptionMutant($0) },
+        faulty(FaultySubscriptionMutant.Fault.inlineWithoutCurrent, "runs inline with no current scheduler", .sub2) {
+            FaultySubscriptionMutant($0)
+        },
+        faulty(
+            FaultySubscriptionMutant.Fault.timersToBackground,
+            "sends timers to the background inside a current scheduler", .sub3
+        ) { FaultySubscriptionMutant($0) },
+        faulty(
+            FaultySubscriptionMutant.Fault.runsAsItself, "runs inline actions as itself, hiding the caller's scheduler",
+            .sub4
+        ) { FaultySubscriptionMutant($0) },
+    ]
+}

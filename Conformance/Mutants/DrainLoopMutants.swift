@@ -252,3 +252,22 @@ final class DisposeRaceRareMutant: MutantBase, @unchecked Sendable {
         CurrentScheduler.run(as: self, action)
     }
 }
+
+extension Mutants {
+    /// The mutants of this file, each registered beside its class: its name, its fault and
+    /// the rule that must catch it, written once.
+    static let drainLoop: [Mutant] = [
+        mutant(
+            "releases-next-when-contended",
+            "when two threads' calls overlap, the later action lets the next start beside it", .ord2
+        ) { ReleasesNextWhenContendedMutant($0) },
+        faulty(
+            DrainLoopMutant.Fault.staleBatchCheck,
+            "checks a whole batch for disposal when it takes it, not each entry before it runs", .can3
+        ) { DrainLoopMutant($0) },
+        faulty(
+            DrainLoopMutant.Fault.announcesDrainedBeforeLast,
+            "checks the last queued entry for disposal, then announces it is drained (30 µs) before running it", .can3
+        ) { DrainLoopMutant($0) },
+    ]
+}

@@ -1,4 +1,5 @@
 import Dispatch
+import SchedulerVocabulary
 import Schedulers
 import Synchronization
 
@@ -61,4 +62,24 @@ final class InlineOnOwnQueueMutant: MutantBase, @unchecked Sendable {
         CurrentScheduler.run(as: self, action)
         return BooleanDisposable()
     }
+}
+
+extension Mutants {
+    /// The mutants of this file, each registered beside its class: its name, its fault and
+    /// the rule that must catch it, written once.
+    static let entryPoint: [Mutant] = [
+        mutant("inline-due-deadline", "runs a `schedule(at:)` whose deadline has come inline", .ord5) {
+            InlineDueDeadlineMutant($0)
+        },
+        mutant(
+            "repeating-first-tick-inline", "a repeating timer with a past start runs its first tick inside the call",
+            .ord5
+        ) { RepeatingFirstTickInlineMutant($0) },
+        mutant("recursive-first-run-inline", "`scheduleRecursive` runs the first run inside the call", .ord5) {
+            RecursiveFirstRunInlineMutant($0)
+        },
+        mutant("inline-on-own-queue", "a due `schedule(at:)` from its own action runs inline", .ord5) {
+            InlineOnOwnQueueMutant($0)
+        },
+    ]
 }

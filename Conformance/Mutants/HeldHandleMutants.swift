@@ -1,4 +1,5 @@
 import Dispatch
+import SchedulerVocabulary
 import Schedulers
 
 /// A handle that is also the work item: it keeps the action after it ran, for as long as the
@@ -109,4 +110,26 @@ final class LateRunRecordMutant: MutantBase, @unchecked Sendable {
         if handle != nil { recursion.records.withLock { $0[ObjectIdentifier(run)] = body } }
         return recursion
     }
+}
+
+extension Mutants {
+    /// The mutants of this file, each registered beside its class: its name, its fault and
+    /// the rule that must catch it, written once.
+    static let heldHandle: [Mutant] = [
+        mutant("one-shot-handle-keeps-closure", "a plain action's handle keeps its closure after it ran", .can9) {
+            OneShotHandleKeepsClosureMutant($0)
+        },
+        mutant("delayed-handle-keeps-closure", "a delayed action's handle keeps its closure after it ran", .can9) {
+            DelayedHandleKeepsClosureMutant($0)
+        },
+        mutant("disposed-timer-keeps-tick", "a disposed repeating timer's handle keeps the tick closure", .can9) {
+            DisposedTimerKeepsTickMutant($0)
+        },
+        mutant("recursive-handle-keeps-block", "a recursion's handle keeps the block after the recursion ended", .can9)
+        { RecursiveHandleKeepsBlockMutant($0) },
+        mutant(
+            "late-run-record", "a recursion's run recorded in its handle after scheduling, too late for a fast queue",
+            .can9
+        ) { LateRunRecordMutant($0) },
+    ]
 }

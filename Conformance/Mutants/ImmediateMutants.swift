@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SchedulerVocabulary
 import Schedulers
 import Synchronization
 
@@ -182,4 +183,38 @@ final class ThreadStateNeverFreedMutant: Scheduler {
         depth.value -= 1
         return nil
     }
+}
+
+extension Mutants {
+    /// The mutants of this file, each registered beside its class: its name, its fault and
+    /// the rule that must catch it, written once.
+    static let immediate: [Mutant] = [
+        mutant("deferring-immediate", "claims synchronous, runs later", .imm1) { DeferringImmediateMutant($0) },
+        faulty(FaultyImmediateMutant.Fault.dropsRarely, "loses one action in 400", .imm2) { FaultyImmediateMutant($0) },
+        faulty(FaultyImmediateMutant.Fault.defersNested, "defers nested actions until the outer one returns", .imm3) {
+            FaultyImmediateMutant($0)
+        },
+        faulty(FaultyImmediateMutant.Fault.wakesEarly, "sleeps for the delay rounded down to 10 ms", .imm4) {
+            FaultyImmediateMutant($0)
+        },
+        faulty(
+            FaultyImmediateMutant.Fault.wakesAMillisecondEarly, "sleeps for the delay less a millisecond", .imm4
+        ) {
+            FaultyImmediateMutant($0)
+        },
+        faulty(FaultyImmediateMutant.Fault.acceptsRepeating, "accepts repeating and runs it once", .imm5) {
+            FaultyImmediateMutant($0)
+        },
+        faulty(
+            FaultyImmediateMutant.Fault.synchronousUnclaimed,
+            "runs synchronously but claims cancellation instead of synchronous", .can5
+        ) { FaultyImmediateMutant($0) },
+        faulty(
+            FaultyImmediateMutant.Fault.loopEndsInTwoSteps,
+            "its recursion loop ends in two steps: a reschedule from another thread between them is lost", .rec4
+        ) { FaultyImmediateMutant($0) },
+        mutant("thread-state-never-freed", "keeps per-thread state under a pthread key without a destructor", .thr6) {
+            ThreadStateNeverFreedMutant($0)
+        },
+    ]
 }

@@ -11,51 +11,9 @@ public enum Mutants {
     /// Every mutant that a correct suite kills. The hanging and crashing ones are separate:
     /// they test the harness's isolation, not the rules.
     public static let all: [Mutant] =
-        ordering + optimisedOnly + cancellation + current + recursion + timers + synchronous + virtualTime
+        ordering + drainLoop + entryPoint + concurrency + optimisedOnly + cancellation + releaseAndTimerDisposal
+        + heldHandle + current + recursion + timer + repeatingTimer + repeatingGrid + immediate + trampoline + virtual
         + threadSafety + clocks + executors + scenarios + mainThread
-
-    private static let ordering: [Mutant] = [
-        mutant("lifo", "runs queued actions last-in first-out", .ord1) { LIFOMutant($0) },
-        mutant("reorders-rarely", "swaps one action in 300 with the next", .ord1) {
-            ReordersRarelyMutant($0)
-        },
-        mutant("overlapping", "claims serial, runs each action on a thread of its own", .ord2) {
-            OverlappingMutant($0)
-        },
-        mutant("overlaps-rarely", "sends one action in 500 to a concurrent queue", .ord2) {
-            OverlapsRarelyMutant($0)
-        },
-        mutant("overlaps-when-slow", "runs new work elsewhere while an action is slow", .ord2) {
-            OverlapsWhenSlowMutant($0)
-        },
-        mutant(
-            "releases-next-when-contended",
-            "when two threads' calls overlap, the later action lets the next start beside it", .ord2
-        ) { ReleasesNextWhenContendedMutant($0) },
-        mutant("per-thread-lanes", "one FIFO lane per calling thread, drained in turn", .ord6) {
-            PerThreadLanesMutant($0)
-        },
-        mutant("contended-overflow", "under contention an action waits on an overflow list behind later ones", .ord3) {
-            ContendedOverflowMutant($0)
-        },
-        mutant("reentrant", "runs nested actions inline", .ord4) { ReentrantMutant($0) },
-        mutant("inline-when-idle", "runs inline on the caller's thread when nothing is queued", .ord5) {
-            InlineWhenIdleMutant($0)
-        },
-        mutant("inline-due-deadline", "runs a `schedule(at:)` whose deadline has come inline", .ord5) {
-            InlineDueDeadlineMutant($0)
-        },
-        mutant(
-            "repeating-first-tick-inline", "a repeating timer with a past start runs its first tick inside the call",
-            .ord5
-        ) { RepeatingFirstTickInlineMutant($0) },
-        mutant("recursive-first-run-inline", "`scheduleRecursive` runs the first run inside the call", .ord5) {
-            RecursiveFirstRunInlineMutant($0)
-        },
-        mutant("inline-on-own-queue", "a due `schedule(at:)` from its own action runs inline", .ord5) {
-            InlineOnOwnQueueMutant($0)
-        },
-    ]
 
     /// Mutants whose fault window shows only in an optimised build, while `make
     /// conformance-mutants` (release) catches them every time: a debug build of the drain loop
@@ -78,105 +36,6 @@ public enum Mutants {
             ) { DisposeRaceRareMutant($0) },
         ]
     #endif
-
-    private static let cancellation: [Mutant] = [
-        mutant("ignores-disposal", "handles are not connected to actions", .can1) {
-            IgnoresDisposalMutant($0)
-        },
-        mutant("dispose-checked-after", "checks disposal after running", .can1) {
-            DisposeCheckedAfterMutant($0)
-        },
-        mutant("disposes-neighbour", "disposing slot k also disposes slot k + 1", .can1) {
-            DisposesNeighbourMutant($0)
-        },
-        mutant("dispose-hops-to-queue", "a dispose from another thread is queued behind the action", .can1) {
-            DisposeHopsToQueueMutant($0)
-        },
-        mutant("is-disposed-lies", "isDisposed is always false", .can2) { IsDisposedLiesMutant($0) },
-        mutant("disposed-once-run", "a handle reports isDisposed once its action ran", .can2) {
-            DisposedOnceRunMutant($0)
-        },
-        mutant("dispose-toggles", "a second dispose() revives the action", .can2) {
-            DisposeTogglesMutant($0)
-        },
-        mutant("dispose-race-window", "checks disposal, then waits 100 µs before running", .can3) {
-            DisposeRaceWindowMutant($0)
-        },
-        faulty(
-            DrainLoopMutant.Fault.staleBatchCheck,
-            "checks a whole batch for disposal when it takes it, not each entry before it runs", .can3
-        ) { DrainLoopMutant($0) },
-        faulty(
-            DrainLoopMutant.Fault.announcesDrainedBeforeLast,
-            "checks the last queued entry for disposal, then announces it is drained (30 µs) before running it", .can3
-        ) { DrainLoopMutant($0) },
-        mutant("self-dispose-skips-next", "disposing the running action's own handle skips the next action", .can4) {
-            SelfDisposeSkipsNextMutant($0)
-        },
-        mutant("timer-disposal-ignored", "delayed actions' handles are not connected", .can5) {
-            TimerDisposalIgnoredMutant($0)
-        },
-        mutant("repeating-ignores-disposal", "repeating timers never stop", .can6) {
-            RepeatingIgnoresDisposalMutant($0)
-        },
-        mutant("repeating-extra-tick", "a repeating tick checks disposal after running", .can6) {
-            RepeatingExtraTickMutant($0)
-        },
-        mutant("repeating-dispose-deferred", "repeating disposal is queued behind a due tick", .can6) {
-            RepeatingDisposeDeferredMutant($0)
-        },
-        mutant("shared-deadline-timer", "timers due at the same time share one handle", .can7) {
-            SharedDeadlineTimerMutant($0)
-        },
-        mutant("repeating-dies-when-dropped", "repeating timers stop when the handle is dropped", .can8) {
-            RepeatingDiesWhenDroppedMutant($0)
-        },
-        mutant("keeps-closures", "keeps every closure forever", .can9) { KeepsClosuresMutant($0) },
-        mutant("silenced-timer", "a disposed repeating timer is silenced, never cancelled", .can11) {
-            SilencedTimerMutant($0)
-        },
-        mutant("lazily-cancelled-timer", "a disposed repeating timer is cancelled by its next tick", .can11) {
-            LazilyCancelledTimerMutant($0)
-        },
-        mutant("one-shot-handle-keeps-closure", "a plain action's handle keeps its closure after it ran", .can9) {
-            OneShotHandleKeepsClosureMutant($0)
-        },
-        mutant("delayed-handle-keeps-closure", "a delayed action's handle keeps its closure after it ran", .can9) {
-            DelayedHandleKeepsClosureMutant($0)
-        },
-        mutant("disposed-timer-keeps-tick", "a disposed repeating timer's handle keeps the tick closure", .can9) {
-            DisposedTimerKeepsTickMutant($0)
-        },
-        mutant("recursive-handle-keeps-block", "a recursion's handle keeps the block after the recursion ended", .can9)
-        { RecursiveHandleKeepsBlockMutant($0) },
-        mutant(
-            "reschedule-cas-gives-up", "a reschedule that loses a compare-and-swap to another thread is dropped", .rec4
-        ) {
-            RescheduleCasGivesUpMutant($0)
-        },
-        mutant(
-            "late-run-record", "a recursion's run recorded in its handle after scheduling, too late for a fast queue",
-            .can9
-        ) { LateRunRecordMutant($0) },
-        mutant("keeps-disposed-closures", "disposed handles, each holding its closure, are kept forever", .can10) {
-            KeepsDisposedClosuresMutant($0)
-        },
-        mutant("concurrent-keeps-closures", "a concurrent pool that keeps every closure", .can12) {
-            concurrentMutant($0, KeepsClosuresMutant.init(_:claims:queue:))
-        },
-        mutant("concurrent-keeps-some-closures", "a concurrent pool that keeps one closure in 500", .can12) {
-            concurrentMutant($0, KeepsSomeClosuresMutant.init(_:claims:queue:))
-        },
-        mutant("concurrent-keeps-last-closure", "a concurrent pool that keeps the last closure it ran", .can12) {
-            concurrentMutant($0, KeepsLastClosureMutant.init(_:claims:queue:))
-        },
-        mutant(
-            "concurrent-keeps-disposed-closures",
-            "a concurrent pool whose handles keep their closures, disposed ones forever",
-            .can12
-        ) { concurrentMutant($0, KeepsDisposedClosuresMutant.init(_:claims:queue:)) },
-    ]
-
     /// Hangs when asked to repeat: every rule using repeating must become a timeout.
     public static let hanging = harness("hanging") { HangingMutant($0) }
 

@@ -209,3 +209,40 @@ final class SerialClaimingConcurrencyMutant: MutantBase, @unchecked Sendable {
             claims: [.asynchronous, .concurrent, .cancellation, .timers, .repeating, .tracksCurrent])
     }
 }
+
+extension Mutants {
+    /// The mutants of this file, each registered beside its class: its name, its fault and
+    /// the rule that must catch it, written once.
+    static let ordering: [Mutant] = [
+        mutant("lifo", "runs queued actions last-in first-out", .ord1) { LIFOMutant($0) },
+        mutant("reorders-rarely", "swaps one action in 300 with the next", .ord1) {
+            ReordersRarelyMutant($0)
+        },
+        mutant("overlapping", "claims serial, runs each action on a thread of its own", .ord2) {
+            OverlappingMutant($0)
+        },
+        mutant("overlaps-rarely", "sends one action in 500 to a concurrent queue", .ord2) {
+            OverlapsRarelyMutant($0)
+        },
+        mutant("overlaps-when-slow", "runs new work elsewhere while an action is slow", .ord2) {
+            OverlapsWhenSlowMutant($0)
+        },
+        mutant("per-thread-lanes", "one FIFO lane per calling thread, drained in turn", .ord6) {
+            PerThreadLanesMutant($0)
+        },
+        mutant("contended-overflow", "under contention an action waits on an overflow list behind later ones", .ord3) {
+            ContendedOverflowMutant($0)
+        },
+        mutant("reentrant", "runs nested actions inline", .ord4) { ReentrantMutant($0) },
+        mutant("inline-when-idle", "runs inline on the caller's thread when nothing is queued", .ord5) {
+            InlineWhenIdleMutant($0)
+        },
+        mutant("lossy", "loses one action in 97", .thr1) { LossyMutant($0) },
+        mutant("doubles-across-threads", "runs one action in 300 scheduled from another thread twice", .thr1) {
+            DoublesAcrossThreadsMutant($0)
+        },
+        mutant("serial-claiming-concurrency", "claims concurrency, runs serially", .thr4) {
+            SerialClaimingConcurrencyMutant($0)
+        },
+    ]
+}

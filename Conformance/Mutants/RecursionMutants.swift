@@ -1,4 +1,5 @@
 import Dispatch
+import SchedulerVocabulary
 import Schedulers
 import Synchronization
 
@@ -147,4 +148,42 @@ final class RescheduleCasGivesUpMutant: MutantBase, @unchecked Sendable {
         start()
         return disposable
     }
+}
+
+extension Mutants {
+    /// The mutants of this file, each registered beside its class: its name, its fault and
+    /// the rule that must catch it, written once.
+    static let recursion: [Mutant] = [
+        mutant(
+            "reschedule-cas-gives-up", "a reschedule that loses a compare-and-swap to another thread is dropped", .rec4
+        ) {
+            RescheduleCasGivesUpMutant($0)
+        },
+        mutant("stack-recursion", "recursion recurses on the stack", .rec7) { StackRecursionMutant($0) },
+        faulty(FaultyRecursionMutant.Fault.doubleFirstRun, "queues the first run twice", .rec1) {
+            FaultyRecursionMutant($0)
+        },
+        faulty(FaultyRecursionMutant.Fault.reentrant, "a reschedule during the block runs it inside itself", .rec2) {
+            FaultyRecursionMutant($0)
+        },
+        faulty(
+            FaultyRecursionMutant.Fault.concurrentEarlyRun,
+            "on a concurrent queue, a second reschedule during the block starts a run at once", .rec2
+        ) { FaultyRecursionMutant($0) },
+        faulty(FaultyRecursionMutant.Fault.lossyReschedule, "two reschedules give one run", .rec3) {
+            FaultyRecursionMutant($0)
+        },
+        faulty(FaultyRecursionMutant.Fault.laterRescheduleLost, "a reschedule after the block returned is lost", .rec4)
+        { FaultyRecursionMutant($0) },
+        faulty(FaultyRecursionMutant.Fault.mergesLaterReschedules, "two later reschedules give one run", .rec4) {
+            FaultyRecursionMutant($0)
+        },
+        faulty(
+            FaultyRecursionMutant.Fault.checksDisposalOnlyOnReschedule,
+            "a run already queued still runs after dispose()", .rec5
+        ) { FaultyRecursionMutant($0) },
+        faulty(FaultyRecursionMutant.Fault.ignoresDisposal, "disposing a recursion does not stop it", .rec6) {
+            FaultyRecursionMutant($0)
+        },
+    ]
 }

@@ -207,3 +207,52 @@ final class LazilyCancelledTimerMutant: MutantBase, @unchecked Sendable {
         return handle
     }
 }
+
+extension Mutants {
+    /// The mutants of this file, each registered beside its class: its name, its fault and
+    /// the rule that must catch it, written once.
+    static let releaseAndTimerDisposal: [Mutant] = [
+        mutant("repeating-ignores-disposal", "repeating timers never stop", .can6) {
+            RepeatingIgnoresDisposalMutant($0)
+        },
+        mutant("repeating-extra-tick", "a repeating tick checks disposal after running", .can6) {
+            RepeatingExtraTickMutant($0)
+        },
+        mutant("repeating-dispose-deferred", "repeating disposal is queued behind a due tick", .can6) {
+            RepeatingDisposeDeferredMutant($0)
+        },
+        mutant("shared-deadline-timer", "timers due at the same time share one handle", .can7) {
+            SharedDeadlineTimerMutant($0)
+        },
+        mutant("repeating-dies-when-dropped", "repeating timers stop when the handle is dropped", .can8) {
+            RepeatingDiesWhenDroppedMutant($0)
+        },
+        mutant("keeps-closures", "keeps every closure forever", .can9) { KeepsClosuresMutant($0) },
+        mutant("silenced-timer", "a disposed repeating timer is silenced, never cancelled", .can11) {
+            SilencedTimerMutant($0)
+        },
+        mutant("lazily-cancelled-timer", "a disposed repeating timer is cancelled by its next tick", .can11) {
+            LazilyCancelledTimerMutant($0)
+        },
+        mutant("keeps-disposed-closures", "disposed handles, each holding its closure, are kept forever", .can10) {
+            KeepsDisposedClosuresMutant($0)
+        },
+        mutant("concurrent-keeps-closures", "a concurrent pool that keeps every closure", .can12) {
+            concurrentMutant($0, KeepsClosuresMutant.init(_:claims:queue:))
+        },
+        mutant("concurrent-keeps-some-closures", "a concurrent pool that keeps one closure in 500", .can12) {
+            concurrentMutant($0, KeepsSomeClosuresMutant.init(_:claims:queue:))
+        },
+        mutant("concurrent-keeps-last-closure", "a concurrent pool that keeps the last closure it ran", .can12) {
+            concurrentMutant($0, KeepsLastClosureMutant.init(_:claims:queue:))
+        },
+        mutant(
+            "concurrent-keeps-disposed-closures",
+            "a concurrent pool whose handles keep their closures, disposed ones forever",
+            .can12
+        ) { concurrentMutant($0, KeepsDisposedClosuresMutant.init(_:claims:queue:)) },
+        mutant("keeps-some-closures", "keeps one closure in 500 forever", .thr3) {
+            KeepsSomeClosuresMutant($0)
+        },
+    ]
+}

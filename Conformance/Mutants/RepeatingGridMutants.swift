@@ -1,4 +1,5 @@
 import Dispatch
+import SchedulerVocabulary
 import Schedulers
 
 /// Repeats every interval plus one leeway, from one Dispatch timer: each period is exactly
@@ -134,4 +135,42 @@ final class CatchesUpMissedTicksMutant: MutantBase, @unchecked Sendable {
         arm(0, at: deadline)
         return handle
     }
+}
+
+extension Mutants {
+    /// The mutants of this file, each registered beside its class: its name, its fault and
+    /// the rule that must catch it, written once.
+    static let repeatingGrid: [Mutant] = [
+        faulty(
+            CatchesUpMissedTicksMutant.Catchup.everyMissedTick, "runs every tick a stall missed, back to back", .tim16
+        ) {
+            CatchesUpMissedTicksMutant($0)
+        },
+        faulty(CatchesUpMissedTicksMutant.Catchup.oneExtraRun, "runs twice after any stall, then the grid", .tim16) {
+            CatchesUpMissedTicksMutant($0)
+        },
+        faulty(
+            CatchesUpMissedTicksMutant.Catchup.spreadOut, "runs every missed tick, a quarter interval apart", .tim16
+        ) { CatchesUpMissedTicksMutant($0) },
+        mutant("drifts-after-half", "keeps the grid for six ticks, then stretches each period by two leeways", .tim12) {
+            DriftsAfterWarmupMutant($0, warmup: 6, stretchedByLeeways: 2)
+        },
+        mutant("rearms-from-action-end", "re-arms each tick an interval after its action returned", .tim12) {
+            RearmsFromActionEndMutant($0)
+        },
+        // Declares the fixed delay it nearly keeps: each period two leeways longer than the
+        // interval after the action returned, as a delay computed from a cached `now` is.
+        mutant(
+            "fixed-delay-stretched", "declares a fixed delay, but each period is two leeways longer", .tim12,
+            declaring: .repeatPolicy(.fixedDelay)
+        ) { RearmsFromActionEndMutant($0, stretchedByLeeways: 2) },
+        mutant("period-stretched-by-leeway", "every period is the interval plus one leeway", .tim6) {
+            PeriodStretchedByLeewayMutant($0)
+        },
+        mutant("drifts-after-warmup", "keeps the grid for three ticks, then stretches each period by one leeway", .tim6)
+        { DriftsAfterWarmupMutant($0) },
+        mutant("leeway-multiplied", "fires at the end of a window four leeways wide", .tim6) {
+            LeewayMultipliedMutant($0)
+        },
+    ]
 }

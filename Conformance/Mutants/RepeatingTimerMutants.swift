@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SchedulerVocabulary
 import Schedulers
 import Synchronization
 
@@ -125,4 +126,39 @@ final class RefusesShortIntervalsMutant: MutantBase, @unchecked Sendable {
         guard interval.attoseconds / 1_000_000_000_000 > 0 else { throw .invalidInterval(interval) }
         return try super.schedule(at: deadline, repeatingEvery: interval, leeway: leeway, action)
     }
+}
+
+extension Mutants {
+    /// The mutants of this file, each registered beside its class: its name, its fault and
+    /// the rule that must catch it, written once.
+    static let repeatingTimer: [Mutant] = [
+        mutant("repeating-early", "ticks every 0.8 intervals", .tim5) { RepeatingEarlyMutant($0) },
+        mutant("repeating-fires-at-once", "runs the first tick when scheduled, then keeps the grid", .tim5) {
+            RepeatingFiresAtOnceMutant($0)
+        },
+        mutant("repeating-compensates", "arms every tick after the third 2 ms before its grid point", .tim5) {
+            RepeatingCompensatesMutant($0)
+        },
+        mutant("refuses-short-intervals", "refuses a positive interval under a microsecond", .tim7) {
+            RefusesShortIntervalsMutant($0)
+        },
+        faulty(RepairsRepeatingMutant.Repair.zeroInterval, "turns a zero interval into 1 ms", .tim7) {
+            RepairsRepeatingMutant($0)
+        },
+        faulty(RepairsRepeatingMutant.Repair.negativeLeeway, "turns a negative leeway into zero", .tim8) {
+            RepairsRepeatingMutant($0)
+        },
+        mutant("overflowing-intervals", "wraps huge intervals instead of refusing", .tim9) {
+            OverflowingIntervalsMutant($0)
+        },
+        faulty(RepairsRepeatingMutant.Repair.hugeInterval, "clamps intervals over a day to 1 ms", .tim11) {
+            RepairsRepeatingMutant($0)
+        },
+        mutant("repeating-drifts", "re-arms each tick from its own time plus three leeways", .tim12) {
+            RepeatingDriftsMutant($0)
+        },
+        mutant("repeating-first-tick-late", "the first tick comes one interval after the start", .tim15) {
+            RepeatingFirstTickLateMutant($0)
+        },
+    ]
 }

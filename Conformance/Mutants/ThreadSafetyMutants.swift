@@ -121,3 +121,20 @@ final class ThreadRegistryMutant: MutantBase, @unchecked Sendable {
         return super.schedule(action)
     }
 }
+
+extension Mutants {
+    /// The mutants of this file, each registered beside its class: its name, its fault and
+    /// the rule that must catch it, written once.
+    static let threadSafety: [Mutant] = [
+        mutant("thread-registry", "keeps an entry per calling thread in a registry nobody prunes", .thr6) {
+            ThreadRegistryMutant($0)
+        },
+        mutant("lossy-timer-registry", "registers repeating timers in two critical sections, losing racing ones", .thr1)
+        {
+            LossyTimerRegistryMutant($0)
+        },
+        mutant("runs-pending-twice-on-release", "on release runs pending work that its queue runs too", .thr2) {
+            RunsPendingTwiceOnReleaseMutant($0)
+        },
+    ]
+}

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SchedulerVocabulary
 import Schedulers
 import Synchronization
 
@@ -178,4 +179,31 @@ extension SchedulerTime {
         let (sum, overflow) = self.nanoseconds.addingReportingOverflow(nanoseconds)
         return overflow ? .distantFuture : ((try? SchedulerTime(nanoseconds: sum)) ?? .distantFuture)
     }
+}
+
+extension Mutants {
+    /// The mutants of this file, each registered beside its class: its name, its fault and
+    /// the rule that must catch it, written once.
+    static let timer: [Mutant] = [
+        mutant("early-timers", "fires timers at half their delay", .tim1) { EarlyTimersMutant($0) },
+        mutant("early-by-rounding", "rounds deadlines down to 10 ms", .tim1) {
+            EarlyByRoundingMutant($0)
+        },
+        mutant("late-timers", "fires timers 400 ms late", .tim2) { LateTimersMutant($0) },
+        mutant("past-deadline-dropped", "a past deadline becomes centuries away", .tim3) {
+            PastDeadlineDroppedMutant($0)
+        },
+        mutant("timers-in-insertion-order", "fires timers in the order they were added", .tim4) {
+            TimersInInsertionOrderMutant($0)
+        },
+        mutant("distant-future-wraps", "a far deadline wraps into the past", .tim10) {
+            DistantFutureWrapsMutant($0)
+        },
+        mutant("fast-clock", "its clock runs 25 % fast, timers agreeing with it", .tim13) {
+            FastClockMutant($0)
+        },
+        mutant(
+            "wall-clock-deadlines", "keeps timers as wall-clock deadlines", .tim14, wallClockStep: MutantWallClock.step
+        ) { WallClockDeadlinesMutant($0) },
+    ]
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SchedulerVocabulary
 import Schedulers
 import Synchronization
 
@@ -129,4 +130,33 @@ final class SharedTrampolineMutant: Scheduler {
         }
         return nil
     }
+}
+
+extension Mutants {
+    /// The mutants of this file, each registered beside its class: its name, its fault and
+    /// the rule that must catch it, written once.
+    static let trampoline: [Mutant] = [
+        faulty(FaultyTrampolineMutant.Fault.eager, "runs nested actions re-entrantly", .trm1) {
+            FaultyTrampolineMutant($0)
+        },
+        faulty(FaultyTrampolineMutant.Fault.lifo, "drains its queue last-in first-out", .trm1) {
+            FaultyTrampolineMutant($0)
+        },
+        faulty(FaultyTrampolineMutant.Fault.inlineRecursion, "a recursion's first run jumps the queue", .trm1) {
+            FaultyTrampolineMutant($0)
+        },
+        faulty(FaultyTrampolineMutant.Fault.ignoresDisposal, "nested handles are not checked", .trm2) {
+            FaultyTrampolineMutant($0)
+        },
+        faulty(FaultyTrampolineMutant.Fault.staysBusy, "stays busy after a drain that ran something", .trm3) {
+            FaultyTrampolineMutant($0)
+        },
+        mutant("shared-trampoline", "one queue for all threads", .trm4) { SharedTrampolineMutant($0) },
+        faulty(FaultyTrampolineMutant.Fault.recursiveDrain, "drains by recursion", .trm5) {
+            FaultyTrampolineMutant($0)
+        },
+        faulty(FaultyTrampolineMutant.Fault.sharedBusyFlag, "per-thread queues, one shared busy flag", .trm6) {
+            FaultyTrampolineMutant($0)
+        },
+    ]
 }

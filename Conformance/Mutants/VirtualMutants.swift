@@ -1,51 +1,9 @@
 import HeapModule
+import SchedulerVocabulary
 import Schedulers
 
 /// A small virtual-time scheduler, correct but for one fault per instance.
 final class FaultyVirtualMutant: VirtualTimeScheduler {
-    enum Fault: String, Sendable, CaseIterable {
-        /// Equal times run last-in first.
-        case unstableTies = "virtual-unstable-ties"
-        /// `now` inside an action reports the advance target instead of the action's time.
-        case nowIsTarget = "virtual-now-is-target"
-        /// A plain `schedule` with nothing pending runs at once.
-        case runsEagerly = "virtual-runs-eagerly"
-        /// A step with nothing pending still moves time by a millisecond.
-        case emptyStepMovesTime = "virtual-empty-step-moves-time"
-        /// A step also runs the next action when it is due at the same time.
-        case stepRunsTies = "virtual-step-runs-ties"
-        /// It counts its calls without a lock: calls from two threads race on the count. No
-        /// rule can catch that (the count decides nothing), but ThreadSanitizer does: this is
-        /// `make tsan`'s canary (``Mutants/raceCanary``), not a mutant of a rule.
-        case unguarded = "virtual-unguarded"
-        /// `advance(to:)` runs what is due before the target, not at it.
-        case advanceExclusive = "virtual-advance-exclusive"
-        /// `advance(to:)` runs only what was pending when it started.
-        case advanceSnapshot = "virtual-advance-snapshot"
-        /// `advance(to:)` an earlier time moves the clock back.
-        case movesBackwards = "virtual-moves-backwards"
-        /// Work added during an advance waits for the batch that was due to finish.
-        case insertionsAfterBatch = "virtual-insertions-after-batch"
-        /// Work scheduled for the present during an advance is stamped with its target.
-        case clampsToTarget = "virtual-clamps-to-target"
-        /// Steps by instants, but a step runs two instants.
-        case instantStepOverruns = "virtual-instant-step-overruns"
-        /// Ties are FIFO in a short queue and last-in first in one of 64 entries or more.
-        case unstableWhenLarge = "virtual-unstable-when-large"
-        /// A repeating action's next tick is computed from the advance target.
-        case repeatingFromTarget = "virtual-repeating-from-target"
-        /// Correct, and steps one action at a time, but does not claim `singleStep`.
-        case singleStepUnclaimed = "virtual-single-step-unclaimed"
-        /// Its recursion checks the recursion's disposable before each run but does not
-        /// withdraw the run already queued: disposed, it leaves a dead run for a step.
-        case recursionLeavesPendingRun = "virtual-recursion-leaves-pending-run"
-        /// Its recursion schedules a run, then checks whether the recursion was disposed, and
-        /// records the run's handle (in an entry made after the check) in a second critical
-        /// section: a dispose between the two disposes the handles recorded so far, not this
-        /// one, which a step then runs.
-        case recursionRecordsHandleLate = "virtual-recursion-records-handle-late"
-    }
-
     private struct Entry: Comparable {
         let time: SchedulerTime
         let sequence: UInt64
@@ -254,4 +212,65 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
             state.target = nil
         }
     }
+}
+
+extension Mutants {
+    /// The mutants of this file, each registered beside its class: its name, its fault and
+    /// the rule that must catch it, written once.
+    static let virtual: [Mutant] = [
+        faulty(FaultyVirtualMutant.Fault.runsEagerly, "runs a plain action at once when nothing is pending", .vt1) {
+            FaultyVirtualMutant($0)
+        },
+        faulty(
+            FaultyVirtualMutant.Fault.recursionLeavesPendingRun,
+            "a disposed recursion leaves its queued run for a step",
+            .rec5
+        ) { FaultyVirtualMutant($0) },
+        faulty(
+            FaultyVirtualMutant.Fault.recursionRecordsHandleLate,
+            """
+            a recursion's run records its handle after the disposed check: a dispose between them leaves the run for \
+            a step
+            """,
+            .rec5
+        ) { FaultyVirtualMutant($0) },
+        faulty(FaultyVirtualMutant.Fault.emptyStepMovesTime, "an empty step moves time", .vt2) {
+            FaultyVirtualMutant($0)
+        },
+        faulty(FaultyVirtualMutant.Fault.stepRunsTies, "a step also runs a tie", .vt3) { FaultyVirtualMutant($0) },
+        faulty(FaultyVirtualMutant.Fault.unstableTies, "equal times run last-in first", .vt4) {
+            FaultyVirtualMutant($0)
+        },
+        faulty(
+            FaultyVirtualMutant.Fault.repeatingFromTarget, "repeating ticks are re-queued from the advance target", .vt5
+        ) { FaultyVirtualMutant($0) },
+        faulty(FaultyVirtualMutant.Fault.advanceExclusive, "advance-to is exclusive", .vt6) { FaultyVirtualMutant($0) },
+        faulty(FaultyVirtualMutant.Fault.nowIsTarget, "now is the advance target during actions", .vt7) {
+            FaultyVirtualMutant($0)
+        },
+        faulty(FaultyVirtualMutant.Fault.advanceSnapshot, "an advance runs only what was pending when it began", .vt8) {
+            FaultyVirtualMutant($0)
+        },
+        faulty(FaultyVirtualMutant.Fault.unstableWhenLarge, "ties go last-in first once 64 entries are queued", .vt9) {
+            FaultyVirtualMutant($0)
+        },
+        faulty(FaultyVirtualMutant.Fault.movesBackwards, "advancing to an earlier time moves the clock back", .vt10) {
+            FaultyVirtualMutant($0)
+        },
+        faulty(
+            FaultyVirtualMutant.Fault.insertionsAfterBatch, "work added during an advance waits for the due batch",
+            .vt11
+        ) { FaultyVirtualMutant($0) },
+        faulty(
+            FaultyVirtualMutant.Fault.clampsToTarget,
+            "work for the present during an advance is stamped with its target", .vt12
+        ) { FaultyVirtualMutant($0) },
+        faulty(FaultyVirtualMutant.Fault.instantStepOverruns, "steps by instants, but a step runs two", .vt13) {
+            FaultyVirtualMutant($0)
+        },
+        faulty(
+            FaultyVirtualMutant.Fault.singleStepUnclaimed, "steps one action at a time but does not claim singleStep",
+            .vt13
+        ) { FaultyVirtualMutant($0) },
+    ]
 }
