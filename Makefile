@@ -222,7 +222,7 @@ tsan-build-package: # this package's sanitizer build alone (the gate's)
 # use (11 s after `swift build --build-tests`, 44 s in a folder of its own). Built again only
 # when a source or an article changed: `make tsan` needs the site too.
 DOCS := .build/docs
-DOCS_SOURCES := Package.swift $(shell find Sources Conformance/SchedulerConformance \( -name '*.swift' -o -name '*.md' \))
+DOCS_SOURCES := Package.swift $(shell find Sources Conformance/SchedulerConformance Conformance/Harness \( -name '*.swift' -o -name '*.md' \))
 docs: $(DOCS)/index.html ## Build the documentation (Schedulers, SchedulerVocabulary, SchedulerConformance, SchedulerHarness) as static HTML in .build/docs; fails on any DocC warning
 
 $(DOCS)/index.html: $(DOCS_SOURCES)
@@ -309,7 +309,7 @@ clean: ## Remove build products and generated reports
 
 # Every Swift source of the three packages, without their build folders.
 LINT_PATHS := Package.swift Sources Plugins/Shared Plugins/ConformancePlugin/ConformancePlugin.swift Plugins/StressPlugin/StressPlugin.swift Conformance/SchedulerConformance Conformance/SchedulerConformanceTesting Conformance/Mutants \
-	Conformance/Commands Conformance/ConformanceCLI Conformance/ThirdParty/Package.swift Conformance/ThirdParty/Sources \
+	Conformance/Commands Conformance/ConformanceCLI Conformance/Harness Conformance/ThirdParty/Package.swift Conformance/ThirdParty/Sources \
 	Conformance/Mutator/Package.swift Conformance/Mutator/Sources Conformance/Mutator/Tests \
 	Conformance/ThirdParty/Tests Stress Tests Examples/ThirdPartyScheduler/Package.swift Examples/ThirdPartyScheduler/Sources \
 	Examples/ThirdPartyScheduler/Tests

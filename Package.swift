@@ -101,7 +101,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
-            path: "Sources/CommandSupport",
+            path: "Conformance/Harness/CommandSupport",
             // The dashboard's page, style and script, and Chart.js inlined into it (MIT, its
             // licence beside it).
             resources: [
@@ -136,7 +136,7 @@ let package = Package(
                 "ConformanceCommands", "StressCommands", "CommandSupport", "SchedulerConformance",
                 "SchedulerVocabulary",
             ],
-            path: "Sources/SchedulerHarness",
+            path: "Conformance/Harness/SchedulerHarness",
             swiftSettings: strict
         ),
         .executableTarget(

@@ -4,7 +4,6 @@ import SchedulerProbes
 import Schedulers
 import Synchronization
 
-/// Returns handles that are not connected to the action.
 final class IgnoresDisposalMutant: MutantBase, @unchecked Sendable {
     override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
         _ = super.schedule(action)
@@ -29,7 +28,6 @@ final class TimerDisposalIgnoredMutant: MutantBase, @unchecked Sendable {
     }
 }
 
-/// Checks the disposed flag only after running the action.
 final class DisposeCheckedAfterMutant: MutantBase, @unchecked Sendable {
     override func run(_ action: @escaping SchedulerAction, unless disposable: BooleanDisposable) {
         CurrentScheduler.run(as: self, action)
@@ -105,7 +103,6 @@ final class DisposeHopsToQueueMutant: MutantBase, @unchecked Sendable {
     }
 }
 
-/// `isDisposed` always answers false, though disposal works.
 final class IsDisposedLiesMutant: MutantBase, @unchecked Sendable {
     private final class Handle: Disposable {
         let flag: BooleanDisposable
@@ -121,7 +118,6 @@ final class IsDisposedLiesMutant: MutantBase, @unchecked Sendable {
     }
 }
 
-/// `dispose()` toggles instead of setting: a second call revives the action.
 final class DisposeTogglesMutant: MutantBase, @unchecked Sendable {
     private final class Handle: Disposable {
         let disposed = Atomic<Bool>(false)

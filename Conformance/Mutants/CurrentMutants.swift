@@ -28,7 +28,6 @@ final class CurrentNotSetFromBacklogMutant: MutantBase, @unchecked Sendable {
     }
 }
 
-/// Sets the current scheduler for plain actions, but delayed ones run raw.
 final class CurrentNotSetOnTimersMutant: MutantBase, @unchecked Sendable {
     override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
         any Disposable

@@ -5,7 +5,6 @@ import SchedulerProbes
 import Schedulers
 import Synchronization
 
-/// Runs queued actions last-in, first-out.
 final class LIFOMutant: MutantBase, @unchecked Sendable {
     private let stack = Lock<[SchedulerAction]>([])
 
@@ -176,7 +175,6 @@ final class ContendedOverflowMutant: MutantBase, @unchecked Sendable {
     }
 }
 
-/// Loses one action in every 97 once several threads schedule at once.
 final class LossyMutant: MutantBase, @unchecked Sendable {
     private let counter = Atomic<Int>(0)
 

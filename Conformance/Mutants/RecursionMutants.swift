@@ -3,7 +3,6 @@ import SchedulerVocabulary
 import Schedulers
 import Synchronization
 
-/// A synchronous scheduler whose recursion recurses on the stack (no loop unrolling).
 final class StackRecursionMutant: Scheduler {
     let name: String
     init(_ name: String) { self.name = name }

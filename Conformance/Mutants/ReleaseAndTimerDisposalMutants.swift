@@ -4,7 +4,6 @@ import SchedulerProbes
 import Schedulers
 import Synchronization
 
-/// Keeps every closure it was ever given.
 final class KeepsClosuresMutant: MutantBase, @unchecked Sendable {
     private let kept = Lock<[SchedulerAction]>([])
 

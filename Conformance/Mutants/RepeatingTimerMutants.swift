@@ -4,7 +4,6 @@ import SchedulerVocabulary
 import Schedulers
 import Synchronization
 
-/// A repeating timer's first tick comes one interval after the start.
 final class RepeatingFirstTickLateMutant: MutantBase, @unchecked Sendable {
     override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
         -> any Disposable
@@ -71,7 +70,6 @@ final class RepeatingCompensatesMutant: MutantBase, @unchecked Sendable {
     }
 }
 
-/// Converts intervals with wrapping arithmetic instead of refusing what overflows.
 final class OverflowingIntervalsMutant: MutantBase, @unchecked Sendable {
     override func schedule(
         at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,

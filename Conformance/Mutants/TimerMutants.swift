@@ -4,7 +4,6 @@ import SchedulerVocabulary
 import Schedulers
 import Synchronization
 
-/// Fires every timer at half its delay.
 final class EarlyTimersMutant: MutantBase, @unchecked Sendable {
     override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
         any Disposable
@@ -28,7 +27,6 @@ final class EarlyByRoundingMutant: MutantBase, @unchecked Sendable {
     }
 }
 
-/// Fires every timer 400 ms late.
 final class LateTimersMutant: MutantBase, @unchecked Sendable {
     override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
         any Disposable

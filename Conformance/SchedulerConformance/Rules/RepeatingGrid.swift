@@ -63,8 +63,7 @@ struct RepeatingGrid {
         let ticks = Recorder<UInt64>()
         let ends = Lock<[Int: UInt64]>([:])
         // Only a declared fixed delay is judged period by period: the timers it arms are load
-        // beside the grid's references, which made a correct concurrent scheduler's TIM-12
-        // inconclusive in 11 of 60 runs against none without them.
+        // beside the grid's references, which would make a correct timer's grid too noisy.
         let fixedDelay = ctx.subject.declared.repeatPolicy == .fixedDelay
         let periods = PeriodReferences(interval: interval, leeway: leeway, scheduler: scheduler)
         defer { periods.cancel() }
@@ -84,11 +83,9 @@ struct RepeatingGrid {
                 if fixedDelay { _ = scheduler.schedule { periods.arm(after: k) } }
             }
         }
-        // The suite's own call is the machine's to delay: a rule thread kept off its core
-        // past the first grid point (before the call, or waiting for a core inside it) armed
-        // a correct timer late, and no reference sees that (beside three busy loops, a first
-        // tick 36.4 ms late on a thread the call had not yet made). The grid is measured
-        // again; a subject slow in its own call, without such a wait, is judged.
+        // The suite's own call is the machine's to delay: a rule thread kept off its core past
+        // the first grid point arms a correct timer late, and no reference sees that. The grid
+        // is measured again; a subject slow in its own call, without such a wait, is judged.
         let (called, callerWaited) = (uptimeNanoseconds(), callerWait.flatMap { CoreWait.now()?.since($0) } ?? 0)
         let callHeldBack = calling > first || callerWaited > UInt64(Self.mappingSlack.nanoseconds)
         try ctx.waitFor(done, on: scheduler, "a tick at or after grid point \(points - 1)")
@@ -120,10 +117,8 @@ struct RepeatingGrid {
         let tickEnds = times.map { $0 + actionLength }
         let actionEnds = ends.withLock { $0 }
         // A repeating timer's ticks never overlap, so a tick whose action's thread lost its
-        // core ran past its length and held the next one back: that is the machine's doing,
-        // seen by the action itself, and no reference sees it (the suite's timers run on
-        // other threads). CI saw a correct concurrent scheduler's tick 13.8 ms late with the
-        // references and a plain action on time.
+        // core ran past its length and held the next one back: the machine's doing, seen by
+        // the action itself and by no reference (the suite's timers run on other threads).
         func heldBack(at point: UInt64) -> UInt64 {
             let latest = times.indices.filter { times[$0] <= point }.compactMap { actionEnds[$0] }.max() ?? 0
             return latest > point ? latest - point : 0
@@ -131,13 +126,9 @@ struct RepeatingGrid {
         let allowance = UInt64((leeway + Self.pathAllowance).nanoseconds)
         // The hop's own delay counts from when the subject was free to run it: on a serial
         // scheduler it waits for a tick's action that was running when it was handed, which
-        // is no stall. A tick that started after that and still ran before the hop was queued
-        // ahead of it while the queue ran nothing: a stall of both (CI saw a queue
-        // scheduler's ticks and hops wait half a second for a thread of Dispatch's global
-        // queues, which test bodies held, and the tick's action then excused the hops).
-        // The hop is the first to run after this point's was handed: on a serial subject its
-        // own, or one handed before it (which ran no later), never one that ran before it was
-        // handed (CI crashed on that subtraction).
+        // is no stall, while a tick that started later and still ran first was queued ahead of
+        // it while the queue ran nothing, a stall of both. The hop is the first to run after
+        // this point's was handed, never one that ran before it was handed.
         func hopDelay(at point: UInt64) -> UInt64 {
             let handed = referenceTimes.first { $0 >= point } ?? point
             guard let hop = hopTimes.first(where: { $0 >= handed }) else { return 0 }
@@ -192,35 +183,28 @@ struct RepeatingGrid {
             let witnessNeeded = !coveredWithin(machine)
             // The plain action was handed as the zero-leeway reference fired, as late as the
             // machine held that back: a queue that ran nothing until it ran the action held a
-            // tick due at the point back for both (CI saw a stalled target's tick 305.4 ms
-            // late, its plain action handed 28.4 ms late and run 277.5 ms after that).
+            // tick due at the point back for both.
             let queued = (referenceAt - point) + hopDelay
             var noise = witnessNeeded ? max(machine, queued, heldBack(at: point)) : machine
             // The last witness is the thread that ran the late tick: the time it waited for a
             // core since the latest reading of it, as it last ran the suite's code or as the
-            // suite's timer read every thread at a grid point (the suite's timers fired on
-            // time, so the subject's was due to wake it then). A thread with no reading
-            // excuses nothing: leaving its point unjudged let a timer drifting by 8 ms a tick
-            // pass 3 runs in 10 in a loaded test process, whose pool threads were mostly new
-            // to the measurement; CI then failed the main scheduler, whose ticks ran on such
-            // threads, for a tick 17 ms late, which the readings at each point now judge.
+            // suite's timer read every thread at a grid point. A thread with no reading excuses
+            // nothing, or a drifting timer on threads new to the measurement would go unjudged.
             let late = times.firstIndex { $0 + slack >= point }
             var waited: CoreWaits.Waited?
             if witnessNeeded, !coveredWithin(noise), let late {
                 waited = waits.waited(tick: late, since: referenceAt)
                 noise = max(noise, machine + (waited?.bound ?? 0))
-                // A thread held first by the subject's stall, then by the machine: CI saw a
-                // subscription scheduler's tick 48.0 ms late, after its thread ran the plain
-                // action (28.4 ms late) and waited 16.3 ms for a core.
+                // A thread held first by the subject's stall, then by the machine: both delays
+                // add up.
                 if let held = waits.heldUntil(tick: late, before: times[late]), held.at > point {
                     noise = max(noise, held.at - point + held.waited)
                 }
             }
             // A tick within the leeway of its point needed no excuse, however late the suite's
-            // timers were: on 2 cores a correct concurrent scheduler's ticks kept time while
-            // both references woke 2-6 ms late at most points, and the measurement judged
-            // too few of them. A drifting timer is within its leeway only at its first points, so the
-            // rest still need a quiet machine to be judged, in the grid's later half too.
+            // timers were (they often wake later than a correct subject's ticks). A drifting
+            // timer is within its leeway only at its first points, so the rest still need a
+            // quiet machine to be judged, in the grid's later half too.
             if tickWithin(UInt64(leeway.nanoseconds)) || noise <= UInt64(leeway.nanoseconds) {
                 judged += 1
                 if k >= points / 2 { judgedLater += 1 }
@@ -240,9 +224,8 @@ struct RepeatingGrid {
         }
         // No tick sooner than an interval after the action before it ended, and most within
         // the allowance of it (or of what held back the suite's timers or the tick's thread):
-        // the other choice, undeclared. Most, not all: one period that a
-        // stall of the subject's own thread stretched past what the references saw hid the
-        // hint under load, though the other seven periods were a fixed delay's.
+        // the other choice, undeclared. Most, not all: a stall of the subject's own thread can
+        // stretch one period past what the references saw.
         let gaps = Array(zip(tickEnds, times.dropFirst()))
         let onDelay = gaps.enumerated().filter { k, gap in
             let waited = waits.waited(tick: k + 1, since: actionEnds[k] ?? gap.0)?.bound ?? 0

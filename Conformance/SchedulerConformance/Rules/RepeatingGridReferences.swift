@@ -22,9 +22,8 @@ struct Period {
 /// two one-shot Dispatch timers an interval ahead (zero leeway, and the subject's leeway) on
 /// queues of their own, the first handing the subject another plain action: the latest of the
 /// three (the plain action's wait for the subject's own tick left out) is when a correct
-/// fixed-delay tick k + 1 could have run. Seen in a CI run: with every core busy, a correct
-/// fixed-delay tick came 17 ms late while the grid's references, read at grid points apart
-/// from it, had been 4 ms late.
+/// fixed-delay tick k + 1 could have run. The grid's references, read at grid points apart
+/// from the period, say nothing of the noise within it.
 final class PeriodReferences: Sendable {
     private let interval: Duration
     private let leeway: Duration

@@ -117,9 +117,8 @@ struct RepeatingMissedTicks {
         let crowded = perSlot.firstIndex { $0 >= 2 }
         // A run in the last `earlySlack` before a grid point may be that point's, a hair early,
         // or the previous point's, late: a merging timer then runs again at the point, and
-        // CI saw Dispatch do so 0.2 ms later (runs at +120.9 and +121.1 ms, the grid at
-        // +121.1). Two runs in one interval are a fault only if they are so with the slots
-        // put on either side of that doubt.
+        // Dispatch does so a fraction of a millisecond later. Two runs in one interval are a
+        // fault only if they are so with the slot put on either side of that doubt.
         let crowdedEitherWay = crowded.flatMap { slot in
             runsPerSlot(aligned: true).contains { $0 >= 2 } ? slot : nil
         }

@@ -12,9 +12,7 @@ func sleepNeverReturnsBeforeItsDeadline(_ ctx: RuleContext) throws(RuleFailure) 
         // reads the clock, so the clock is also read on the thread that hands the
         // task back, as it does (the last hand-back before the sleep returned is its
         // wake; a correct clock makes none before its deadline). That thread may be
-        // as late: with six busy loops on the two cores one such sleep hid the
-        // rounding in 25 runs of 30, and five judged by the task's reading alone in
-        // 1 of 10. Twenty (70 ms) hid it in none of 30.
+        // as late on a loaded machine, so twenty sleeps are judged, not one.
         let timeMovesByItself = !session.clock.capabilities.contains(.synchronous)
         for index in 0..<20 {
             let span = Duration.milliseconds(1 + index % 4) + .microseconds(950)

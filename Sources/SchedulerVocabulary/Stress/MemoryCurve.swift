@@ -41,8 +41,8 @@ public struct MemoryCurve: Codable, Sendable, Equatable {
 
     /// Above this many bytes per 10⁶ actions, the heap grows with the work: a leak.
     public static let leakThreshold = 1_024.0
-    /// A leak raises the floor in every window: what is kept for good never falls back, and
-    /// a one-in-10⁴ leak raised all seven in 30 of 30 loaded runs.
+    /// A leak raises the floor in every window: what is kept for good never falls back, while
+    /// memory held for reuse rises in steps and falls back.
     public static let risingShare = 1.0
     /// Fewer rounds than this give no verdict (inconclusive): eight windows of four.
     public static let minimumRounds = 64
