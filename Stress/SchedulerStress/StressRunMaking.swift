@@ -9,13 +9,11 @@ extension StressRun {
         for outcome in scenario.outcomes {
             outcomes[outcome.name] = OutcomeCount(count: counts[outcome.name] ?? 0, expect: outcome.expect)
         }
-        let seconds = max(duration.timeInterval, 1e-9)
         let metrics = context.metrics
         self.init(
             scenario: scenario.id, subject: context.subject.name, origin: context.subject.origin,
             threads: context.threads, seed: context.seed, operations: context.operations,
             durationSeconds: duration.timeInterval, outcomes: outcomes, status: .passed)
-        self.throughputPerSecond = Double(context.operations) / seconds
         self.latencyNanoseconds = context.latency.summary
         self.allocations = context.allocations.perOperation(context.operations)
         // The benchmarks count their subject's allocations themselves, apart from the baseline's.
@@ -62,7 +60,6 @@ extension StressRun {
             outcomes: Dictionary(
                 uniqueKeysWithValues: scenario.outcomes.map { ($0.name, OutcomeCount(count: 0, expect: $0.expect)) }),
             status: status, message: message)
-        self.throughputPerSecond = 0
         self.diagnostics = diagnostics
     }
 }
