@@ -93,6 +93,14 @@ extension ConformanceCommand {
         )
         var mutantTimeout: Double = 10
 
+        @Option(
+            help:
+                """
+                Mutants judged at once (a batch with a rule that races the cores runs alone whatever this says).
+                """
+        )
+        var jobs = 3
+
         @Option(help: "Exit 1 when the mutation score (percent) is below this.")
         var minimumScore: Double?
 
@@ -123,6 +131,7 @@ extension ConformanceCommand {
             if !(mutantTimeout.isFinite && mutantTimeout > 0) {
                 throw ValidationError("--mutant-timeout must be a positive number of seconds, got \(mutantTimeout)")
             }
+            guard (1...64).contains(jobs) else { throw ValidationError("--jobs must be between 1 and 64, got \(jobs)") }
             if let minimumScore, !(0...100).contains(minimumScore) {
                 throw ValidationError("--minimum-score must be a percentage from 0 to 100, got \(minimumScore)")
             }

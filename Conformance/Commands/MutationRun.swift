@@ -72,16 +72,19 @@ struct MutationRun {
             mutantTimeout: .nanoseconds(Int64(command.mutantTimeout * 1e9)))
         let (baseline, reach) = try trials.baseline(maximumID: everyMutant.map(\.id).max() ?? 0)
         let baselined = ContinuousClock.now
-        var reachedBy: [Int: [MutationTrials.Pair]] = [:]
-        for (pair, ids) in reach.pairs where MutationTrials.killable.contains(baseline[pair]?.status ?? .error) {
-            for id in ids { reachedBy[id, default: []].append(pair) }
+        let reachedBy = reach.pairs.reduce(into: [Int: [MutationTrials.Pair]]()) { reachedBy, entry in
+            guard MutationTrials.killable.contains(baseline[entry.key]?.status ?? .error) else { return }
+            for id in entry.value { reachedBy[id, default: []].append(entry.key) }
         }
         let durations = baseline.mapValues(\.durationSeconds)
         let everyPair = MutationTrials.everyPair(baseline)
         let home = MutationTrials.homeSubjects(of: manifest.mutants, reachedBy: reachedBy)
 
-        var results: [MutationReport.MutantResult] = []
-        for (index, mutant) in manifest.mutants.enumerated() {
+        // A few mutants at once: a mutant's trials mostly wait on its worker processes. A batch
+        // with a rule that races the cores runs alone (``CoreGate``), as it does in `mutants`.
+        let (mutants, command) = (manifest.mutants, command)
+        let results = Parallel.map(mutants.count, width: command.jobs) { index in
+            let mutant = mutants[index]
             // The subjects that exercise the mutant's file come first, each pair cheapest first.
             let homeSubjects = home[mutant.file] ?? []
             let pairs = (mutant.runsOnce == true ? everyPair : reachedBy[mutant.id] ?? []).sorted {
@@ -108,11 +111,11 @@ struct MutationRun {
                 result.verdict = .equivalent
             }
             result.seconds = (ContinuousClock.now - began).timeInterval
-            results.append(result)
             printError(
-                "mutant \(index + 1)/\(manifest.mutants.count) #\(mutant.id) \(result.verdict.rawValue)"
+                "mutant \(index + 1)/\(mutants.count) #\(mutant.id) \(result.verdict.rawValue)"
                     + (result.killedBy.map { " by \($0.rule)@\($0.subject) (\(result.kill!.rawValue))" } ?? "")
                     + " — \(mutant.file):\(mutant.line) \(mutant.operator)")
+            return result
         }
 
         let report = MutationReport(

@@ -55,6 +55,9 @@ struct MutationTrials {
     /// How much longer than four times its unmutated time a rule may take with a mutant
     /// on before the mutant counts as hung.
     let mutantTimeout: Duration
+    /// Lets the trials of several mutants run at once, but a batch with a rule that races
+    /// the cores alone.
+    let cores = CoreGate()
 
     /// Every pair with the switch off: results, and the mutants each reached.
     func baseline(maximumID: Int) throws -> (results: [Pair: RuleResult], reach: Reach) {
@@ -168,10 +171,11 @@ struct MutationTrials {
             let slowest = batch.map { durations[$0] ?? 1 }.max() ?? 1
             timing.ruleTimeout = .seconds(slowest * 4) + mutantTimeout
             // The first failure, hang or crash is the kill: the rest of the batch does not run.
-            let results = IsolatedRules.run(
-                subject: subject, rules: batchRules, timing: timing, executable: tool,
-                environment: ["SCHEDULER_MUTANT": String(mutant)], stopAtFirstKill: !allRules
-            ).filter { $0.message != IsolatedRules.notRunAfterKill }
+            let results = cores.run(exclusive: batchRules.contains { $0.needsIdleCores }) {
+                IsolatedRules.run(
+                    subject: subject, rules: batchRules, timing: timing, executable: tool,
+                    environment: ["SCHEDULER_MUTANT": String(mutant)], stopAtFirstKill: !allRules)
+            }.filter { $0.message != IsolatedRules.notRunAfterKill }
             trials += results.map {
                 MutationReport.Trial(
                     subject: subject.name, rule: $0.rule.rawValue, status: $0.status,

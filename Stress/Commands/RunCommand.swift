@@ -54,9 +54,21 @@ extension StressCommand {
         @Option(help: "Seconds a run may overrun its share of the budget before it counts as a hang.")
         var hangGrace: Double = 45
 
+        @Option(
+            help:
+                """
+                Fail unless the runs made at least this many operations in all (the soak's bar is 100000000: a leak \
+                of one allocation in ten million shows).
+                """
+        )
+        var minimumOperations: Int?
+
         @OptionGroup var sharding: ShardOptions
 
         mutating func validate() throws {
+            if let minimumOperations, minimumOperations < 1 {
+                throw ValidationError("--minimum-operations must be a positive count, got \(minimumOperations)")
+            }
             _ = try ScenarioSelection.select(scenarios)
             _ = try Toolkit.current.select(subjects)
             if let budget, Budget.seconds(budget) == nil {
@@ -133,6 +145,19 @@ extension StressCommand {
                 gate: Toolkit.current.gate
             )
             try Self.finish(report, in: folder)
+            if let minimumOperations {
+                let made = runs.reduce(0) { $0 + $1.operations }
+                guard made >= minimumOperations else {
+                    printError(
+                        """
+                        stress: the runs made \(made) operations, short of the \(minimumOperations) asked: give them a \
+                        longer --budget
+                        """
+                    )
+                    throw ExitCode(StressExit.failed)
+                }
+                printError("stress: \(made) operations in all, of at least \(minimumOperations) asked")
+            }
         }
 
         /// Writes the reports, prints the table, and fails when something gates.

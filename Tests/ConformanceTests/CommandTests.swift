@@ -40,6 +40,7 @@ import Testing
         ["mutate", "--target", "Schedulers", "--operator", "flip-everything"],
         ["mutate", "--target", "Schedulers", "--configuration", "fast"],
         ["mutate", "--target", "Schedulers", "--minimum-score", "101"],
+        ["mutate", "--target", "Schedulers", "--jobs", "0"],
         ["mutate", "--target", "Schedulers", "--mutant-timeout", "-1"],
         ["mutate", "--target", "NoSuchTarget", "--package", packageRoot.path],
     ])

@@ -46,4 +46,13 @@ import Testing
         #expect(!coverage.isComplete)
         #expect(coverage.shortfall.contains("fewer than"))
     }
+
+    /// REC-4's evidence of calls made against each other: a stamp that follows the other
+    /// thread's, and none for bursts that only touch.
+    @Test func interleavedCallsCountTheSwitchesBetweenThreads() {
+        #expect(interleavedCalls([1, 3, 5], [2, 4, 6]) == 5)
+        #expect(interleavedCalls([1, 2, 3], [4, 5, 6]) == 1)
+        #expect(interleavedCalls([1, 2, 7], [3, 4]) == 2)
+        #expect(interleavedCalls([], [1, 2]) == 0)
+    }
 }

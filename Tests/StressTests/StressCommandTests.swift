@@ -123,7 +123,7 @@ import Testing
     @Test(arguments: [
         ["--scenario", "no-such"], ["--subject", "no-such"], ["--budget", "10x"], ["--budget", "-5m"],
         ["--threads", "0"], ["--report-dir", "/proc/not-writable"], ["--allocator", "tcmalloc"], ["--bogus"],
-        ["--scenario", ""], ["--subject", " "],
+        ["--scenario", ""], ["--subject", " "], ["--minimum-operations", "0"],
     ])
     func badInputGetsOneClearLineAndTheUsageExitCode(_ arguments: [String]) async throws {
         let outcome = try await Self.stress(arguments)

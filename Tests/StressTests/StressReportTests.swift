@@ -58,6 +58,19 @@ extension StressCommandTests {
         #expect(try await Self.validate(folder.appendingPathComponent("latest.json")) == .exited(0))
     }
 
+    /// The soak's bar: a run that made fewer operations than asked fails, its report written.
+    @Test func aRunShortOfItsMinimumOperationsFailsAndKeepsItsReport() async throws {
+        let (short, enough) = (Self.folder(), Self.folder())
+        let run = ["--scenario", "throughput", "--subject", "queue", "--duration", "0.2", "--report-dir"]
+        let failed = try await Self.stress(run + [short.path, "--minimum-operations", String(Int.max)])
+        #expect(failed.status == .exited(1))
+        #expect(failed.error.contains("short of the \(Int.max) asked"), "\(failed.error)")
+        #expect(try Self.report(in: short).runs.map(\.status) == [.passed])
+        let passed = try await Self.stress(run + [enough.path, "--minimum-operations", "1"])
+        #expect(passed.status == .exited(0), "\(passed.error)")
+        #expect(passed.error.contains("of at least 1 asked"))
+    }
+
     @Test func aHangBecomesATimeoutWithStacksAndACrashAnErrorAndTheRunGoesOn() async throws {
         let folder = Self.folder()
         let outcome = try await Self.stress([

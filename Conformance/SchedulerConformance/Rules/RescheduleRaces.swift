@@ -6,28 +6,33 @@ import Synchronization
 /// REC-4's second half: two threads call `reschedule` 20 times each, at the same moment,
 /// while the block runs, and every call counts: a count bumped by compare-and-swap must
 /// retry when the other thread's bump came first, not give up. The moment is forced and
-/// observed by a ``CallRace`` (its pause ignored: bursts of 20 calls overlap without it), and
-/// only trials whose two bursts overlapped while neither thread lost its core count as
-/// exercised (on a loaded machine, bursts that overlap in time may still have taken turns on
-/// a core). The rule goes on until 30 did (up to 2,000 trials or 10 s, else inconclusive)
-/// and stops at the first miscount.
+/// observed by a ``CallRace`` (its pause ignored: bursts of 20 calls overlap without it).
+/// The evidence is the calls that interleaved: each thread takes a stamp from the race's
+/// shared counter before each call, and a call whose stamp follows the other thread's is one
+/// made against it. Only trials whose bursts overlapped while neither thread lost its core
+/// count (on a loaded machine, bursts that overlap in time may still have taken turns on a
+/// core), and an overlap of a call or two at a burst's end is little evidence: with every core
+/// busy, 30 overlapping trials once held too few interleaved calls to catch a bump that gives
+/// up (1 run in 3). The rule goes on until 1,000 calls interleaved (a quiet machine's 30
+/// trials; up to 2,000 trials or 10 s, else inconclusive) and stops at the first miscount.
 func reschedulesAtOnceEachCount(_ ctx: RuleContext) throws(RuleFailure) {
     let scheduler = ctx.makeScheduler()
     let race = CallRace(bound: ctx.timing.mustHappen)
     let perThread = 20
     let expected = 1 + 2 * perThread
-    let wanted = 30
-    var overlaps = 0
+    let wanted = 1_000
+    var (overlaps, interleaved) = (0, 0)
     var trials = 0
     // Every trial's count, judged once all are quiet: a settle per trial would cost a
     // concurrent scheduler a quiet window each time.
     var counts: [Box<Int>] = []
     let budget = ContinuousClock.now + Timing.evidenceBudget(.seconds(10))
-    while overlaps < wanted && trials < 2_000 && ContinuousClock.now < budget {
+    while interleaved < wanted && trials < 2_000 && ContinuousClock.now < budget {
         let runs = Box(0)
         counts.append(runs)
         let last = Signal()
         let outcome = Box<CallRace.Trial??>(nil)
+        let calls = Box([[Int]](repeating: [], count: 2))
         let trial = trials
         scheduler.scheduleRecursive { reschedule in
             let run = runs.update {
@@ -36,9 +41,15 @@ func reschedulesAtOnceEachCount(_ ctx: RuleContext) throws(RuleFailure) {
             }
             if run == expected { last.fire() }
             guard run == 1 else { return }
-            outcome.value = race.run(trial: trial) { _, _ in
+            outcome.value = race.run(trial: trial) { thread, _ in
+                var stamps: [Int] = []
+                stamps.reserveCapacity(perThread)
                 let start = race.stamp()
-                for _ in 0..<perThread { reschedule() }
+                for _ in 0..<perThread {
+                    stamps.append(race.stamp())
+                    reschedule()
+                }
+                calls.update { $0[thread] = stamps }
                 return (start, race.stamp())
             }
         }
@@ -52,7 +63,10 @@ func reschedulesAtOnceEachCount(_ ctx: RuleContext) throws(RuleFailure) {
         let met = try ctx.unwrap(
             outcome.value, "the recursion's first run did not run the two rescheduling threads")
         try ctx.expect(met != nil, "the two rescheduling threads did not return within \(ctx.timing.mustHappen)")
-        if met?.met == true { overlaps += 1 }
+        if met?.met == true {
+            overlaps += 1
+            interleaved += interleavedCalls(calls.value[0], calls.value[1])
+        }
         trials += 1
     }
     try ctx.settle(scheduler)
@@ -65,12 +79,26 @@ func reschedulesAtOnceEachCount(_ ctx: RuleContext) throws(RuleFailure) {
         )
     }
     try ctx.requireExercised(
-        overlaps >= wanted,
+        interleaved >= wanted,
         """
-        only \(overlaps) of \(trials) pairs of bursts of reschedules overlapped with both threads on a core: the two \
-        threads rarely ran at once
+        only \(interleaved) of the \(wanted) reschedules wanted interleaved with the other thread's, in the \
+        \(overlaps) of \(trials) pairs of bursts that overlapped with both threads on a core: the two threads rarely \
+        ran at once
         """
     )
+}
+
+/// How many of two threads' calls, by their stamps (each ascending), came right after one of
+/// the other thread's: the calls made against each other.
+func interleavedCalls(_ first: [Int], _ second: [Int]) -> Int {
+    var (i, j, switches, last) = (0, 0, 0, -1)
+    while i < first.count || j < second.count {
+        let thread = j == second.count || (i < first.count && first[i] < second[j]) ? 0 : 1
+        if thread == 0 { i += 1 } else { j += 1 }
+        if last != -1 && thread != last { switches += 1 }
+        last = thread
+    }
+    return switches
 }
 
 /// REC-4's part for a scheduler that runs a recursion on the calling thread (synchronous, so
