@@ -144,8 +144,7 @@ struct KillCount: Sendable {
 
     /// Runs each mutant's rule `runs` times, each run in a fresh worker process (unless
     /// `inProcess`), eight mutants at a time: most of a mutant's time is spent waiting for
-    /// something that never happens (with four, `--runs 1` spent 34 s of processor time in
-    /// 73 s), and every rule so run holds its bar with every core busy.
+    /// something that never happens, and every rule so run holds its bar with every core busy.
     static func run(_ mutants: [Mutant], runs: Int, timing: Timing, inProcess: Bool) -> [KillCount] {
         // Mutants whose rule races threads on the cores are measured alone, after the rest:
         // several at once would starve each other's races and come out inconclusive.
@@ -170,7 +169,7 @@ struct KillCount: Sendable {
     /// event that never comes, and each of their runs waits the whole bound, while what a
     /// rule waits for on the correct part of a subject takes micro- to milliseconds, a few
     /// hundred with every core busy: a shorter bound fails a slowed step early and never
-    /// passes one. (At 3 s these waits were two thirds of the kills' time.)
+    /// passes one.
     static let mustHappen: Duration = .seconds(1)
 
     /// Measures `mutants` ``atOnce`` at a time.

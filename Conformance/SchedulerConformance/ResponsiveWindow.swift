@@ -8,9 +8,8 @@ extension Signal {
     /// more than a tenth of the window (so another thread of the process that was ready to
     /// run got to run too); nil when no such window came within `bound`.
     ///
-    /// A plain wait of `window` proves nothing on a loaded machine: CI's, running the
-    /// mutant whose early run REC-2 must see, once held that run's thread off its core for
-    /// longer than the whole window, and the rule passed it in 2 runs of 10.
+    /// A plain wait of `window` proves nothing on a loaded machine: the thread whose early
+    /// run a rule must see can be held off its core for longer than the whole window.
     func watchThroughResponsiveWindow(_ window: Duration, bound: Duration) -> Bool? {
         let clock = ContinuousClock()
         let tick = Duration.milliseconds(1)

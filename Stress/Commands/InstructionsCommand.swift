@@ -183,8 +183,8 @@ extension StressCommand {
 
         /// Every run of `runs` (a path and its operations), `jobs` children at a time, and their
         /// totals in the same order; the first failure once all are done. Callgrind counts one
-        /// process's instructions whatever runs beside it: ninety runs of two seconds, each
-        /// mostly valgrind loading the runtime, took three minutes one at a time in CI.
+        /// process's instructions whatever runs beside it, and each run is mostly valgrind
+        /// loading the runtime, which one at a time would take minutes.
         private static func count(_ runs: [(HotPath, Int)], jobs: Int, program: String, valgrind: String) throws
             -> [CallgrindCount]
         {

@@ -156,8 +156,8 @@ public struct InstructionReport: Codable, Equatable, Sendable {
             // thread's interleaving (a Dispatch continuation cache refilled or not), a quarter
             // is a new allocation on some path.
             // A bare Dispatch path is the yardstick, not this package's code: its count moves
-            // with Dispatch's own caches (dispatch-async read 3.6 % over its committed count in
-            // one CI run, with every path of ours within 1.3 %), and no change here can regress it.
+            // with Dispatch's own caches, by more than this package's paths do, and no change
+            // here can regress it.
             let regressed =
                 !path.isBareDispatch
                 && committed.map {

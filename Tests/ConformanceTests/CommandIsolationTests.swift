@@ -40,8 +40,8 @@ extension CommandTests {
     /// The main-thread scheduler, driven by the worker's `MainThreadScheduler.drain`, keeps
     /// nothing per thread (THR-6 weighs the worker's whole heap). The drain's run loop once
     /// kept about 100 bytes per action (Foundation's timeout timer, one per
-    /// `RunLoop.run(mode:before:)` with a finite date), and THR-6 failed it 9 runs of 10; three
-    /// runs let such a regression through once in a thousand.
+    /// `RunLoop.run(mode:before:)` with a finite date), which THR-6 fails in most runs; three
+    /// runs let such a regression through seldom.
     @Test func theMainThreadSchedulerLeavesNothingPerThreadInAWorker() async throws {
         for run in 1...3 {
             let folder = Self.temporaryFolder()

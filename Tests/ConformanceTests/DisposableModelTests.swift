@@ -12,7 +12,7 @@ import Testing
     /// Runs per adversary. Under ThreadSanitizer one, in which only a conclusive pass is an
     /// escape, as the mutant kills are judged there: the sanitizer looks for races in the
     /// paths an exploration takes, and a sanitizer run beside others may gather too few
-    /// meetings to judge (two of ten were inconclusive in a CI run); that each adversary is
+    /// meetings to judge; that each adversary is
     /// refused in ten runs of ten is `make test`'s to show.
     static let runs = ThreadSanitizerBuild.isEnabled ? 1 : 10
 
@@ -119,9 +119,8 @@ import Testing
     ) -> RuleFailure? {
         // An exploration short of meetings judged nothing either way, so another one is no
         // retry into a pass (as RepeatingGrid measures again): a conclusive one decides.
-        // With five busy loops on two cores, one of ten was short of meetings after its
-        // ten budgets; in CI, beside three other test lanes, one was short after three
-        // explorations (18 s, 36 meetings each of the 150 needed).
+        // On a machine loaded far past its cores an exploration can stay short of meetings
+        // for several budgets.
         let deadline = ContinuousClock.now + explorationDeadline
         while true {
             do throws(RuleFailure) {
@@ -182,8 +181,8 @@ import Testing
     }
 
     /// A refusal names the member the composite lost and replays from its seed. Explored off
-    /// the cooperative pool and again while short of meetings, as the runs below are: in
-    /// CI's loaded `make test`, one exploration met 39 of the 150 pairs it needs.
+    /// the cooperative pool and again while short of meetings, as the runs below are: on a
+    /// loaded machine one exploration can meet a fraction of the pairs it needs.
     @Test func aRefusalNamesTheLostMemberAndTheSeed() async {
         let failure = await OwnThread.run(.rules) {
             Self.conclusive("composite disposable", serial: false) {

@@ -84,8 +84,8 @@ import Testing
     }
 
     /// A search that runs out of time says so, and is neither an explanation nor a refusal:
-    /// the explorer counts such a run as no evidence (a loaded CI runner once stretched a
-    /// history until one search took minutes, on a core, with the rule's time limit running).
+    /// the explorer counts such a run as no evidence (a loaded machine can stretch a history
+    /// until one search would take minutes, with the rule's time limit running).
     @Test func aSearchPastItsTimeLimitIsUndecided() {
         // Twelve overlapping writes of different values, then a read of one never written:
         // refusing it means trying every set of writes in every order the values allow.
@@ -254,9 +254,8 @@ import Testing
         }
         #expect(calls.contains(.extra("reset")))
         // A correct subject gets the bound every correct subject gets (`Timing.calibrate`'s
-        // ten seconds): a pure upper bound, which a passing run never waits out. With one
-        // second, the correct lane's sentinel once did not run in time in CI while the kill
-        // test held the cores.
+        // ten seconds): a pure upper bound, which a passing run never waits out. One second
+        // is too little for the correct lane's sentinel while the kill test holds the cores.
         var timing = MutantKillTests.timing
         timing.mustHappen = .seconds(10)
         let correct = await OwnThread.run(.rules) { [timing] in

@@ -102,7 +102,7 @@ import Testing
                 // Under the sanitizer the runs look for data races, in the paths a rule takes
                 // on a broken subject; the kills are `make test`'s to count. A rule that times a
                 // real clock cannot catch every fault ten times slower (CLK-2's rounding-down
-                // clock wakes late enough to look punctual, in 1 run of 2 in CI): only a rule
+                // clock can wake late enough to look punctual): only a rule
                 // that broke is a miss here.
                 if result.status == .error {
                     misses.append("run \(run): error\(result.message.map { " (\($0))" } ?? "")")

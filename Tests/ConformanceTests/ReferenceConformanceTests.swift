@@ -9,8 +9,8 @@ struct ReferenceConformanceTests {
     /// Each reference subject's catalogue, run by the command as `make conformance` runs it:
     /// in a worker process of its own. In this process, other tests' work held the threads of
     /// Dispatch's pool, which the concurrent scheduler's timers run on, and TIM-12 rightly
-    /// blamed a tick 54.7 ms late whose thread had waited for a core 12.8 ms of that; the
-    /// rest was a wait for a pool thread that no subject in a process of its own sees.
+    /// blames a tick held back by a wait for a pool thread, which no subject in a process of
+    /// its own sees.
     @Test(arguments: ReferenceSubjects.all.map(\.name))
     func referenceSubjectPassesEveryRuleItClaims(_ name: String) async throws {
         let folder = CommandTests.temporaryFolder()

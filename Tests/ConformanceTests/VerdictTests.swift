@@ -31,7 +31,7 @@ import Testing
     }
 
     /// A correct queue scheduler whose target queue runs nothing for 300 ms after the rule
-    /// makes it (as Dispatch's global queues did in CI while test bodies held their threads):
+    /// makes it (as Dispatch's global queues do while test bodies hold their threads):
     /// its ticks and the plain actions the suite hands it wait alike, so TIM-6 and TIM-12
     /// cannot blame the timer. The first tick, queued before the plain actions, runs before
     /// them; it must not excuse their wait.
@@ -50,10 +50,10 @@ import Testing
     }
 
     /// A correct concurrent scheduler one of whose ticks loses its thread's core for 40 ms in
-    /// the middle of the suite's action (a signal whose handler sleeps stands in for the
-    /// preemption CI saw): the next tick can only start once that action returned, late
-    /// while the suite's timers and a plain action kept time. TIM-12 sees the action run past
-    /// its length and does not blame the timer. Before it did, it failed the point 4 of 4.
+    /// the middle of the suite's action (a signal whose handler sleeps stands in for a
+    /// preemption): the next tick can only start once that action returned, late while the
+    /// suite's timers and a plain action kept time. TIM-12 sees the action run past its length
+    /// and does not blame the timer.
     ///
     /// The signal comes from another thread, which a loaded machine can hold off past the
     /// action: then nothing stalls (the handler sleeps only inside the action) and the next
@@ -86,17 +86,16 @@ import Testing
     /// a sleep (the thread never waited for a core: the timer's own doing) fails it, and the
     /// failure says how long the thread waited. A run the rule found too noisy to judge did
     /// not show either, and runs again; so does a run whose stalled tick was held back by more
-    /// than its wait for a core, as the thread itself measured it (CI's sanitizer run beside
-    /// the soak failed a tick 94.4 ms late that had waited 79.4 ms: 15 ms of its delay were
+    /// than its wait for a core, as the thread itself measured it (the rest of its delay is
     /// neither its wait nor the rule's business to excuse).
     ///
     /// One case at a time: beside each other, each one's fifteen spinners on the first core
     /// held back the other's timers and rule.
     ///
-    /// Not under the sanitizer: there, beside the soak and the third-party tests, none of ten
-    /// runs in a row in CI showed the situation (each too noisy to judge, or its tick held
-    /// back by more than a wait for a core). The verdict is `make test`'s; the rule's paths
-    /// run under the sanitizer in every reference subject's catalogue.
+    /// Not under the sanitizer: there, beside the soak and the third-party tests, a run is
+    /// too noisy to judge, or its tick held back by more than a wait for a core. The verdict
+    /// is `make test`'s; the rule's paths run under the sanitizer in every reference subject's
+    /// catalogue.
     @Test(
         .nightly("makes a thread wait for a core, which takes up to ten runs"),
         .enabled(if: CoreWait.now() != nil, "the kernel does not count a thread's wait for a core here"),

@@ -94,7 +94,7 @@ final class ThreadTicking: TimerWrapping {
     let how: Stall
     let threads: Threads
     // Made with the timer, before the rule reads the time it anchors the grid to: under the
-    // sanitizer, making 47 threads inside `schedule` made the first tick 40 ms late.
+    // sanitizer, making dozens of threads inside `schedule` would make the first tick late.
     private let spinners: Spinners?
     /// Each fresh thread sleeps until its tick is handed to it, spins to the tick's due time
     /// (`due`), runs `work`, and says so.
@@ -161,7 +161,7 @@ final class ThreadTicking: TimerWrapping {
                     // time itself: what holds the tick back is then that thread's wait, which
                     // the rule reads. Handed when due, a hand-off this thread was slow to make
                     // (it yields to every ready thread) was no thread's wait the rule could
-                    // see, and CI's preview failed a tick 6.8 ms past its witnesses.
+                    // see.
                     Self.spin(to: due - min(due, step / 2))
                     handedDue.value = due
                     pool[index].signal()
@@ -180,9 +180,9 @@ final class ThreadTicking: TimerWrapping {
     }
 
     /// Spins to `due` on the uptime clock, yielding: a sleep wakes late when the host is slow
-    /// to deliver its timer (CI saw a first tick 12.2 ms late with the thread never kept off a
-    /// core), and a thread that keeps yielding is ready to run, so what holds it back is a
-    /// wait for a core, which the rule reads.
+    /// to deliver its timer, with the thread never kept off a core, and a thread that keeps
+    /// yielding is ready to run, so what holds it back is a wait for a core, which the rule
+    /// reads.
     private static func spin(to due: UInt64) {
         while DispatchTime.now().uptimeNanoseconds < due { sched_yield() }
     }

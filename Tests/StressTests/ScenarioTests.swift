@@ -106,8 +106,8 @@ import Testing
     /// actions costs about ten times its drain of 10³, with every core busy too.
     @Test(.nightly("fits an exponent to timed rounds"))
     func growthCallsAQueueSortedOnEveryInsertSuperlinear() throws {
-        // Half a second: with a tenth, the two sizes measured had few rounds each, and one
-        // preemption in CI flattened the fit to 1.08.
+        // Half a second: with a tenth, the two sizes measured have few rounds each, and one
+        // preemption can flatten the fit.
         let run = try Self.run(.growth, on: "mutant-resorting-virtual", seconds: 0.5)
         #expect(run.status == .failed, "\(run.status): \(run.message ?? "")")
         #expect(run[GrowthOutcome.superlinear]?.count == 1, "exponent \(run.growth?.exponent ?? -1)")
@@ -115,8 +115,8 @@ import Testing
 
     /// A backlog that drains for three times the stall bound, an action every 10 ms, is
     /// waited for to the end; one whose last five never come is given up a bound after the
-    /// last tick. (CI's loaded machine called the array FIFO's drain of 31,623 lost when a
-    /// round's wait was one bound in all.)
+    /// last tick: a loaded machine drains a large backlog slowly, and one bound in all would
+    /// call it lost.
     @Test func growthWaitsForABacklogWhileItKeepsDraining() {
         let stall = Duration.milliseconds(500)
         let draining = Countdown(150)
@@ -152,7 +152,7 @@ import Testing
                 subject: subject, threads: 4, duration: .seconds(1), seed: 42, mustHappen: .seconds(5))
             // Up to 31,623, past the held drain's own span: in this debug build each action's
             // fixed cost is several times the release build's, and over 10³ to 10⁴ alone it
-            // hid enough of the array's shifts to fit the mutant at 1.28 in CI.
+            // hides enough of the array's shifts to fit the mutant under the bar.
             let points = try [1_000, 3_162, 10_000, 31_623].map { size in
                 GrowthCurve.median(try (0..<3).map { _ in try GrowthCurve.Workload.measureHeld(size, context) })
             }

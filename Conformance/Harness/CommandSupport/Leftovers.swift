@@ -18,8 +18,7 @@ package enum Leftovers {
             let caller = CorePinning.currentThreadID
             // Most rules leave nothing: no thread busy over 2 ms settles it. Most suspects
             // ran for a moment after the rule and are idle 5 ms later; only a real one costs
-            // the watch below, not every rule whose pool thread was finishing (the watch's
-            // 50 ms a suspect were most of the 6 s `make conformance` spent between its rules).
+            // the watch below (50 ms a suspect), not every rule whose pool thread was finishing.
             var suspects = busy(allThreads().subtracting(caller.map { [$0] } ?? []), over: 2_000)
             guard !suspects.isEmpty else { return [] }
             suspects = busy(suspects, over: 5_000)

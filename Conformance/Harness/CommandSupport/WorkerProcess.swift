@@ -129,9 +129,8 @@ public enum WorkerProcess {
                             // Stopped before the stacks are taken: a runaway keeps growing
                             // meanwhile, and a hung worker's own watchdog (at four times the
                             // allowance) may end it while gdb, slow on a loaded machine, is
-                            // still loading symbols, which cancels the dump (so CI's preview
-                            // read, its gdb killed by signal 9, no stacks). The stacks are
-                            // then those of the moment the allowance ran out.
+                            // still loading symbols, which would cancel the dump. The stacks
+                            // are then those of the moment the allowance ran out.
                             _ = kill(pid, SIGSTOP)
                             onTimeout()
                             let stacks = await ThreadDump.take(pid: pid, within: .seconds(20))

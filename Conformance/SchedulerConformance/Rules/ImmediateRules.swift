@@ -70,9 +70,8 @@ extension RuleCatalogue {
             // was early, and the rule cannot tell that wait from a punctual wake-up by the
             // time alone. So each sleep also reads how long the kernel kept the caller off a
             // core during the call: an on-time sleep is evidence only when that wait was too
-            // short to hide an early wake-up (a loaded machine hid a millisecond-early sleep in
-            // 5 of 5 tries, 1 run in 194). Sleeps go on until five are evidence; an early one
-            // fails whatever the wait.
+            // short to hide an early wake-up. Sleeps go on until five are evidence; an early
+            // one fails whatever the wait.
             let needed = 5
             let giveUp = RuleContext.referenceNow() + ctx.timing.mustHappen
             var conclusive = 0

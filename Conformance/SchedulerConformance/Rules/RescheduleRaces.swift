@@ -11,10 +11,11 @@ import Synchronization
 /// shared counter before each call, and a call whose stamp follows the other thread's is one
 /// made against it. Only trials whose bursts overlapped while neither thread lost its core
 /// count (on a loaded machine, bursts that overlap in time may still have taken turns on a
-/// core), and an overlap of a call or two at a burst's end is little evidence: with every core
-/// busy, 30 overlapping trials once held too few interleaved calls to catch a bump that gives
-/// up (1 run in 3). The rule goes on until 1,000 calls interleaved (a quiet machine's 30
-/// trials; up to 2,000 trials or 10 s, else inconclusive) and stops at the first miscount.
+/// core), and an overlap of a call or two at a burst's end is little evidence: on a loaded
+/// machine bursts that overlap often barely do, and hold too few calls made against each
+/// other to catch a bump that gives up. The rule goes on until 1,000 calls interleaved
+/// (about 30 trials on a quiet machine; up to 2,000 trials or 10 s, else inconclusive) and
+/// stops at the first miscount.
 func reschedulesAtOnceEachCount(_ ctx: RuleContext) throws(RuleFailure) {
     let scheduler = ctx.makeScheduler()
     let race = CallRace(bound: ctx.timing.mustHappen)

@@ -15,9 +15,8 @@ import Synchronization
 /// the smallest block the allocator hands out (32 bytes) per thread, more than the control
 /// rounds' median; what a thread leaves is never given back in a later round. One that leaves
 /// nothing grows by about the control's few kilobytes, except in bursts of tens of kilobytes
-/// that hit both kinds of round, several in a row (NIO's testing loop, 27 rounds: bursts in
-/// runs of two or three, otherwise 1-3 KB against -1 KB; a median of five pairs called it
-/// leaking one run in five). So the rule counts quiet short-lived rounds, those that grew by
+/// that hit both kinds of round, several in a row (a median of pairs would call such a
+/// subject leaking). So the rule counts quiet short-lived rounds, those that grew by
 /// less than half a block per thread (16,000 bytes) over the second smallest control, judged
 /// from five pairs on (a burst may hit three controls of five, or the median of three): two are
 /// evidence that threads do not each leave a block, and it stops there; a leak allows none,
@@ -98,9 +97,9 @@ func threadsLeaveNothingBehind(_ ctx: RuleContext) throws(RuleFailure) {
     while grown.count < maximumPairs, quiet < quietToPass {
         let control = try round(shortLived: false)
         grown.append((try round(shortLived: true), control))
-        // The second smallest of five or more controls is a round without a burst: under
-        // make test's load three controls held two bursts, their median was one, and a
-        // leaking mutant's short-lived rounds came out quiet against it (1 run in 10).
+        // The second smallest of five or more controls is a round without a burst: a burst
+        // can hit two controls of three, and a leaking subject's short-lived rounds would
+        // come out quiet against a median that was one.
         guard grown.count >= 5 else { continue }
         let baseline = grown.map(\.control).sorted()[1]
         quiet = grown.count { $0.shortLived - baseline < half }

@@ -69,9 +69,9 @@ extension Timing {
     ///
     /// There the suite looks for data races on the paths a rule takes, and its first trials
     /// take them as its thousandth would (the sanitizer sees a race by the order of events,
-    /// whichever way the race resolved). Ten times slower, a racing rule seldom gathered its
-    /// evidence there anyway: it spent its whole budget to come out inconclusive, one rule at
-    /// a time (482 s of a 632 s sanitizer run). Each rule's verdict is `make test`'s to give.
+    /// whichever way the race resolved). Ten times slower, a racing rule seldom gathers its
+    /// evidence there anyway, and would spend its whole budget to come out inconclusive, one
+    /// rule at a time. Each rule's verdict is `make test`'s to give.
     package static func evidenceBudget(_ standard: Duration) -> Duration {
         ThreadSanitizerBuild.isEnabled ? standard / 8 : standard
     }

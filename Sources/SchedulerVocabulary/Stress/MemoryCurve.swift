@@ -59,8 +59,8 @@ public struct MemoryCurve: Codable, Sendable, Equatable {
         liveRisingShare = live.map { floors in
             // A window rises only by at least what a leak at the threshold adds over the actions
             // between the two: the allocator's own jitter (tens of bytes) is no rise. Counted
-            // as any rise, one 66 KiB step of the concurrent scheduler's pool and that jitter
-            // made 6 windows of 7 "rise" in a CI soak, and a correct scheduler failed.
+            // as any rise, one step of a concurrent scheduler's pool and that jitter make most
+            // windows "rise", and a correct scheduler would fail.
             Double(zip(floors, floors.dropFirst()).filter { $1.y - $0.y >= Self.leakThreshold * ($1.x - $0.x) }.count)
                 / Double(max(floors.count - 1, 1))
         }

@@ -75,8 +75,8 @@ extension StressScenario {
         var judged = exponent
         if workload == .fanIn, capabilities.contains(.asynchronous), measured.contains(where: { $0.preempted }) {
             // Over a decade at least: a loaded fan-in may reach only 10³ and 3,162, over which
-            // an array FIFO's shifts in a debug build grow the held drain by 1.2-1.3 (CI called
-            // one fitted at 3.08 linear so), and a held drain of 10⁴ takes milliseconds.
+            // an array FIFO's shifts in a debug build grow the held drain too little to call,
+            // and a held drain of 10⁴ takes milliseconds.
             let heldSizes = GrowthCurve.sizes.filter { $0 <= max(measured.last?.size ?? 0, GrowthCurve.heldSpan) }
             var held: [GrowthCurve.Point] = []
             for size in heldSizes {

@@ -19,9 +19,9 @@ extension GrowthCurve.Workload {
         let finishedOnThread = Atomic<UInt64>(0)
         // A fan-in's work is spread over the producers and the scheduler's threads, so it is
         // timed by the whole process's processor time: on a busy machine the wall clock of the
-        // larger sizes took in preemptions the smallest escaped, and CI's loaded run fitted the
-        // reference queue at over 1.3. `stress run` gives every run a worker process of its own,
-        // so the process's time is the run's.
+        // larger sizes takes in preemptions the smallest escape, and would fit a linear queue
+        // as superlinear. `stress run` gives every run a worker process of its own, so the
+        // process's time is the run's.
         let finishedInProcess = Atomic<UInt64>(0)
         let fanIn = self == .fanIn
         // Every action ticks it, after the last one's times are stored.

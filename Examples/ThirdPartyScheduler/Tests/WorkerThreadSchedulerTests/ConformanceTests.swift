@@ -38,7 +38,7 @@ import XCTest
     // The producers meet at a barrier before each round of calls, and are pinned to the
     // cores: on a busy machine one may not reach the first round for a second or more, and
     // the others then wait for it outside the subject, where a diagnosis made then finds
-    // them (CI saw that with 2 seconds). Ten give every producer time to get stuck inside.
+    // them. Ten seconds give every producer time to get stuck inside.
     var timing = Timing.calibrate(scale: 1)
     timing.mustHappen = .seconds(10)
     timing.ruleTimeout = .seconds(20)
