@@ -14,10 +14,12 @@ public struct Jitter: Sendable {
     public let seed: UInt64
     /// The two points that meet in this run, if any.
     let meeting: Meeting?
-    /// The point made by the call of a meeting with a point inside the subject, if any: what
-    /// that call starts in the window it aimed at (a second drain, a job run beside) shows
-    /// only if the next calls find it still running, so it runs long.
-    private let madeAtMeeting: Int?
+    /// The actions that run long in this run, so that what the call of a meeting with a point
+    /// inside the subject starts in the window it aimed at (a second drain, a job run beside)
+    /// is still running when the next work comes: the point that call makes, or, for a dispose
+    /// aimed at the moment a serial subject decides whether action n starts, the two actions
+    /// after n (a second worker the dispose let in runs one beside the first worker's next).
+    private let longActions: Set<Int>
 
     /// A point of a run: a thread about to make one of its calls (threads numbered from 1,
     /// calls from 0), or one of the suite's actions about to return.
@@ -157,7 +159,7 @@ public struct Jitter: Sendable {
                 let (first, second) = candidates[Int(random.next() % UInt64(candidates.count))]
                 meeting = Meeting([first, second], lag: .zero)
             }
-            madeAtMeeting = nil
+            longActions = []
         case 2..<5 where !points.isEmpty && !calls.isEmpty:
             let passing = calls.flatMap { call -> [(Party, Int)] in
                 guard case .crossing(let span?) = aim(call) else { return [] }
@@ -166,7 +168,7 @@ public struct Jitter: Sendable {
             if !passing.isEmpty {
                 let (call, point) = passing[Int(random.next() % UInt64(passing.count))]
                 meeting = Meeting([call, .actionReturn(point)], lag: .nanoseconds(Aim.passingLag(sweep)), passes: true)
-                madeAtMeeting = nil
+                longActions = []
                 break
             }
             let aimed = calls.filter {
@@ -178,7 +180,10 @@ public struct Jitter: Sendable {
                 aim(call).meets.flatMap { points.contains($0) ? $0 : nil }
                 ?? points[Int(random.next() % UInt64(points.count))]
             meeting = Meeting([call, .actionReturn(point)], lag: .nanoseconds(aim(call).lag(sweep)))
-            madeAtMeeting = aim(call).makes
+            switch aim(call) {
+            case .action(let n): longActions = [n + 1, n + 2]
+            default: longActions = Set(aim(call).makes.map { [$0] } ?? [])
+            }
         case 5 where !resumable.isEmpty:
             let resumed = resumable[Int(random.next() % UInt64(resumable.count))]
             let others = points.filter { $0 != resumed }
@@ -190,10 +195,10 @@ public struct Jitter: Sendable {
                 : Meeting(
                     [.resumption(resumed), .actionReturn(others[Int(random.next() % UInt64(others.count))])],
                     lag: .nanoseconds(sweep - 3_000))
-            madeAtMeeting = nil
+            longActions = []
         default:
             meeting = nil
-            madeAtMeeting = nil
+            longActions = []
         }
     }
 
@@ -206,7 +211,7 @@ public struct Jitter: Sendable {
     /// The spin inside the action numbered `action`.
     public func inside(action: Int) -> Duration {
         var random = SplitMix64(seed: seed &+ UInt64(action) &* 0xD1B5_4A32_D192_ED03)
-        if action == madeAtMeeting { return .nanoseconds(20_000 + Int64(random.next() % 180_000)) }
+        if longActions.contains(action) { return .nanoseconds(20_000 + Int64(random.next() % 180_000)) }
         return Self.spread(&random, longest: 200_000)
     }
 
