@@ -122,7 +122,7 @@ nightly-mutants:
 nightly-mutants-loaded:
 	@$(MAKE) --no-print-directory conformance-mutants-loaded MUTANT_RUNS=30
 nightly-loaded:
-	@$(MAKE) --no-print-directory conformance-loaded RUNS=20 LOADED_JOBS=2
+	@$(MAKE) --no-print-directory conformance-loaded RUNS=20
 
 nightly-deps: # what only the nightly tier needs: headless Chromium (the documentation's links, the dashboard)
 	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium; }
