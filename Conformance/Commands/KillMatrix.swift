@@ -165,8 +165,8 @@ struct KillCount: Sendable {
     /// How many mutants whose rules do not race the cores are measured at once.
     static let atOnce = 8
 
-    /// The mutants' bound on what must happen. A quarter of the mutants are caught by an
-    /// event that never comes, and each of their runs waits the whole bound, while what a
+    /// The mutants' bound on what must happen. One mutant in eight is caught by an event
+    /// that never comes, and each of its runs waits the whole bound, while what a
     /// rule waits for on the correct part of a subject takes micro- to milliseconds, a few
     /// hundred with every core busy: a shorter bound fails a slowed step early and never
     /// passes one.

@@ -57,8 +57,8 @@ extension StressCommand {
         @Option(
             help:
                 """
-                Fail unless the runs made at least this many operations in all (the soak's bar is 100000000: a leak \
-                of one allocation in ten million shows).
+                Fail unless the runs made at least this many operations in all (the nightly soak asks for \
+                100000000).
                 """
         )
         var minimumOperations: Int?
