@@ -107,11 +107,14 @@ static long long run_delay_at(const char *path) {
     return schedstat_at(path, &running, &waiting) == 0 ? (long long)waiting : -1;
 }
 
-long long core_affinity_thread_active_time(long thread) {
+int core_affinity_thread_times(long thread, long long *running, long long *waiting) {
     char path[64];
     snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", thread);
-    unsigned long long running = 0, waiting = 0;
-    return schedstat_at(path, &running, &waiting) == 0 ? (long long)(running + waiting) : -1;
+    unsigned long long on_core = 0, ready = 0;
+    if (schedstat_at(path, &on_core, &ready) != 0) return -1;
+    *running = (long long)on_core;
+    *waiting = (long long)ready;
+    return 0;
 }
 
 long long core_affinity_run_delay(void) {
@@ -214,8 +217,10 @@ long long core_affinity_thread_run_delay(long thread) {
     return -1;
 }
 
-long long core_affinity_thread_active_time(long thread) {
+int core_affinity_thread_times(long thread, long long *running, long long *waiting) {
     (void)thread;
+    (void)running;
+    (void)waiting;
     return -1;
 }
 

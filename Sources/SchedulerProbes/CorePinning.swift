@@ -19,29 +19,27 @@ package enum CorePinning {
     /// state `R` in `/proc/self/task/<id>/stat`); nil where that cannot be read (not Linux,
     /// or the thread is gone).
     package static func isRunning(_ id: Int32) -> Bool? {
-        threadState(id)?.running
-    }
-
-    /// Nanoseconds thread `id` of this process has been on a core or waiting for one, over
-    /// its life; nil where that cannot be read (not Linux, or the thread is gone). A busy
-    /// thread's count grows at the clock's rate however loaded the machine is.
-    package static func activeTime(_ id: Int32) -> Int64? {
-        let active = core_affinity_thread_active_time(Int(id))
-        return active >= 0 ? active : nil
-    }
-
-    /// Thread `id`'s kernel state (`R`: on a core or waiting for one) and the processor time
-    /// it has had, in the kernel's clock ticks (user and system, 10 ms each on Linux); nil
-    /// where that cannot be read (not Linux, or the thread is gone).
-    package static func threadState(_ id: Int32) -> (running: Bool, ticks: Int)? {
         guard let stat = try? String(contentsOfFile: "/proc/self/task/\(id)/stat", encoding: .utf8),
             let close = stat.lastIndex(of: ")")
         else { return nil }
-        // The name before the fields is in parentheses and may hold any character: the state
-        // is the first field after it, user and system time the 12th and 13th.
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
-        return (fields[0] == "R", user + system)
+        // The name before the state is in parentheses and may hold any character.
+        return stat[stat.index(after: close)...].split(separator: " ").first == "R"
+    }
+
+    /// Nanoseconds thread `id` of this process has been on a core (`running`) and ready but
+    /// waiting for one (`waiting`) over its life; nil where that cannot be read (not Linux, or
+    /// the thread is gone). A busy thread's sum grows at the clock's rate however loaded the
+    /// machine is; a blocked thread's not at all.
+    package static func times(_ id: Int32) -> (running: Int64, waiting: Int64)? {
+        var running: Int64 = 0
+        var waiting: Int64 = 0
+        return core_affinity_thread_times(Int(id), &running, &waiting) == 0 ? (running, waiting) : nil
+    }
+
+    /// Nanoseconds thread `id` of this process has been on a core or waiting for one, over
+    /// its life (``times(_:)`` summed); nil where that cannot be read.
+    package static func activeTime(_ id: Int32) -> Int64? {
+        times(id).map { $0.running + $0.waiting }
     }
 
     /// The calling thread's kernel ID (the LWP that gdb and `/proc` name), or nil where

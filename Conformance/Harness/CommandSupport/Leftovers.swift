@@ -1,16 +1,17 @@
 import Foundation
 import SchedulerProbes
 
-/// Work a rule left running in this process: threads, other than the caller's, that ran or
-/// waited for a core through most of a 100 ms watch and had processor time in it (a runaway
-/// task, a thread spinning in a subject that a failed rule gave up on). Most looks, not all:
-/// a spinning thread is blocked now and then where a runtime takes a lock for it
-/// (ThreadSanitizer's, in a loaded test run). Processor time too: on a loaded machine a
-/// thread woken for a moment's work can wait for a core through the whole watch, runnable at
-/// every look, and it never runs long enough to be charged a tick. A worker that finds some
-/// after a rule says so in that rule's result and leaves the next rules to a fresh worker, so
-/// one rule's runaway cannot decide another's verdict. Linux only (`/proc/self/task`);
-/// elsewhere nothing is found.
+/// Work a rule left running in this process: threads, other than the caller's, that stayed
+/// ready to run through a watch of at least 100 ms and ran on a core for 10 ms of it (a
+/// runaway task, a thread spinning in a subject that a failed rule gave up on). A worker that
+/// finds some after a rule says so in that rule's result and leaves the next rules to a fresh
+/// worker, so one rule's runaway cannot decide another's verdict. Linux only
+/// (`/proc/self/task`); elsewhere nothing is found.
+///
+/// The verdict on each thread rests on what the kernel counted for it, not on a share of
+/// looks: a thread that went to sleep is dropped once it has slept 40 % of the watch, and one
+/// that keeps wanting a core is watched until it has had 10 ms of one, however many threads it
+/// shares the cores with (up to 2 s, after which wanting a core all along is evidence enough).
 package enum Leftovers {
     /// The names of the threads found busy, with their kernel IDs.
     package static func busyThreads() -> [String] {
@@ -18,38 +19,59 @@ package enum Leftovers {
             let caller = CorePinning.currentThreadID
             // Most rules leave nothing: no thread busy over 2 ms settles it. Most suspects
             // ran for a moment after the rule and are idle 5 ms later; only a real one costs
-            // the watch below (50 ms a suspect), not every rule whose pool thread was finishing.
+            // the watch below, not every rule whose pool thread was finishing.
             var suspects = busy(allThreads().subtracting(caller.map { [$0] } ?? []), over: 2_000)
             guard !suspects.isEmpty else { return [] }
             suspects = busy(suspects, over: 5_000)
             guard !suspects.isEmpty else { return [] }
-            let ticksBefore = ticks(of: suspects)
-            // A suspect idle at more looks than a busy thread may miss is dropped as soon as it
-            // is, and the watch ends when none is left: a thread that ran for a moment after
-            // the rule (most suspects, under the sanitizer nearly every rule has one) costs
-            // 50 ms, not the whole watch. Those left were running at the other looks.
-            var missed: [Int32: Int] = [:]
-            for _ in 0..<looks where !suspects.isEmpty {
-                usleep(10_000)
-                for thread in suspects where CorePinning.isRunning(thread) != true {
-                    missed[thread, default: 0] += 1
-                    if missed[thread, default: 0] > mayMiss { suspects.remove(thread) }
-                }
-            }
-            let ticksAfter = ticks(of: suspects)
-            return suspects.filter { ticksAfter[$0, default: 0] > ticksBefore[$0, default: Int.max] }
-                .sorted().map { "\(name(of: $0)) (\($0))" }
+            return watch(suspects).sorted().map { "\(name(of: $0)) (\($0))" }
         #else
             return []
         #endif
     }
 
-    /// How many times a suspect is looked at, 10 ms apart.
-    private static let looks = 10
-    /// At how many of those looks a busy thread may be idle: it runs at six in ten.
-    private static let mayMiss = 4
+    /// The shortest watch, the processor time that shows a thread working, and the longest watch.
+    private static let window: Int64 = 100_000_000
+    private static let workedFor: Int64 = 10_000_000
+    private static let deadline: Int64 = 2_000_000_000
 
     #if os(Linux)
+        /// Those of `suspects` that work through the watch: each is looked at every 10 ms until
+        /// it has either slept too long to be busy or run long enough while wanting a core.
+        private static func watch(_ suspects: Set<Int32>) -> [Int32] {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let first = Dictionary(
+                uniqueKeysWithValues: suspects.compactMap { id in CorePinning.times(id).map { (id, $0) } })
+            var pending = Set(first.keys)
+            var found: [Int32] = []
+            while !pending.isEmpty {
+                usleep(10_000)
+                let elapsed = Int64(DispatchTime.now().uptimeNanoseconds - start)
+                for thread in pending {
+                    guard let before = first[thread], let now = CorePinning.times(thread),
+                        let ready = CorePinning.isRunning(thread)
+                    else {
+                        pending.remove(thread)  // gone
+                        continue
+                    }
+                    let ran = now.running - before.running
+                    // The kernel adds a wait for a core to the count only once the wait ends, so
+                    // a ready thread's count lags: its sleep is read only while it sleeps.
+                    let slept = elapsed - (ran + now.waiting - before.waiting)
+                    if !ready, slept > max(elapsed, window) * 4 / 10 {
+                        pending.remove(thread)
+                    } else if elapsed >= window, ran >= workedFor {
+                        found.append(thread)
+                        pending.remove(thread)
+                    } else if elapsed >= deadline {
+                        if ready { found.append(thread) }
+                        pending.remove(thread)
+                    }
+                }
+            }
+            return found
+        }
+
         /// Those of `threads` busy over the next `microseconds`: in state R at its end, or on a
         /// core or waiting for one for a quarter of it. Both tests, since the kernel adds a
         /// thread's wait for a core to its count only once it runs, and a runtime blocks a
@@ -75,12 +97,6 @@ package enum Leftovers {
         /// The nanoseconds each of `threads` has been on a core or waiting for one.
         private static func activeTimes(of threads: Set<Int32>) -> [Int32: Int64] {
             Dictionary(uniqueKeysWithValues: threads.compactMap { id in CorePinning.activeTime(id).map { (id, $0) } })
-        }
-
-        /// The processor time each of `threads` has had, in clock ticks.
-        private static func ticks(of threads: Set<Int32>) -> [Int32: Int] {
-            Dictionary(
-                uniqueKeysWithValues: threads.compactMap { id in CorePinning.threadState(id).map { (id, $0.ticks) } })
         }
 
         private static func name(of thread: Int32) -> String {

@@ -48,11 +48,11 @@ long long core_affinity_run_delay(void);
 /// cannot be read (not Linux, or the thread is gone).
 long long core_affinity_thread_run_delay(long thread);
 
-/// The nanoseconds thread `thread` of this process has spent on a core or ready to run and
-/// waiting for one, over its life (the kernel's schedstat): what a busy thread accrues at the
-/// clock's rate, loaded machine or not, and a blocked one not at all. -1 where it cannot be
-/// read (not Linux, or the thread is gone).
-long long core_affinity_thread_active_time(long thread);
+/// Writes the nanoseconds thread `thread` of this process has spent on a core (`running`) and
+/// ready to run but waiting for one (`waiting`) over its life (the kernel's schedstat; their sum
+/// grows at the clock's rate for a busy thread, loaded machine or not, and not at all for a
+/// blocked one). Returns 0, or -1 where they cannot be read (not Linux, or the thread is gone).
+int core_affinity_thread_times(long thread, long long *running, long long *waiting);
 
 /// Writes the kernel IDs of this process's threads into `ids`, at most `capacity` of them, and
 /// returns how many threads there are (more than `capacity` when some did not fit), or -1
