@@ -8,8 +8,6 @@ struct DisposalRacer {
     /// How many trials follow one another on the worker without a pause.
     static let block = 10
     let pacerBound: Duration
-    /// Whether the disposing thread was moved off a core (and must be let back on it).
-    private var moved = false
     /// The latest reading of every core's interrupts, when it was taken, and the mark the
     /// pacer running then took as it started.
     private var baseline: (reading: CoreInterrupts?, at: ContinuousClock.Instant, pacer: ThreadMark)?
@@ -68,12 +66,9 @@ struct DisposalRacer {
     ) throws(RuleFailure) {
         let offset = trial.offset
         try ctx.spinUntil(trial.pacerStarted, on: scheduler, "pacer \(index) started")
-        // The disposing thread watches for the start flat out: sharing the worker's core, it
-        // would keep the worker from running until each disposal had won, and nothing would race.
-        if let core = trial.pacerCore.value, core == CorePinning.currentCore {
-            if moved { CorePinning.unpinCurrentThread() }
-            moved = CorePinning.moveCurrentThread(offCore: core)
-        }
+        // The disposing thread is not moved off the worker's core when it finds itself there:
+        // the kernel spreads the two on a quiet machine, and on a loaded one each move queued
+        // it behind another core's work, so that trials raced less than with the two left be.
         // Read around the whole race (a read takes 40 to 90 µs, too long for inside it).
         if offset >= .zero { trial.interruptsBefore.value = baselineInterrupts(for: trial) }
         if offset < .zero {
@@ -118,10 +113,5 @@ struct DisposalRacer {
     /// Keeps `reading`, taken while `trial`'s pacer had started, as the next trials' baseline.
     private mutating func keep(_ reading: CoreInterrupts?, after trial: DisposalTrial) {
         baseline = trial.pacerStartMark.value.map { (reading, ContinuousClock.now, $0) }
-    }
-
-    /// Lets the disposing thread run on every core again.
-    func finish() {
-        if moved { CorePinning.unpinCurrentThread() }
     }
 }

@@ -56,7 +56,6 @@ func disposeRacingTheStart(_ ctx: RuleContext) throws(RuleFailure) {
     let control = QueueScheduler(name: "CAN-3 control")
     var setAside = 0
     var racer = DisposalRacer(pacerBound: min(ctx.timing.mustHappen, .milliseconds(100)))
-    defer { racer.finish() }
     // Bounded in time too: on a machine so loaded that the two threads rarely run at once,
     // every trial costs a watch and a pacer spin, and the rule gives up (inconclusive) well
     // inside its timeout. A single suspect is a sign that only a second one can confirm or
