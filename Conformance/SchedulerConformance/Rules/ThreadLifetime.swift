@@ -113,8 +113,8 @@ func threadsLeaveNothingBehind(_ ctx: RuleContext) throws(RuleFailure) {
         each of \(actions) threads that scheduled one action and exited left memory behind: over \(grown.count) \
         rounds of such threads the process grew by \(grown.map { "\($0.shortLived)" }.joined(separator: ", ")) bytes, \
         against \(grown.map { "\($0.control)" }.joined(separator: ", ")) when \(width) threads that lived on \
-        scheduled as many; \(quiet == 0 ? "no round" : "only \(quiet) round") grew by less than \(half) bytes more than the second \
-        smallest of those (\(quietToPass) needed)
+        scheduled as many; \(quiet == 0 ? "no round" : "only \(quiet) round") grew by less than \(half) bytes more \
+        than the second smallest of those (\(quietToPass) needed)
         """
     )
 }
