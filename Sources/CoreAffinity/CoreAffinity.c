@@ -186,6 +186,22 @@ int core_affinity_unpin_current_thread(void) {
     if (sched_getaffinity(getpid(), sizeof process, &process) != 0) return -1;
     return sched_setaffinity(0, sizeof process, &process);
 }
+int core_affinity_cores_oversubscribed(void) {
+    int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    char text[128];
+    ssize_t length = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (length <= 0) return -1;
+    text[length] = '\0';
+    double one, five, fifteen;
+    int runnable = 0, total = 0;
+    if (sscanf(text, "%lf %lf %lf %d/%d", &one, &five, &fifteen, &runnable, &total) != 5) return -1;
+    cpu_set_t usable;
+    if (sched_getaffinity(0, sizeof usable, &usable) != 0) return -1;
+    return runnable > CPU_COUNT(&usable) + 1 ? 1 : 0;
+}
+
 #else
 int core_affinity_current_core(void) { return -1; }
 
@@ -229,6 +245,8 @@ int core_affinity_thread_ids(long *ids, int capacity) {
     (void)capacity;
     return -1;
 }
+
+int core_affinity_cores_oversubscribed(void) { return -1; }
 
 long core_affinity_thread_id(void) { return -1; }
 

@@ -19,17 +19,46 @@ package func busySteps(_ steps: Int) {
 
 /// Busy-waits until `condition` holds or `bound` passed, and says whether it holds. It spins
 /// flat out for the first 200 µs, so two threads on two cores meet within a microsecond or
-/// so, and then yields between polls, so a thread it waits for on the same core gets to run.
+/// so. Then, on a machine with a core to spare, it yields between polls, so a thread it waits
+/// for on the same core gets to run; on one whose cores all have work waiting, it naps
+/// between polls instead. A thread that yields there stays in line for its core, and the
+/// scheduler sends it to the back of it (a whole time slice of someone else's work); one
+/// that naps leaves the line, and having used less than its share, is run as soon as it
+/// wakes: so the suite's threads keep their turn for the moments when two of them must run
+/// at once.
 package func spinWait(upTo bound: Duration, until condition: () -> Bool) -> Bool {
     let start = ContinuousClock.now
     let eager = start + .microseconds(200)
     let deadline = start + bound
+    var naps: Bool?
     while !condition() {
         let now = ContinuousClock.now
         if now >= deadline { return false }
-        if now >= eager { sched_yield() }
+        guard now >= eager else { continue }
+        if naps == nil { naps = Contention.coresOversubscribed }
+        if naps == true { usleep(20) } else { sched_yield() }
     }
     return true
+}
+
+/// Whether every core this process may use has more work waiting than it can run, read at
+/// most every 10 ms (a read costs a few microseconds, a wait that asks may be one of many).
+package enum Contention {
+    /// When the last reading was taken, in uptime nanoseconds, with the reading in bit 0; 0
+    /// before the first.
+    private static let last = Atomic<UInt64>(0)
+    private static let maximumAge: UInt64 = 10_000_000
+
+    /// True when more threads are ready to run than there are cores for them; false when not,
+    /// or where that cannot be read.
+    package static var coresOversubscribed: Bool {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let reading = last.load(ordering: .relaxed)
+        if reading != 0, now &- reading < maximumAge { return reading & 1 == 1 }
+        let busy = core_affinity_cores_oversubscribed() == 1
+        last.store((now & ~1) | (busy ? 1 : 0), ordering: .relaxed)
+        return busy
+    }
 }
 
 /// Busy-waits `duration` by the monotonic clock, without giving up the thread: for timing
