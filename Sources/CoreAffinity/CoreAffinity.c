@@ -89,16 +89,23 @@ static int interrupts_in(char *text, long long *counts, int capacity) {
     return highest + 1;
 }
 
-// The first two of schedstat's three counts: nanoseconds on a core, and runnable, waiting
-// for one. Returns 0, or -1 where they cannot be read.
-static int schedstat_at(const char *path, unsigned long long *running, unsigned long long *waiting) {
+// Reads the start of a small /proc file into `text` as a C string, without the allocations
+// of stdio. Returns 0, or -1 where it cannot be read.
+static int read_proc_text(const char *path, char *text, size_t capacity) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
-    char text[96];
-    ssize_t length = read(fd, text, sizeof text - 1);
+    ssize_t length = read(fd, text, capacity - 1);
     close(fd);
     if (length <= 0) return -1;
     text[length] = '\0';
+    return 0;
+}
+
+// The first two of schedstat's three counts: nanoseconds on a core, and runnable, waiting
+// for one. Returns 0, or -1 where they cannot be read.
+static int schedstat_at(const char *path, unsigned long long *running, unsigned long long *waiting) {
+    char text[96];
+    if (read_proc_text(path, text, sizeof text) != 0) return -1;
     return sscanf(text, "%llu %llu", running, waiting) == 2 ? 0 : -1;
 }
 
@@ -186,14 +193,10 @@ int core_affinity_unpin_current_thread(void) {
     if (sched_getaffinity(getpid(), sizeof process, &process) != 0) return -1;
     return sched_setaffinity(0, sizeof process, &process);
 }
+
 int core_affinity_cores_oversubscribed(void) {
-    int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
     char text[128];
-    ssize_t length = read(fd, text, sizeof text - 1);
-    close(fd);
-    if (length <= 0) return -1;
-    text[length] = '\0';
+    if (read_proc_text("/proc/loadavg", text, sizeof text) != 0) return -1;
     double one, five, fifteen;
     int runnable = 0, total = 0;
     if (sscanf(text, "%lf %lf %lf %d/%d", &one, &five, &fifteen, &runnable, &total) != 5) return -1;

@@ -54,9 +54,9 @@ long long core_affinity_thread_run_delay(long thread);
 /// blocked one). Returns 0, or -1 where they cannot be read (not Linux, or the thread is gone).
 int core_affinity_thread_times(long thread, long long *running, long long *waiting);
 
-/// 1 when more threads are ready to run, machine-wide, than this process has cores to run on
-/// (the kernel's count in /proc/loadavg, the caller included), 0 when not, -1 where it cannot
-/// be read.
+/// 1 when more threads are ready to run, machine-wide (the kernel's count in /proc/loadavg),
+/// than this process has cores to run on with one thread to spare (the caller's own, which is
+/// ready while it asks), 0 when not, -1 where it cannot be read.
 int core_affinity_cores_oversubscribed(void);
 
 /// Writes the kernel IDs of this process's threads into `ids`, at most `capacity` of them, and
