@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -205,6 +206,14 @@ int core_affinity_cores_oversubscribed(void) {
     return runnable > CPU_COUNT(&usable) + 1 ? 1 : 0;
 }
 
+void core_affinity_nap(long nanoseconds) {
+    int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    if (slack > 1) prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
+    struct timespec pause = {nanoseconds / 1000000000L, nanoseconds % 1000000000L};
+    nanosleep(&pause, NULL);
+    if (slack > 1) prctl(PR_SET_TIMERSLACK, slack, 0, 0, 0);
+}
+
 #else
 int core_affinity_current_core(void) { return -1; }
 
@@ -248,6 +257,8 @@ int core_affinity_thread_ids(long *ids, int capacity) {
     (void)capacity;
     return -1;
 }
+
+void core_affinity_nap(long nanoseconds) { usleep((useconds_t)(nanoseconds / 1000)); }
 
 int core_affinity_cores_oversubscribed(void) { return -1; }
 

@@ -20,8 +20,8 @@ package func busySteps(_ steps: Int) {
 /// Busy-waits until `condition` holds or `bound` passed, and says whether it holds. It spins
 /// flat out for the first 200 µs, so two threads on two cores meet within a microsecond or
 /// so. Then, on a machine with a core to spare, it yields between polls, so a thread it waits
-/// for on the same core gets to run; on one whose cores all have work waiting, it naps
-/// between polls instead. A thread that yields there stays in line for its core, and the
+/// for on the same core gets to run; on one whose cores all have work waiting, it naps 20 µs
+/// between polls instead (with the timer's slack cut for the nap, which would make it 70). A thread that yields there stays in line for its core, and the
 /// scheduler sends it to the back of it (a whole time slice of someone else's work); one
 /// that naps leaves the line, and having used less than its share, is run as soon as it
 /// wakes: so the suite's threads keep their turn for the moments when two of them must run
@@ -36,7 +36,7 @@ package func spinWait(upTo bound: Duration, until condition: () -> Bool) -> Bool
         if now >= deadline { return false }
         guard now >= eager else { continue }
         if naps == nil { naps = Contention.coresOversubscribed }
-        if naps == true { usleep(20) } else { sched_yield() }
+        if naps == true { core_affinity_nap(20_000) } else { sched_yield() }
     }
     return true
 }

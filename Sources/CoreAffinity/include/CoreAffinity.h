@@ -59,6 +59,10 @@ int core_affinity_thread_times(long thread, long long *running, long long *waiti
 /// ready while it asks), 0 when not, -1 where it cannot be read.
 int core_affinity_cores_oversubscribed(void);
 
+/// Sleeps `nanoseconds` with the calling thread's timer slack at 1 ns for the sleep (the
+/// default lets the kernel wake it up to 50 µs late), and as it was after.
+void core_affinity_nap(long nanoseconds);
+
 /// Writes the kernel IDs of this process's threads into `ids`, at most `capacity` of them, and
 /// returns how many threads there are (more than `capacity` when some did not fit), or -1
 /// where they cannot be listed.
