@@ -21,11 +21,11 @@ package func busySteps(_ steps: Int) {
 /// flat out for the first 200 µs, so two threads on two cores meet within a microsecond or
 /// so. Then, on a machine with a core to spare, it yields between polls, so a thread it waits
 /// for on the same core gets to run; on one whose cores all have work waiting, it naps 20 µs
-/// between polls instead (with the timer's slack cut for the nap, which would make it 70). A thread that yields there stays in line for its core, and the
-/// scheduler sends it to the back of it (a whole time slice of someone else's work); one
-/// that naps leaves the line, and having used less than its share, is run as soon as it
-/// wakes: so the suite's threads keep their turn for the moments when two of them must run
-/// at once.
+/// between polls instead (the timer's slack cut for the nap, which would make it 70). A
+/// thread that yields there stays in line for its core, and the scheduler sends it to the
+/// back of it (a whole time slice of someone else's work); one that naps leaves the line,
+/// and having used less than its share, is run as soon as it wakes: so the suite's threads
+/// keep their turn for the moments when two of them must run at once.
 package func spinWait(upTo bound: Duration, until condition: () -> Bool) -> Bool {
     let start = ContinuousClock.now
     let eager = start + .microseconds(200)
