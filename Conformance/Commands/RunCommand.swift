@@ -49,34 +49,30 @@ extension ConformanceCommand {
             try ReportFiles.prepare(folder)
             let started = ContinuousClock.now
             if let shard { printError("conformance: \(shard), partitioned by subject × rule") }
-            var packageVerdicts = PackageVerdicts()
             let plan = try toolkit.select(subjects).map { subject in
                 let mine =
                     shard.map { shard in rules.filter { shard.contains(Shard.pairID(subject.name, $0.id.rawValue)) } }
                     ?? rules
                 return (subject: subject, rules: mine)
             }
-            // Judged in the order that gives the package's own rules to a light subject, and
-            // reported in the order asked for.
-            let judged = PackageVerdicts.order(of: plan).map { index in
-                let (subject, mine) = plan[index]
-                let results = packageVerdicts.results(of: mine, on: subject) { rules in
-                    rules.isEmpty
-                        ? []
-                        : IsolatedRules.run(
-                            subject: subject, rules: rules, timing: timing, exploration: exploration,
-                            inProcess: execution.inProcess, memoryCap: execution.memoryCap)
-                }
-                printError(
-                    """
-                    \(subject.name): \(results.filter { $0.status == .passed }.count) passed, \
-                    \(results.filter { $0.status.isFailure }.count) not passed, \
-                    \(results.filter { $0.status == .skipped }.count) skipped
-                    """
-                )
-                return (index, ConformanceReport.SubjectReport(subject, results: results))
-            }
-            let subjectReports = judged.sorted { $0.0 < $1.0 }.map(\.1)
+            let (inProcess, memoryCap) = (execution.inProcess, execution.memoryCap)
+            let results = SubjectPhases.run(
+                plan, width: inProcess ? 1 : ProcessInfo.processInfo.activeProcessorCount,
+                judge: { subject, rules in
+                    IsolatedRules.run(
+                        subject: subject, rules: rules, timing: timing, exploration: exploration,
+                        inProcess: inProcess, memoryCap: memoryCap)
+                },
+                done: { subject, results in
+                    printError(
+                        """
+                        \(subject.name): \(results.filter { $0.status == .passed }.count) passed, \
+                        \(results.filter { $0.status.isFailure }.count) not passed, \
+                        \(results.filter { $0.status == .skipped }.count) skipped
+                        """
+                    )
+                })
+            let subjectReports = zip(plan, results).map { ConformanceReport.SubjectReport($0.subject, results: $1) }
             let report = ConformanceReport(
                 rules: rules, subjects: subjectReports, timing: timing, timingScale: timingOptions.timingScale,
                 shard: shard, gate: toolkit.gate)
