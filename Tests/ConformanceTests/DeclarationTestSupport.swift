@@ -17,7 +17,13 @@ func judge(_ subject: ConformanceSubject, _ rules: RuleID...) async -> [RuleID: 
     await OwnThread.run(.rules) { judgeHere(subject, rules) }
 }
 
-func judgeHere(_ subject: ConformanceSubject, _ rules: [RuleID]) -> [RuleID: RuleResult] {
+/// As ``judge(_:_:)``, one run of each rule: for a verdict expected to be inconclusive,
+/// which more runs would only wait out the minute for.
+func judgeOnce(_ subject: ConformanceSubject, _ rules: RuleID...) async -> [RuleID: RuleResult] {
+    await OwnThread.run(.rules) { judgeHere(subject, rules, untilConclusive: false) }
+}
+
+func judgeHere(_ subject: ConformanceSubject, _ rules: [RuleID], untilConclusive: Bool = true) -> [RuleID: RuleResult] {
     let timing = Timing(
         mustHappen: .seconds(10), quietWindow: .milliseconds(100), lateness: .milliseconds(100),
         ruleTimeout: .seconds(60))
@@ -34,7 +40,10 @@ func judgeHere(_ subject: ConformanceSubject, _ rules: [RuleID]) -> [RuleID: Rul
             results[rule] = result
             // A model-checked rule's evidence is lacking when other tests hold the cores: it
             // is judged once (see `passesOrLacksEvidence`), not retried at their expense.
-            if result.status != .inconclusive || RuleCatalogue.rule(rule).category == .modelChecked { break }
+            if !untilConclusive || result.status != .inconclusive || RuleCatalogue.rule(rule).category == .modelChecked
+            {
+                break
+            }
         } while ContinuousClock.now < giveUp
     }
     return results
