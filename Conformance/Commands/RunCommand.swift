@@ -55,13 +55,17 @@ extension ConformanceCommand {
                     ?? rules
                 return (subject: subject, rules: mine)
             }
-            let (inProcess, memoryCap) = (execution.inProcess, execution.memoryCap)
+            let (inProcess, memoryCap, capGiven) = (
+                execution.inProcess, execution.memoryCap, execution.workerMemory != nil
+            )
             let results = SubjectPhases.run(
                 plan, width: inProcess ? 1 : ProcessInfo.processInfo.activeProcessorCount,
-                judge: { subject, rules in
+                judge: { subject, rules, atOnce in
+                    // The default cap is the machine's half, for one worker: workers side by
+                    // side share it, so that two growing at once still leave room for their stacks.
                     IsolatedRules.run(
                         subject: subject, rules: rules, timing: timing, exploration: exploration,
-                        inProcess: inProcess, memoryCap: memoryCap)
+                        inProcess: inProcess, memoryCap: capGiven ? memoryCap : memoryCap / UInt64(atOnce))
                 },
                 done: { subject, results in
                     printError(

@@ -14,29 +14,37 @@ enum SubjectPhases {
 
     /// The results of each entry of `plan`, in its rules' order. First every subject's
     /// sharing rules, `width` workers at a time (none with a width of 1: in this process,
-    /// subjects do run one after another); then, in ``PackageVerdicts/order(of:)``,
-    /// each subject's other rules alone, `judge` being called for each subject as it is done
-    /// (in that order) so progress reads as it did when subjects ran one after another.
+    /// subjects do run one after another); then, in ``PackageVerdicts/order(of:)``, each
+    /// subject's other rules alone, `done` being called for each subject as it is done (in
+    /// that order) so progress reads as it did when subjects ran one after another. `judge`
+    /// is told how many workers may run beside the one it starts (1 in the second phase), so
+    /// it can share out what the machine allows a worker.
     static func run(
         _ plan: [(subject: ConformanceSubject, rules: [Rule])], width: Int,
-        judge: @escaping @Sendable (ConformanceSubject, [Rule]) -> [RuleResult],
+        judge: @escaping @Sendable (_ subject: ConformanceSubject, _ rules: [Rule], _ atOnce: Int) -> [RuleResult],
         done: (ConformanceSubject, [RuleResult]) -> Void
     ) -> [[RuleResult]] {
         let sides = width > 1
         let shares: @Sendable (Rule) -> Bool = { sides && Self.shares($0) }
         let sharing = Parallel.map(plan.count, width: width) { index in
             let rules = plan[index].rules.filter(shares)
-            return rules.isEmpty ? [] : judge(plan[index].subject, rules)
+            return rules.isEmpty ? [] : judge(plan[index].subject, rules, width)
         }
+        let alonePlan = plan.map { (subject: $0.subject, rules: $0.rules.filter { !shares($0) }) }
         var packageVerdicts = PackageVerdicts()
         var results = [[RuleResult]](repeating: [], count: plan.count)
-        for index in PackageVerdicts.order(of: plan) {
-            let (subject, rules) = plan[index]
-            let alone = packageVerdicts.results(of: rules.filter { !shares($0) }, on: subject) { rules in
-                rules.isEmpty ? [] : judge(subject, rules)
+        for index in PackageVerdicts.order(of: alonePlan) {
+            let (subject, rules) = alonePlan[index]
+            let alone = packageVerdicts.results(of: rules, on: subject) { rules in
+                rules.isEmpty ? [] : judge(subject, rules, 1)
             }
             let byRule = Dictionary(uniqueKeysWithValues: (sharing[index] + alone).map { ($0.rule, $0) })
-            results[index] = rules.compactMap { byRule[$0.id] }
+            results[index] = plan[index].rules.map { rule in
+                byRule[rule.id]
+                    ?? RuleResult(
+                        rule: rule.id, level: rule.level, status: .error, durationSeconds: 0,
+                        message: "the run returned no result for this rule")
+            }
             done(subject, results[index])
         }
         return results

@@ -17,9 +17,10 @@ import Testing
             begin: at(0), starts: ([0, 40] + runsAfter).map(at), stallEnd: at(stallEnd))
     }
 
-    /// A timer that drops what it missed (Foundation's), its stall delayed until 1 ms before
-    /// the grid point at 200 ms: that point's run falls where a merged run is looked for, and
-    /// passed the undeclared timer as merging in a loaded nightly run.
+    /// A timer that drops what it missed (as Foundation's does on Linux when its own action
+    /// stalled), the stall delayed until 1 ms before the grid point at 200 ms: that point's run
+    /// falls where a merged run is looked for, and passed the undeclared timer as merging in a
+    /// loaded nightly run.
     @Test func aStallEndingJustBeforeAGridPointProvesNothing() throws {
         let dropping = try attempt(stallEnd: 199, runsAfter: [200.3, 240.2, 280.2, 320.2, 360.2])
         for policy in [MissedTicks.coalesced, .skipped] {
@@ -30,6 +31,19 @@ import Testing
             }
             #expect(why.contains("before a grid point"), "\(why)")
         }
+    }
+
+    /// A timer that merges what it missed, declaring that it bursts, its stall ending 1 ms
+    /// before a grid point: the merged run and that point's own share the slot the stall ended
+    /// in, which is no burst (it passed so); the runs are too few for one. Nor is it a merge for
+    /// certain: a burst's runs before that point would fall outside the aligned slots.
+    @Test func aMergedRunBesideAGridPointIsNoBurst() throws {
+        let merging = try attempt(stallEnd: 199, runsAfter: [199.3, 200.2, 240.2, 280.2, 320.2])
+        guard case .inconclusive(let why) = rule.verdict(merging, policy: .burst, fixedDelay: false) else {
+            Issue.record("a merging timer was not found inconclusive against its declaration that it bursts")
+            return
+        }
+        #expect(why.contains("too few for a burst"), "\(why)")
     }
 
     /// The same timers, the stall ending mid-interval: the verdicts the rule is for.
