@@ -20,10 +20,12 @@ public enum ConformanceRunner {
     ///
     /// Called on the main thread, it runs the rules on another thread and drives the main
     /// run loop meanwhile, so main-thread schedulers can be checked; elsewhere the rules
-    /// that need the main thread are skipped with that reason. With `trapProbe`, rules that
-    /// judge a trap (EXE-7's `checkIsolated()`) run it in a process of its own; without,
-    /// they judge what they can and are otherwise inconclusive. `exploration` sets the
-    /// model-checked rules' budget and seed.
+    /// that need the main thread are skipped with that reason. The last result is reported
+    /// once the main thread's drain has returned for it, and is an `error` if it does not
+    /// within the rule timeout. With `trapProbe`, rules that judge a trap (EXE-7's
+    /// `checkIsolated()`) run it in a process of its own; without, they judge what they can
+    /// and are otherwise inconclusive. `exploration` sets the model-checked rules' budget
+    /// and seed.
     public static func run(
         _ subject: ConformanceSubject,
         rules: [Rule] = RuleCatalogue.all,
@@ -43,17 +45,40 @@ public enum ConformanceRunner {
             return runRules(context(false), rules: rules, willStart: willStart, progress: progress)
         }
         let results = Box<[RuleResult]?>(nil)
+        let lastResult = Signal()
+        let seenByMain = Signal()
+        let timeout = timing.ruleTimeout
         Thread {
-            results.value = runRules(context(true), rules: rules, willStart: willStart, progress: progress)
+            results.value = runRules(context(true), rules: rules, willStart: willStart) { result in
+                guard result.rule == rules.last?.id else { return progress(result) }
+                // The library's own helper drives the main queue, so the rules judge it too:
+                // a drain that stops running the loop leaves the main scheduler's actions
+                // waiting, and one that misses a condition another thread set (nothing else
+                // wakes the main thread after the last rule) never returns. The last result
+                // waits for the main thread to see it.
+                lastResult.fire()
+                guard !seenByMain.wait(timeout) else { return progress(result) }
+                var unseen = result
+                unseen.status = .error
+                unseen.exercised = false
+                unseen.message =
+                    """
+                    the rules finished, but the main thread's `MainThreadScheduler.drain(until:timeout:)` did not \
+                    return within \(timeout) of its condition becoming true on another thread: the suite's driver \
+                    of the main queue is broken, so this run's main-thread results cannot be trusted
+                    """
+                progress(unseen)
+            }
         }.start()
-        // The library's own helper drives the main queue, so the rules judge it too: a drain
-        // that stops running the loop leaves the main scheduler's actions waiting.
-        var drained = false
-        while !drained {
-            drained =
-                (try? MainThreadScheduler.drain(until: { results.value != nil }, timeout: .seconds(3_600))) ?? false
-        }
+        drainMainQueue(until: { lastResult.hasFired || results.value != nil })
+        seenByMain.fire()
+        drainMainQueue(until: { results.value != nil })
         return results.value!
+    }
+
+    /// Drives the main queue from the main thread until `condition` holds.
+    private static func drainMainQueue(until condition: () -> Bool) {
+        while (try? MainThreadScheduler.drain(until: condition, timeout: .seconds(3_600))) != true {}
     }
 
     private static func runRules(

@@ -10,7 +10,7 @@ extension RuleCatalogue {
             hint:
                 """
                 the priority queue compares (time, sequence) consistently, across every structure an entry waits in \
-                (a batch merged into a sorted run, a heap for a few); no entry is lost on resize.
+                (a batch merged into a sorted run, a heap for a few); no entry is lost on resize or merge.
                 """
         ) { ctx throws(RuleFailure) in
             let scheduler = try virtualScheduler(ctx)
@@ -18,13 +18,14 @@ extension RuleCatalogue {
             let log = Recorder<(time: SchedulerTime, index: Int)>()
             // Batches of every size, each queued after an advance ran some of the last: a large
             // one into an empty queue, one merged with thousands still waiting, a few, a few
-            // hundred, and a large one again beside them. A queue that keeps entries in several
-            // structures (a sorted run for large batches, a heap for small ones) is read
-            // across all of them, with ties between batches (delays are whole milliseconds).
+            // hundred, and a large one due before most of what waits (the merge ends with the
+            // waiting run's tail). A queue that keeps entries in several structures (a sorted run
+            // for large batches, a heap for small ones) is read across all of them, with ties
+            // between batches (delays are whole milliseconds).
             var index = 0
-            for batch in [10_000, 3_000, 40, 600, 6_360] {
+            for (batch, spread) in [(10_000, 500), (3_000, 500), (40, 500), (600, 500), (6_360, 60)] {
                 for _ in 0..<batch {
-                    let delay = Duration.milliseconds(Int64(generator.next() % 500))
+                    let delay = Duration.milliseconds(Int64(generator.next() % UInt64(spread)))
                     let order = index
                     _ = try ctx.attempt("schedule(after:)") { () throws(SchedulerError) in
                         try scheduler.schedule(after: delay) { log.record((scheduler.now, order)) }
