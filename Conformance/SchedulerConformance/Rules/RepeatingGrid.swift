@@ -167,6 +167,9 @@ struct RepeatingGrid {
                 ctx, times: times, periods: evidence, first: first, allowance: allowance, lateness: lateness)
         }
         var (judged, judgedLater) = (0, 0)
+        // The longest anything the suite saw was held back at a grid point: only a stall near an
+        // interval long makes a correct timer run one tick for two points.
+        var longestDelay: UInt64 = 0
         var report: [String] = []
         for k in 0..<points {
             let point = first + step * UInt64(k)
@@ -191,6 +194,9 @@ struct RepeatingGrid {
             // suite's timer read every thread at a grid point. A thread with no reading excuses
             // nothing, or a drifting timer on threads new to the measurement would go unjudged.
             let late = times.firstIndex { $0 + slack >= point }
+            longestDelay = max(
+                longestDelay, machine, queued, heldBack(at: point),
+                late.flatMap { waits.waited(tick: $0, since: point)?.bound } ?? 0)
             var waited: CoreWaits.Waited?
             if witnessNeeded, !coveredWithin(noise), let late {
                 waited = waits.waited(tick: late, since: referenceAt)
@@ -252,6 +258,27 @@ struct RepeatingGrid {
                     """
                     : "")
         )
+        // One tick per grid point, unless a stall held a tick past the next point (GCD runs the
+        // two as one): a tick short with no such stall is drift that noise hid point by point
+        // (late ticks of a drifting timer landing on the next points), and one short beside a
+        // long stall cannot be told from a merge.
+        let merged = points - 1 - (times.firstIndex { $0 + slack >= last } ?? points - 1)
+        if merged > 0 {
+            try ctx.expect(
+                longestDelay + allowance >= step,
+                """
+                the timer ran \(points - merged) ticks for \(points) grid points, and nothing the suite saw was held \
+                back long enough to merge two (the longest \(milliseconds(longestDelay)), an interval is \
+                \(milliseconds(step))): its ticks drifted behind the grid, each one landing on a later point
+                """)
+            try ctx.requireExercised(
+                false,
+                """
+                the timer ran \(points - merged) ticks for \(points) grid points beside a stall of \
+                \(milliseconds(longestDelay)), which a correct timer merges: the machine was too noisy to judge \
+                the timer
+                """)
+        }
         // Two thirds of the later half: a timer that drifts from the middle on stays within
         // the allowance at its first drifting points, and again wherever its drift reaches a
         // whole interval (a tick then covers the next point); judging only half of the later
