@@ -37,6 +37,27 @@ import Testing
         #expect(meetings.allSatisfy { !$0.passes && $0.kind != .passing })
     }
 
+    /// A dispose aimed at action 1 on one thread, a schedule that makes action 2 on another.
+    static func disposeBesideSchedule(short: Set<Jitter.MeetingKind>?) -> [Jitter.MeetingKind] {
+        seeds.compactMap { seed in
+            Jitter(seed: seed, aims: [[.action(1)], [.makes(2)]], points: [1, 2], short: short).meeting?.kind
+        }
+    }
+
+    @Test func drawsGoToTheKindOfMeetingAnExplorationIsStillShortOf() {
+        let either = Self.disposeBesideSchedule(short: nil)
+        #expect(either.contains(.calls) && either.contains(.callAndReturn))
+        // Enough meetings of two calls: every run meets a call and a return instead.
+        let returns = Self.disposeBesideSchedule(short: [.callAndReturn])
+        #expect(returns.count == Self.seeds.count && returns.allSatisfy { $0 == .callAndReturn })
+        // Enough of those: every run meets two calls.
+        let calls = Self.disposeBesideSchedule(short: [.calls])
+        #expect(calls.count == Self.seeds.count && calls.allSatisfy { $0 == .calls })
+        // Short of both, or of neither: the draws stay as they were.
+        #expect(Self.disposeBesideSchedule(short: [.calls, .callAndReturn]) == either)
+        #expect(Self.disposeBesideSchedule(short: []) == either)
+    }
+
     @Test func anExplorationNeedsItsShareOfEachKindOfMeeting() {
         var summary = ScenarioExplorer.Summary()
         summary.callMeetings = 300

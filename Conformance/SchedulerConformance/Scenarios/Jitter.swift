@@ -111,10 +111,12 @@ public struct Jitter: Sendable {
     /// (``Aim/crossing(passing:)``) with a point due in that span whenever the scenario has
     /// one. With `onlyCalls` (an exploration whose
     /// evidence is meetings of two calls alone), two runs in three meet two calls.
-    /// Without `resumable` or `onlyCalls`, every run meets something.
+    /// Without `resumable` or `onlyCalls`, every run meets something. `short`, when given,
+    /// has the kinds of meeting the exploration still needs: a draw for a kind it has enough
+    /// of meets the other kind instead, so the exploration ends on its evidence sooner.
     public init(
         seed: UInt64, aims: [[Aim]], points: [Int], resumable: [Int] = [], kinds: [[String?]]? = nil,
-        dues: [Int: Int] = [:], onlyCalls: Bool = false
+        dues: [Int: Int] = [:], onlyCalls: Bool = false, short: Set<MeetingKind>? = nil
     ) {
         self.seed = seed
         var random = SplitMix64(seed: seed ^ 0x5851_F42D_4C95_7F2D)
@@ -144,6 +146,11 @@ public struct Jitter: Sendable {
         var draw = random.next() % 6
         if draw == 5, resumable.isEmpty, !onlyCalls { draw = 4 }
         if onlyCalls, (2..<4).contains(draw) { draw -= 2 }
+        if let short, !short.isEmpty {
+            let twoThreads = Set(calls.map(\.thread)).count > 1
+            if !short.contains(.calls), draw < 2, !points.isEmpty, !calls.isEmpty { draw += 2 }
+            if short == [.calls], draw >= 2, twoThreads { draw %= 2 }
+        }
         switch draw {
         case 0..<2 where Set(calls.map(\.thread)).count > 1:
             // Half the time, with kinds, every pair of kinds the threads offer is as likely as

@@ -141,6 +141,17 @@ public enum ScenarioExplorer {
         var summary = Summary()
         let crew = ThreadCrew(Scenario<Model.Operation>.mostThreads, pinned: true)
         let pairsNeeded = max(10, exploration.meetings / 10)
+        /// The kinds of meeting still short of their share, which the next runs' draws favour
+        /// when the evidence is of several kinds (a pair of kinds short counts as meetings of
+        /// two calls short). Evidence of one kind keeps every draw: the others find races too.
+        var short: Set<Jitter.MeetingKind> {
+            Set(
+                evidence.filter { kind in
+                    summary.meetings(of: kind) < Summary.needed(of: kind, needing: exploration.meetings)
+                        || (kind == .calls && summary.shortPair(needing: pairsNeeded) != nil)
+                })
+        }
+        var wanted = Set(evidence)
         /// Runs `scenario` once on a fresh instance, with the `index`-th jitter of `seed`.
         func trial(_ scenario: Scenario<Model.Operation>, seed: UInt64, index: Int) throws(RuleFailure) -> Trial<Model>
         {
@@ -153,7 +164,7 @@ public enum ScenarioExplorer {
                 kinds: pairing.map { kind in scenario.parallel.map { $0.map(kind) } },
                 dues: scenario.operations.reduce(into: [:]) { dues, operation in
                     if case .makes(let point, let due?) = aim(operation) { dues[point] = due }
-                }, onlyCalls: evidence == [.calls])
+                }, onlyCalls: evidence == [.calls], short: evidence.count > 1 ? wanted : nil)
             let execution: ScenarioExecution<Model>
             do {
                 execution = try ScenarioRunner.run(
@@ -178,6 +189,7 @@ public enum ScenarioExplorer {
             nextSeed = exploration.replay ? exploration.seed : nil
             var random = SplitMix64(seed: seed)
             let scenario = generate(&random)
+            wanted = short
             summary.scenarios += 1
             if let pairing {
                 summary.offeredPairs.formUnion(Jitter.pairs(ofKinds: scenario.parallel.map { $0.map(pairing) }).keys)
