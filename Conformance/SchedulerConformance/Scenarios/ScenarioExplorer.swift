@@ -142,8 +142,9 @@ public enum ScenarioExplorer {
         let crew = ThreadCrew(Scenario<Model.Operation>.mostThreads, pinned: true)
         let pairsNeeded = max(10, exploration.meetings / 10)
         /// The kinds of meeting still short of their share, which the next runs' draws favour
-        /// when the evidence is of several kinds (a pair of kinds short counts as meetings of
-        /// two calls short). Evidence of one kind keeps every draw: the others find races too.
+        /// when the evidence is two calls and a call with a return (a pair of kinds short
+        /// counts as meetings of two calls short). Other evidence keeps every draw: LIN-3's
+        /// bar of passing meetings was set for the races its other draws find on the way.
         var short: Set<Jitter.MeetingKind> {
             Set(
                 evidence.filter { kind in
@@ -164,7 +165,7 @@ public enum ScenarioExplorer {
                 kinds: pairing.map { kind in scenario.parallel.map { $0.map(kind) } },
                 dues: scenario.operations.reduce(into: [:]) { dues, operation in
                     if case .makes(let point, let due?) = aim(operation) { dues[point] = due }
-                }, onlyCalls: evidence == [.calls], short: evidence.count > 1 ? wanted : nil)
+                }, onlyCalls: evidence == [.calls], short: evidence == [.calls, .callAndReturn] ? wanted : nil)
             let execution: ScenarioExecution<Model>
             do {
                 execution = try ScenarioRunner.run(
