@@ -146,13 +146,13 @@ public struct Jitter: Sendable {
         var draw = random.next() % 6
         if draw == 5, resumable.isEmpty, !onlyCalls { draw = 4 }
         if onlyCalls, (2..<4).contains(draw) { draw -= 2 }
+        let twoThreads = Set(calls.map(\.thread)).count > 1
         if let short, !short.isEmpty {
-            let twoThreads = Set(calls.map(\.thread)).count > 1
             if !short.contains(.calls), draw < 2, !points.isEmpty, !calls.isEmpty { draw += 2 }
             if short == [.calls], draw >= 2, twoThreads { draw %= 2 }
         }
         switch draw {
-        case 0..<2 where Set(calls.map(\.thread)).count > 1:
+        case 0..<2 where twoThreads:
             // Half the time, with kinds, every pair of kinds the threads offer is as likely as
             // any other, so a rare pair (two removes) meets as often as a common one.
             let pairs = kinds != nil && random.next() % 2 == 0 ? Self.pairs(ofKinds: kinds!) : [:]
