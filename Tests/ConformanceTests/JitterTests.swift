@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import SchedulerConformance
@@ -26,9 +27,78 @@ import Testing
         for meeting in passing {
             #expect(meeting.parties == [.call(thread: 1, index: 0), .actionReturn(2)])
             #expect(meeting.kind == .passing)
-            // The sleeper goes first: the advance comes up to 4 µs after it.
-            #expect(meeting.lag >= .zero && meeting.lag < .microseconds(4))
+            // The advance comes within 1.5 µs of the aim's first guess, 2 µs after the sleeper.
+            #expect(meeting.lag >= .microseconds(0.5) && meeting.lag < .microseconds(3.5))
         }
+    }
+
+    @Test func passingMeetingsFollowWhatTheAimLearned() {
+        var aim = Jitter.PassingAim()
+        for _ in 0..<10 { aim.learn(pointFirst: false) }
+        #expect(aim.centre == 4_000)
+        for _ in 0..<5 { aim.learn(pointFirst: true) }
+        #expect(aim.centre == 3_000)
+        let lags = Self.seeds.compactMap { seed in
+            Jitter(
+                seed: seed, aims: [[.crossing(passing: 1...3)], [.makes(2, due: 2)]], points: [2], dues: [2: 2],
+                passingAim: aim
+            ).meeting.flatMap { $0.passes ? $0.lag : nil }
+        }
+        #expect(lags.count > Self.seeds.count / 3)
+        #expect(lags.allSatisfy { $0 >= .microseconds(1.5) && $0 < .microseconds(4.5) })
+        // Both halves of the spread are drawn: the window before the crossing as well as after.
+        #expect(lags.contains { $0 < .microseconds(3) } && lags.contains { $0 > .microseconds(3) })
+        // However lopsided what it sees, the aim stays where a meeting can wait.
+        for _ in 0..<1_000 { aim.learn(pointFirst: true) }
+        #expect(aim.centre == -4_000)
+        for _ in 0..<1_000 { aim.learn(pointFirst: false) }
+        #expect(aim.centre == 20_000)
+    }
+
+    /// A passing meeting of call 0 of thread 1 and sleeper 2 that happened (both on a core at
+    /// once, tried again until they were), after which the point's thread runs `point` and
+    /// the call's thread runs `call`, then returns.
+    static func passingMeeting(
+        point: @escaping @Sendable (Jitter.Meeting) -> Void, call: (Jitter.Meeting) -> Void
+    ) -> Jitter.Meeting? {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            let meeting = Jitter.Meeting([.call(thread: 1, index: 0), .actionReturn(2)], lag: .zero, passes: true)
+            let pointDone = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                meeting.arrive(.actionReturn(2))
+                point(meeting)
+                pointDone.signal()
+            }
+            meeting.arrive(.call(thread: 1, index: 0))
+            pointDone.wait()
+            guard meeting.happened else { continue }
+            call(meeting)
+            meeting.returned(.call(thread: 1, index: 0))
+            return meeting
+        }
+        return nil
+    }
+
+    @Sendable static func nothing(_: Jitter.Meeting) {}
+    @Sendable static func resumeTwo(_ meeting: Jitter.Meeting) { meeting.resumed(2) }
+
+    @Test func aPassingMeetingTellsWhichSideOfTheRaceItsCallLandedOn() throws {
+        // The advance resumed the sleeper before returning: the sleeper went to sleep first.
+        let resumedByTheCall = try #require(Self.passingMeeting(point: Self.nothing, call: Self.resumeTwo))
+        #expect(resumedByTheCall.pointFirst == true)
+        // The sleeper's task only handed itself back to its executor (a hop), on its own thread.
+        let hopped = try #require(Self.passingMeeting(point: Self.resumeTwo, call: Self.nothing))
+        #expect(hopped.pointFirst == false)
+        // Resumed only after the advance returned (by the next one): the advance went first.
+        let late = try #require(Self.passingMeeting(point: Self.nothing, call: Self.nothing))
+        late.resumed(2)
+        #expect(late.pointFirst == false)
+        // Another sleeper's resumption says nothing about this one.
+        let other = try #require(Self.passingMeeting(point: Self.nothing, call: { $0.resumed(3) }))
+        #expect(other.pointFirst == false)
+        // Only a passing meeting tells.
+        #expect(Jitter.Meeting([.call(thread: 1, index: 0), .actionReturn(2)], lag: .zero).pointFirst == nil)
     }
 
     @Test func withoutDeadlinesNoMeetingPasses() {

@@ -34,68 +34,6 @@ public struct Jitter: Sendable {
         var thread: Int { if case .call(let thread, _) = self { thread } else { 0 } }
     }
 
-    /// Two parties that wait for each other, each at most ``Meeting/patience``, so one that
-    /// never comes (an action disposed in time) costs a moment, not a hang.
-    /// After meeting, one party waits ``lag`` more: the call when it is positive, the point
-    /// inside the subject when it is negative, so that across runs each sweeps the first
-    /// microseconds of what the other does next.
-    final class Meeting: Sendable {
-        static let patience = Duration.microseconds(300)
-        /// How long an action waits for its call: longer, since an action that runs a little
-        /// longer is ordinary, and the calls come after the threads' barrier and their spins.
-        static let actionPatience = Duration.milliseconds(1)
-        /// How close the two departures must be for the meeting to count as evidence: both
-        /// parties were on a core at once, so what either does next runs against the other.
-        static let closeness: UInt64 = 2_000
-        let parties: Set<Party>
-        let lag: Duration
-        /// The call moves the time past the point's deadline (``MeetingKind/passing``).
-        let passes: Bool
-        private let arrived = Atomic<Int>(0)
-        private let firstDeparture = Atomic<UInt64>(0)
-        private let secondDeparture = Atomic<UInt64>(0)
-
-        init(_ parties: Set<Party>, lag: Duration, passes: Bool = false) {
-            self.parties = parties
-            self.lag = lag
-            self.passes = passes
-        }
-
-        func arrive(_ party: Party) {
-            guard parties.contains(party) else { return }
-            let order = arrived.add(1, ordering: .acquiringAndReleasing).newValue
-            let patience = if case .actionReturn = party { Self.actionPatience } else { Self.patience }
-            if spinWait(upTo: patience, until: { arrived.load(ordering: .acquiring) >= 2 }) {
-                let now = DispatchTime.now().uptimeNanoseconds
-                if order == 1 {
-                    firstDeparture.store(now, ordering: .releasing)
-                } else {
-                    secondDeparture.store(now, ordering: .releasing)
-                }
-            }
-            switch party {
-            case .call where lag > .zero, .resumption where lag > .zero: spin(lag)
-            case .actionReturn where lag < .zero: spin(.zero - lag)
-            default: break
-            }
-        }
-
-        /// Whether both parties came and left within ``closeness`` of each other: a meeting
-        /// that one party waited out, or that preemption stretched, proves nothing.
-        var happened: Bool {
-            let first = firstDeparture.load(ordering: .acquiring)
-            let second = secondDeparture.load(ordering: .acquiring)
-            guard first > 0, second > 0 else { return false }
-            return max(first, second) - min(first, second) <= Self.closeness
-        }
-
-        /// Which kind of meeting this is.
-        var kind: MeetingKind {
-            if passes { return .passing }
-            return parties.contains { if case .actionReturn = $0 { true } else { false } } ? .callAndReturn : .calls
-        }
-    }
-
     /// A run's jitter. `aims` has, for each parallel thread, what each of its calls acts on.
     /// A meeting of two calls takes acting calls first (both, in half the runs that have two on
     /// different threads); a meeting of a call and a point of the suite's code inside the
@@ -116,7 +54,8 @@ public struct Jitter: Sendable {
     /// of meets the other kind instead, so the exploration ends on its evidence sooner.
     public init(
         seed: UInt64, aims: [[Aim]], points: [Int], resumable: [Int] = [], kinds: [[String?]]? = nil,
-        dues: [Int: Int] = [:], onlyCalls: Bool = false, short: Set<MeetingKind>? = nil
+        dues: [Int: Int] = [:], onlyCalls: Bool = false, short: Set<MeetingKind>? = nil,
+        passingAim: PassingAim = PassingAim()
     ) {
         self.seed = seed
         var random = SplitMix64(seed: seed ^ 0x5851_F42D_4C95_7F2D)
@@ -174,7 +113,7 @@ public struct Jitter: Sendable {
             }
             if !passing.isEmpty {
                 let (call, point) = passing[Int(random.next() % UInt64(passing.count))]
-                meeting = Meeting([call, .actionReturn(point)], lag: .nanoseconds(Aim.passingLag(sweep)), passes: true)
+                meeting = Meeting([call, .actionReturn(point)], lag: .nanoseconds(passingAim.lag(sweep)), passes: true)
                 longActions = []
                 break
             }
@@ -252,8 +191,14 @@ public struct Jitter: Sendable {
     /// Called by the suite's action `action` just before it returns.
     public func beforeReturn(of action: Int) { meeting?.arrive(.actionReturn(action)) }
 
+    /// Called by thread `thread` when its call `index` returned.
+    func afterCall(_ index: Int, of thread: Int) { meeting?.returned(.call(thread: thread, index: index)) }
+
     /// Called on the resuming thread when the suite's point `point` (a sleeper) is resumed.
-    public func whenResumed(_ point: Int) { meeting?.arrive(.resumption(point)) }
+    public func whenResumed(_ point: Int) {
+        meeting?.resumed(point)
+        meeting?.arrive(.resumption(point))
+    }
 
     private static func spread(_ random: inout SplitMix64, longest nanoseconds: UInt64) -> Duration {
         switch random.next() % 10 {

@@ -27,6 +27,37 @@ extension Jitter {
         }
     }
 
+    /// Where the call of a meeting that passes a point's time goes, learned as the meetings
+    /// happen. Such a race is won or lost within a microsecond, at a moment no fixed lag
+    /// finds on every machine: how long the point takes to reach the subject (a task's
+    /// sleep, through its cancellation handler) and the call to decide (an advance, after the
+    /// sleepers due before) depends on the build, the load and the clock. Each meeting shows
+    /// which side of it the call landed on (``Meeting/pointFirst``), and the aim steps
+    /// towards the other: it settles where either side is as likely, which is where a sleep
+    /// that checks its deadline apart from registering loses the sleeper.
+    public struct PassingAim: Sendable, Equatable {
+        /// The lag, in ns, around which the next meetings' lags are drawn.
+        public private(set) var centre: Int64 = 2_000
+        /// How far one meeting moves the centre: about twenty meetings cross the first guess's
+        /// error on a slow machine, well within the 120 an exploration needs.
+        static let step: Int64 = 200
+        /// No farther than a point may go first (its wait after meeting, spun) or the call wait.
+        static let bounds: ClosedRange<Int64> = -4_000...20_000
+
+        /// An aim at the first guess.
+        public init() {}
+
+        /// Moves the centre away from the side a meeting's call landed on.
+        mutating func learn(pointFirst: Bool) {
+            centre = min(
+                max(centre + (pointFirst ? -Self.step : Self.step), Self.bounds.lowerBound), Self.bounds.upperBound)
+        }
+
+        /// The lag of one meeting, in ns, from `sweep` (0 ..< 6,000): up to 1.5 µs either side
+        /// of the centre, so the window just before the crossing is met as often as the one after.
+        func lag(_ sweep: Int64) -> Int64 { centre + (sweep - 3_000) / 2 }
+    }
+
     /// What a call acts on, for choosing meetings: the risky overlaps are those of calls that
     /// change what is already there.
     public enum Aim: Sendable, Hashable {
@@ -71,12 +102,6 @@ extension Jitter {
             case .nothing, .makes, .shared, .point: sweep - 2_000
             }
         }
-
-        /// The lag of a meeting that passes a point's time, in ns, from `sweep` (0 ..< 6,000):
-        /// the point takes a microsecond or two to reach the subject (a task's sleep, through
-        /// its cancellation handler), and the call decides at once when nothing else is due,
-        /// so the call waits, up to 4 µs.
-        static func passingLag(_ sweep: Int64) -> Int64 { sweep * 2 / 3 }
 
         /// The point of the suite's code inside the subject this call makes, if any.
         var makes: Int? {

@@ -153,6 +153,7 @@ public enum ScenarioExplorer {
                 })
         }
         var wanted = Set(evidence)
+        var passingAim = Jitter.PassingAim()
         /// Runs `scenario` once on a fresh instance, with the `index`-th jitter of `seed`.
         func trial(_ scenario: Scenario<Model.Operation>, seed: UInt64, index: Int) throws(RuleFailure) -> Trial<Model>
         {
@@ -165,7 +166,8 @@ public enum ScenarioExplorer {
                 kinds: pairing.map { kind in scenario.parallel.map { $0.map(kind) } },
                 dues: scenario.operations.reduce(into: [:]) { dues, operation in
                     if case .makes(let point, let due?) = aim(operation) { dues[point] = due }
-                }, onlyCalls: evidence == [.calls], short: evidence == [.calls, .callAndReturn] ? wanted : nil)
+                }, onlyCalls: evidence == [.calls], short: evidence == [.calls, .callAndReturn] ? wanted : nil,
+                passingAim: passingAim)
             let execution: ScenarioExecution<Model>
             do {
                 execution = try ScenarioRunner.run(
@@ -215,6 +217,7 @@ public enum ScenarioExplorer {
                     summary.passingMeetings += 1
                 case nil: break
                 }
+                if let pointFirst = run.jitter.meeting?.pointFirst { passingAim.learn(pointFirst: pointFirst) }
                 guard run.refusal != nil else { continue }
                 let minimal = try shrink(run, seed: seed, within: exploration.budget, trial: trial)
                 throw RuleFailure(

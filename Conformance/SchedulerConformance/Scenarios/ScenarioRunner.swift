@@ -73,6 +73,7 @@ public enum ScenarioRunner {
                 if pause > .zero { spin(pause) }
                 jitter.beforeCall(position, of: index + 1)
                 entries += call(operation, on: instance, thread: index + 1)
+                jitter.afterCall(position, of: index + 1)
             }
             logs[index].value = entries
         }

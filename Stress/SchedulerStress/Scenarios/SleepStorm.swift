@@ -19,12 +19,8 @@ extension StressScenario {
         outcomes: SleepStormOutcome.self
     ) { ctx throws(StressFailure) in
         let clock = ctx.subject.makeClock()
-        // Not the suite's ProbeExecutor: it is a serial executor too, so each call into a
-        // nonisolated async function (the adapter's closure, the clock's `sleep`) and each
-        // return hops to the back of its queue, and a sleep that returned early was read
-        // after it had hundreds of jobs later (a sanitizer's run saw no early sleep from a
-        // clock that skips every sleep under a millisecond). On the global executor the
-        // read follows the return with no hop.
+        // Sleepers run on the global executor, as an app's do: the suite's ProbeExecutor runs
+        // one job at a time, made for a rule's few tasks, not for a storm's hundreds.
         let executor = clock.sleeperExecutor
         let live = LiveCounter()
         let perThread = 40

@@ -1,0 +1,98 @@
+import Dispatch
+import SchedulerProbes
+import Synchronization
+
+extension Jitter {
+    /// Two parties that wait for each other, each at most ``Meeting/patience``, so one that
+    /// never comes (an action disposed in time) costs a moment, not a hang.
+    /// After meeting, one party waits ``lag`` more: the call when it is positive, the point
+    /// inside the subject when it is negative, so that across runs each sweeps the first
+    /// microseconds of what the other does next.
+    final class Meeting: Sendable {
+        static let patience = Duration.microseconds(300)
+        /// How long an action waits for its call: longer, since an action that runs a little
+        /// longer is ordinary, and the calls come after the threads' barrier and their spins.
+        static let actionPatience = Duration.milliseconds(1)
+        /// How close the two departures must be for the meeting to count as evidence: both
+        /// parties were on a core at once, so what either does next runs against the other.
+        static let closeness: UInt64 = 2_000
+        let parties: Set<Party>
+        let lag: Duration
+        /// The call moves the time past the point's deadline (``MeetingKind/passing``).
+        let passes: Bool
+        private let arrived = Atomic<Int>(0)
+        private let firstDeparture = Atomic<UInt64>(0)
+        private let secondDeparture = Atomic<UInt64>(0)
+        /// The tickets at which the point was resumed and the call returned (0: not yet).
+        private let pointResumed = Atomic<UInt64>(0)
+        private let pointThread = Atomic<UInt>(0)
+        private let callReturned = Atomic<UInt64>(0)
+
+        init(_ parties: Set<Party>, lag: Duration, passes: Bool = false) {
+            self.parties = parties
+            self.lag = lag
+            self.passes = passes
+        }
+
+        func arrive(_ party: Party) {
+            guard parties.contains(party) else { return }
+            if passes, case .actionReturn = party { pointThread.store(ThreadProbe.id, ordering: .releasing) }
+            let order = arrived.add(1, ordering: .acquiringAndReleasing).newValue
+            let patience = if case .actionReturn = party { Self.actionPatience } else { Self.patience }
+            if spinWait(upTo: patience, until: { arrived.load(ordering: .acquiring) >= 2 }) {
+                let now = DispatchTime.now().uptimeNanoseconds
+                if order == 1 {
+                    firstDeparture.store(now, ordering: .releasing)
+                } else {
+                    secondDeparture.store(now, ordering: .releasing)
+                }
+            }
+            switch party {
+            case .call where lag > .zero, .resumption where lag > .zero: spin(lag)
+            case .actionReturn where lag < .zero: spin(.zero - lag)
+            default: break
+            }
+        }
+
+        /// Notes, for a meeting that passes its point's time, that point `point` was resumed
+        /// or that call `party` returned.
+        func resumed(_ point: Int) {
+            guard passes, parties.contains(.actionReturn(point)) else { return }
+            // Only a resumption by another thread: the point's task also hops, handing itself
+            // back to its executor from its own thread.
+            let own = pointThread.load(ordering: .acquiring)
+            guard own != 0, own != ThreadProbe.id else { return }
+            _ = pointResumed.compareExchange(
+                expected: 0, desired: HistoryClock.tick(), ordering: .acquiringAndReleasing)
+        }
+        func returned(_ party: Party) {
+            guard passes, parties.contains(party) else { return }
+            callReturned.store(HistoryClock.tick(), ordering: .releasing)
+        }
+
+        /// For a meeting that passes its point's time and happened, whether the point went to
+        /// sleep before the call decided (the call resumed it before returning) rather than
+        /// after (it found its time passed, or was lost): which side of the race the lag put
+        /// the call on. Nil for other meetings.
+        var pointFirst: Bool? {
+            guard passes, happened else { return nil }
+            let resumed = pointResumed.load(ordering: .acquiring)
+            return resumed != 0 && resumed < callReturned.load(ordering: .acquiring)
+        }
+
+        /// Whether both parties came and left within ``closeness`` of each other: a meeting
+        /// that one party waited out, or that preemption stretched, proves nothing.
+        var happened: Bool {
+            let first = firstDeparture.load(ordering: .acquiring)
+            let second = secondDeparture.load(ordering: .acquiring)
+            guard first > 0, second > 0 else { return false }
+            return max(first, second) - min(first, second) <= Self.closeness
+        }
+
+        /// Which kind of meeting this is.
+        var kind: MeetingKind {
+            if passes { return .passing }
+            return parties.contains { if case .actionReturn = $0 { true } else { false } } ? .callAndReturn : .calls
+        }
+    }
+}
