@@ -32,16 +32,20 @@ import Testing
         }
     }
 
-    @Test func passingMeetingsFollowWhatTheAimLearned() {
-        var aim = Jitter.PassingAim()
-        for _ in 0..<10 { aim.learn(pointFirst: false) }
+    @Test func passingMeetingsFollowWhatTheAimLearned() throws {
+        var aim = Jitter.LearnedLag(centre: 2_000)
+        for _ in 0..<10 { aim.learn(callLate: false) }
         #expect(aim.centre == 4_000)
-        for _ in 0..<5 { aim.learn(pointFirst: true) }
+        for _ in 0..<5 { aim.learn(callLate: true) }
         #expect(aim.centre == 3_000)
+        var learned = Jitter.LearnedLags()
+        let early = try #require(Self.meeting(.passing, point: Self.nothing, call: Self.nothing))
+        for _ in 0..<5 { learned.learn(from: early) }
+        #expect(learned.passing.centre == 3_000 && learned.start.centre == 1_000)
         let lags = Self.seeds.compactMap { seed in
             Jitter(
                 seed: seed, aims: [[.crossing(passing: 1...3)], [.makes(2, due: 2)]], points: [2], dues: [2: 2],
-                passingAim: aim
+                learned: learned
             ).meeting.flatMap { $0.passes ? $0.lag : nil }
         }
         #expect(lags.count > Self.seeds.count / 3)
@@ -49,24 +53,27 @@ import Testing
         // Both halves of the spread are drawn: the window before the crossing as well as after.
         #expect(lags.contains { $0 < .microseconds(3) } && lags.contains { $0 > .microseconds(3) })
         // However lopsided what it sees, the aim stays where a meeting can wait.
-        for _ in 0..<1_000 { aim.learn(pointFirst: true) }
+        for _ in 0..<1_000 { aim.learn(callLate: true) }
         #expect(aim.centre == -4_000)
-        for _ in 0..<1_000 { aim.learn(pointFirst: false) }
+        for _ in 0..<1_000 { aim.learn(callLate: false) }
         #expect(aim.centre == 20_000)
     }
 
-    /// A passing meeting of call 0 of thread 1 and sleeper 2 that happened (both on a core at
-    /// once, tried again until they were), after which the point's thread runs `point` and
-    /// the call's thread runs `call`, then returns.
-    static func passingMeeting(
-        point: @escaping @Sendable (Jitter.Meeting) -> Void, call: (Jitter.Meeting) -> Void
+    /// A meeting aimed at `race` of call 0 of thread 1 and point 2 (sleeper 2 for a passing
+    /// meeting, action 1's return for a dispose of 2) that happened (both on a core at once,
+    /// tried again until they were), after which the point's thread runs `point` and the
+    /// call's thread runs `call`, then returns.
+    static func meeting(
+        _ race: Jitter.Meeting.Race, point: @escaping @Sendable (Jitter.Meeting) -> Void,
+        call: (Jitter.Meeting) -> Void
     ) -> Jitter.Meeting? {
+        let party = Jitter.Party.actionReturn(race == .passing ? 2 : 1)
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
-            let meeting = Jitter.Meeting([.call(thread: 1, index: 0), .actionReturn(2)], lag: .zero, passes: true)
+            let meeting = Jitter.Meeting([.call(thread: 1, index: 0), party], lag: .zero, race: race)
             let pointDone = DispatchSemaphore(value: 0)
             Thread.detachNewThread {
-                meeting.arrive(.actionReturn(2))
+                meeting.arrive(party)
                 point(meeting)
                 pointDone.signal()
             }
@@ -85,20 +92,40 @@ import Testing
 
     @Test func aPassingMeetingTellsWhichSideOfTheRaceItsCallLandedOn() throws {
         // The advance resumed the sleeper before returning: the sleeper went to sleep first.
-        let resumedByTheCall = try #require(Self.passingMeeting(point: Self.nothing, call: Self.resumeTwo))
-        #expect(resumedByTheCall.pointFirst == true)
+        let resumedByTheCall = try #require(Self.meeting(.passing, point: Self.nothing, call: Self.resumeTwo))
+        #expect(resumedByTheCall.callLate == true)
         // The sleeper's task only handed itself back to its executor (a hop), on its own thread.
-        let hopped = try #require(Self.passingMeeting(point: Self.resumeTwo, call: Self.nothing))
-        #expect(hopped.pointFirst == false)
+        let hopped = try #require(Self.meeting(.passing, point: Self.resumeTwo, call: Self.nothing))
+        #expect(hopped.callLate == false)
         // Resumed only after the advance returned (by the next one): the advance went first.
-        let late = try #require(Self.passingMeeting(point: Self.nothing, call: Self.nothing))
+        let late = try #require(Self.meeting(.passing, point: Self.nothing, call: Self.nothing))
         late.resumed(2)
-        #expect(late.pointFirst == false)
+        #expect(late.callLate == false)
         // Another sleeper's resumption says nothing about this one.
-        let other = try #require(Self.passingMeeting(point: Self.nothing, call: { $0.resumed(3) }))
-        #expect(other.pointFirst == false)
-        // Only a passing meeting tells.
-        #expect(Jitter.Meeting([.call(thread: 1, index: 0), .actionReturn(2)], lag: .zero).pointFirst == nil)
+        let other = try #require(Self.meeting(.passing, point: Self.nothing, call: { $0.resumed(3) }))
+        #expect(other.callLate == false)
+        // Only a meeting aimed at a race tells.
+        #expect(Jitter.Meeting([.call(thread: 1, index: 0), .actionReturn(2)], lag: .zero).callLate == nil)
+    }
+
+    @Test func aDisposeMeetingTellsWhetherItsActionStartedFirstAndIsAimedByWhatThatTaught() throws {
+        let started = try #require(Self.meeting(.start(of: 2), point: Self.nothing, call: { $0.ran(2) }))
+        #expect(started.callLate == true)
+        let disposedInTime = try #require(Self.meeting(.start(of: 2), point: Self.nothing, call: { $0.ran(3) }))
+        #expect(disposedInTime.callLate == false)
+        var learned = Jitter.LearnedLags()
+        for _ in 0..<10 { learned.learn(from: started) }
+        #expect(learned.start.centre == -1_000 && learned.passing.centre == 2_000)
+        // A dispose of 2 beside a schedule: its meetings with 1's return go first, by what was learned.
+        let meetings = Self.seeds.compactMap {
+            Jitter(seed: $0, aims: [[.action(2)], [.makes(3)]], points: [1, 2, 3], learned: learned).meeting
+        }.filter { $0.race != nil }
+        #expect(meetings.count > Self.seeds.count / 4)
+        for meeting in meetings {
+            #expect(meeting.race == .start(of: 2))
+            #expect(meeting.parties == [.call(thread: 1, index: 0), .actionReturn(1)])
+            #expect(meeting.lag >= .microseconds(-2.5) && meeting.lag < .microseconds(0.5))
+        }
     }
 
     @Test func withoutDeadlinesNoMeetingPasses() {

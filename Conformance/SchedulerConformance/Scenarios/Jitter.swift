@@ -51,11 +51,14 @@ public struct Jitter: Sendable {
     /// evidence is meetings of two calls alone), two runs in three meet two calls.
     /// Without `resumable` or `onlyCalls`, every run meets something. `short`, when given,
     /// has the kinds of meeting the exploration still needs: a draw for a kind it has enough
-    /// of meets the other kind instead, so the exploration ends on its evidence sooner.
+    /// of meets the other kind instead, so the exploration ends on its evidence sooner. A
+    /// meeting aimed at a race whose outcome shows (an advance passing a sleeper's time, a
+    /// dispose as a serial subject decides whether to start its action) lets its call wait
+    /// around the lag the exploration `learned` for that race.
     public init(
         seed: UInt64, aims: [[Aim]], points: [Int], resumable: [Int] = [], kinds: [[String?]]? = nil,
         dues: [Int: Int] = [:], onlyCalls: Bool = false, short: Set<MeetingKind>? = nil,
-        passingAim: PassingAim = PassingAim()
+        learned: LearnedLags = LearnedLags()
     ) {
         self.seed = seed
         var random = SplitMix64(seed: seed ^ 0x5851_F42D_4C95_7F2D)
@@ -113,7 +116,8 @@ public struct Jitter: Sendable {
             }
             if !passing.isEmpty {
                 let (call, point) = passing[Int(random.next() % UInt64(passing.count))]
-                meeting = Meeting([call, .actionReturn(point)], lag: .nanoseconds(passingAim.lag(sweep)), passes: true)
+                meeting = Meeting(
+                    [call, .actionReturn(point)], lag: .nanoseconds(learned.passing.lag(sweep)), race: .passing)
                 longActions = []
                 break
             }
@@ -125,7 +129,11 @@ public struct Jitter: Sendable {
             let point =
                 aim(call).meets.flatMap { points.contains($0) ? $0 : nil }
                 ?? points[Int(random.next() % UInt64(points.count))]
-            meeting = Meeting([call, .actionReturn(point)], lag: .nanoseconds(aim(call).lag(sweep)))
+            // A dispose meeting the return before its action shows whether that action ran.
+            let race: Meeting.Race? =
+                if case .action(let n) = aim(call), aim(call).meets == point { .start(of: n) } else { nil }
+            let lag = race.map { learned[$0].lag(sweep) } ?? aim(call).lag(sweep)
+            meeting = Meeting([call, .actionReturn(point)], lag: .nanoseconds(lag), race: race)
             switch aim(call) {
             case .action(let n): longActions = [n + 1, n + 2]
             default: longActions = Set(aim(call).makes.map { [$0] } ?? [])
@@ -189,7 +197,10 @@ public struct Jitter: Sendable {
     func beforeCall(_ index: Int, of thread: Int) { meeting?.arrive(.call(thread: thread, index: index)) }
 
     /// Called by the suite's action `action` just before it returns.
-    public func beforeReturn(of action: Int) { meeting?.arrive(.actionReturn(action)) }
+    public func beforeReturn(of action: Int) {
+        meeting?.ran(action)
+        meeting?.arrive(.actionReturn(action))
+    }
 
     /// Called by thread `thread` when its call `index` returned.
     func afterCall(_ index: Int, of thread: Int) { meeting?.returned(.call(thread: thread, index: index)) }

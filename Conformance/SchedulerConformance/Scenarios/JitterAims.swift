@@ -27,35 +27,62 @@ extension Jitter {
         }
     }
 
-    /// Where the call of a meeting that passes a point's time goes, learned as the meetings
-    /// happen. Such a race is won or lost within a microsecond, at a moment no fixed lag
-    /// finds on every machine: how long the point takes to reach the subject (a task's
-    /// sleep, through its cancellation handler) and the call to decide (an advance, after the
-    /// sleepers due before) depends on the build, the load and the clock. Each meeting shows
-    /// which side of it the call landed on (``Meeting/pointFirst``), and the aim steps
-    /// towards the other: it settles where either side is as likely, which is where a sleep
-    /// that checks its deadline apart from registering loses the sleeper.
-    public struct PassingAim: Sendable, Equatable {
+    /// Where the call of a meeting that aims at one race goes, learned as the meetings happen.
+    /// Such a race is won or lost within a microsecond, at a moment no fixed lag finds on
+    /// every machine: how long the point takes to reach the subject and the call to decide
+    /// depends on the build, the load and the subject. Each meeting shows which side of the
+    /// race the call landed on (``Meeting/callLate``), and the centre steps towards the other:
+    /// it settles where either side is as likely, which is where a subject that looks in one
+    /// critical section and acts in another goes wrong.
+    public struct LearnedLag: Sendable, Equatable {
         /// The lag, in ns, around which the next meetings' lags are drawn.
-        public private(set) var centre: Int64 = 2_000
+        public private(set) var centre: Int64
         /// How far one meeting moves the centre: about twenty meetings cross the first guess's
-        /// error on a slow machine, well within the 120 an exploration needs.
+        /// error on a slow machine, well within the 120 an exploration needs of the fewest kind.
         static let step: Int64 = 200
         /// No farther than a point may go first (its wait after meeting, spun) or the call wait.
         static let bounds: ClosedRange<Int64> = -4_000...20_000
 
-        /// An aim at the first guess.
-        public init() {}
-
         /// Moves the centre away from the side a meeting's call landed on.
-        mutating func learn(pointFirst: Bool) {
+        mutating func learn(callLate: Bool) {
             centre = min(
-                max(centre + (pointFirst ? -Self.step : Self.step), Self.bounds.lowerBound), Self.bounds.upperBound)
+                max(centre + (callLate ? -Self.step : Self.step), Self.bounds.lowerBound), Self.bounds.upperBound)
         }
 
         /// The lag of one meeting, in ns, from `sweep` (0 ..< 6,000): up to 1.5 µs either side
         /// of the centre, so the window just before the crossing is met as often as the one after.
         func lag(_ sweep: Int64) -> Int64 { centre + (sweep - 3_000) / 2 }
+    }
+
+    /// The lags one exploration learns, one for each race a meeting can aim at.
+    public struct LearnedLags: Sendable, Equatable {
+        /// An advance against a sleeper due on its way going to sleep (``MeetingKind/passing``):
+        /// first guessed 2 µs after the sleeper, which takes a microsecond or two to reach
+        /// the clock while an advance with nothing else due decides at once.
+        public private(set) var passing = LearnedLag(centre: 2_000)
+        /// A dispose of action n against a serial subject's decision to start it, once n − 1
+        /// returned: first guessed 1 µs after that return.
+        public private(set) var start = LearnedLag(centre: 1_000)
+
+        /// Every lag at its first guess.
+        public init() {}
+
+        /// The lag learned for `race`.
+        subscript(race: Meeting.Race) -> LearnedLag {
+            switch race {
+            case .passing: passing
+            case .start: start
+            }
+        }
+
+        /// Learns from `meeting`, if it aimed at a race and happened.
+        mutating func learn(from meeting: Meeting) {
+            guard let race = meeting.race, let late = meeting.callLate else { return }
+            switch race {
+            case .passing: passing.learn(callLate: late)
+            case .start: start.learn(callLate: late)
+            }
+        }
     }
 
     /// What a call acts on, for choosing meetings: the risky overlaps are those of calls that

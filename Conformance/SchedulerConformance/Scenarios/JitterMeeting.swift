@@ -16,22 +16,36 @@ extension Jitter {
         /// How close the two departures must be for the meeting to count as evidence: both
         /// parties were on a core at once, so what either does next runs against the other.
         static let closeness: UInt64 = 2_000
+        /// A race whose outcome each run shows, so the exploration can learn its lag
+        /// (``LearnedLags``).
+        enum Race: Sendable, Equatable {
+            /// The call moves the time past the point's deadline (``MeetingKind/passing``).
+            case passing
+            /// The call disposes action n; the point is the return of n − 1, after which a
+            /// serial subject decides whether n starts.
+            case start(of: Int)
+        }
+
         let parties: Set<Party>
         let lag: Duration
+        /// The race the meeting aims at, if its outcome shows.
+        let race: Race?
         /// The call moves the time past the point's deadline (``MeetingKind/passing``).
-        let passes: Bool
+        var passes: Bool { race == .passing }
         private let arrived = Atomic<Int>(0)
         private let firstDeparture = Atomic<UInt64>(0)
         private let secondDeparture = Atomic<UInt64>(0)
         /// The tickets at which the point was resumed and the call returned (0: not yet).
         private let pointResumed = Atomic<UInt64>(0)
         private let pointThread = Atomic<UInt>(0)
+        /// The action a ``Race/start(of:)`` meeting's call disposes ran.
+        private let disposedRan = Atomic<Bool>(false)
         private let callReturned = Atomic<UInt64>(0)
 
-        init(_ parties: Set<Party>, lag: Duration, passes: Bool = false) {
+        init(_ parties: Set<Party>, lag: Duration, race: Race? = nil) {
             self.parties = parties
             self.lag = lag
-            self.passes = passes
+            self.race = race
         }
 
         func arrive(_ party: Party) {
@@ -70,14 +84,25 @@ extension Jitter {
             callReturned.store(HistoryClock.tick(), ordering: .releasing)
         }
 
-        /// For a meeting that passes its point's time and happened, whether the point went to
-        /// sleep before the call decided (the call resumed it before returning) rather than
-        /// after (it found its time passed, or was lost): which side of the race the lag put
-        /// the call on. Nil for other meetings.
-        var pointFirst: Bool? {
-            guard passes, happened else { return nil }
-            let resumed = pointResumed.load(ordering: .acquiring)
-            return resumed != 0 && resumed < callReturned.load(ordering: .acquiring)
+        /// Notes that the suite's action `action` ran (it is about to return).
+        func ran(_ action: Int) {
+            if race == .start(of: action) { disposedRan.store(true, ordering: .releasing) }
+        }
+
+        /// For a meeting that aims at a race and happened, whether the call came after the
+        /// point's side had decided: for a passing meeting, the sleeper went to sleep before
+        /// the advance decided (the advance resumed it, from its own thread, before returning)
+        /// rather than after (it found its time passed, or was lost); for a dispose, its
+        /// action ran. Which side of the race the lag put the call on; nil for other meetings.
+        var callLate: Bool? {
+            guard let race, happened else { return nil }
+            switch race {
+            case .passing:
+                let resumed = pointResumed.load(ordering: .acquiring)
+                return resumed != 0 && resumed < callReturned.load(ordering: .acquiring)
+            case .start:
+                return disposedRan.load(ordering: .acquiring)
+            }
         }
 
         /// Whether both parties came and left within ``closeness`` of each other: a meeting

@@ -153,7 +153,7 @@ public enum ScenarioExplorer {
                 })
         }
         var wanted = Set(evidence)
-        var passingAim = Jitter.PassingAim()
+        var learned = Jitter.LearnedLags()
         /// Runs `scenario` once on a fresh instance, with the `index`-th jitter of `seed`.
         func trial(_ scenario: Scenario<Model.Operation>, seed: UInt64, index: Int) throws(RuleFailure) -> Trial<Model>
         {
@@ -167,7 +167,7 @@ public enum ScenarioExplorer {
                 dues: scenario.operations.reduce(into: [:]) { dues, operation in
                     if case .makes(let point, let due?) = aim(operation) { dues[point] = due }
                 }, onlyCalls: evidence == [.calls], short: evidence == [.calls, .callAndReturn] ? wanted : nil,
-                passingAim: passingAim)
+                learned: learned)
             let execution: ScenarioExecution<Model>
             do {
                 execution = try ScenarioRunner.run(
@@ -217,7 +217,7 @@ public enum ScenarioExplorer {
                     summary.passingMeetings += 1
                 case nil: break
                 }
-                if let pointFirst = run.jitter.meeting?.pointFirst { passingAim.learn(pointFirst: pointFirst) }
+                if let meeting = run.jitter.meeting { learned.learn(from: meeting) }
                 guard run.refusal != nil else { continue }
                 let minimal = try shrink(run, seed: seed, within: exploration.budget, trial: trial)
                 throw RuleFailure(
