@@ -16,8 +16,8 @@ import Synchronization
 /// other to catch a bump that gives up. The rule goes on until 1,000 calls interleaved
 /// (about 30 trials on a quiet machine; up to 10 s, else inconclusive) and stops at the
 /// first miscount. Time, not a count of trials, bounds it: a scheduler that runs the
-/// recursion on the caller's thread makes 2,000 trials in 0.6 s, and with every core busy
-/// one run in ten had too few of them overlap.
+/// recursion on the caller's thread makes trials so fast that any count runs out before a
+/// loaded machine has overlapped enough of them.
 func reschedulesAtOnceEachCount(_ ctx: RuleContext) throws(RuleFailure) {
     let scheduler = ctx.makeScheduler()
     let race = CallRace(bound: ctx.timing.mustHappen)

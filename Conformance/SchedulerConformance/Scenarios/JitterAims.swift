@@ -115,7 +115,8 @@ extension Jitter {
 
         /// The lag after meeting a point of the suite's code, in ns, from `sweep` (0 ..< 6,000).
         /// A serial subject decides about action n only after n − 1 returned, so a dispose of
-        /// n comes after that return (0 to 4 µs). An enqueue goes a longer way than the drain
+        /// n comes after the return it meets (0 to 4 µs; at n − 1's own return it waits as
+        /// ``LearnedLags/start`` learned instead). An enqueue goes a longer way than the drain
         /// that decides whether to go idle (a task is made, then hops), so it starts up to
         /// 6 µs before the return it meets and at most 2 µs after. A call that reaches the
         /// subject's shared state (an advance) goes up to 4 µs before or after the point: the
