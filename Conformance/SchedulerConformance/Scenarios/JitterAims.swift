@@ -31,7 +31,7 @@ extension Jitter {
     /// Such a race is won or lost within a microsecond, at a moment no fixed lag finds on
     /// every machine: how long the point takes to reach the subject and the call to decide
     /// depends on the build, the load and the subject. Each meeting shows which side of the
-    /// race the call landed on (``Meeting/callLate``), and the centre steps towards the other:
+    /// race the call landed on (`Meeting.callLate`), and the centre steps towards the other:
     /// it settles where either side is as likely, which is where a subject that looks in one
     /// critical section and acts in another goes wrong.
     public struct LearnedLag: Sendable, Equatable {
