@@ -21,21 +21,21 @@ struct RepeatingGrid {
     /// How long each tick's action runs: a timer re-armed from the action's end drifts by it.
     let actionLength: Duration
 
-    /// Measurements a rule makes while each is too noisy to judge. A noisy measurement judges
-    /// nothing either way, so another one is no retry into a pass: a conclusive one decides,
-    /// and a failure fails at once.
-    static let measurements = 3
+    /// How long a rule goes on measuring while each measurement is too noisy to judge (an
+    /// eighth in a sanitizer's build). A noisy measurement judges nothing either way, so
+    /// another one is no retry into a pass: a conclusive one decides, and a failure fails at
+    /// once. A count of measurements ran out while another process held the cores for a
+    /// while; a time bound outlasts such a spell.
+    static let patience = Duration.seconds(10)
 
     /// Runs the timer and the reference over `points` grid points and judges each, measuring
-    /// again (up to ``measurements`` times) while the machine was too noisy to judge.
+    /// again (for up to ``patience``) while the machine was too noisy to judge.
     func judge(_ ctx: RuleContext) throws(RuleFailure) {
-        var made = 1
+        let deadline = ContinuousClock.now + Timing.evidenceBudget(Self.patience)
         while true {
             do {
                 return try measure(ctx)
-            } catch  where error.kind == .inconclusive && made < Self.measurements {
-                made += 1
-            }
+            } catch  where error.kind == .inconclusive && ContinuousClock.now < deadline {}
         }
     }
 
