@@ -11,6 +11,10 @@ import Schedulers
 /// cancel its lead exactly, once, while its lead grows by the same amount every tick after.
 /// The timer runs until ``wanted`` such ticks were seen, the first among them (a timer that
 /// fires as soon as it is scheduled is early only there), and an early tick fails it at once.
+/// The first tick counts only if the scheduler could have run it early: the timer was armed
+/// before its start and, on a serial scheduler, a plain action scheduled just after arming it
+/// had run by then (a tick the timer queued at once would have run before that action). A
+/// rule thread stalled past the start, or a queue stalled until then, proves nothing.
 /// A run of ``limit`` ticks with fewer on time is measured again, up to ``attempts`` times,
 /// then inconclusive, never passed.
 struct RepeatingEarliness {
@@ -57,6 +61,11 @@ struct RepeatingEarliness {
         let fixedDelay = ctx.subject.declared.repeatPolicy == .fixedDelay
         let progress = Lock(Progress())
         let finished = Signal()
+        // When the scheduler first ran something after the timer was armed, and when arming
+        // returned: the first tick's evidence needs both before the start.
+        let serial = ctx.subject.capabilities.contains(.serial)
+        let probed = Lock<SchedulerTime?>(nil)
+        let armed = Lock<SchedulerTime?>(nil)
         let (interval, band, wanted, limit) = (self.interval, self.band, self.wanted, self.limit)
         let handle = try ctx.attempt("repeating every \(interval)") { () throws(SchedulerError) in
             try scheduler.schedule(at: start, repeatingEvery: interval, leeway: .zero) {
@@ -77,7 +86,11 @@ struct RepeatingEarliness {
                     let planned = fixedDelay ? max(due, (try? state.previous?.advanced(by: interval)) ?? due) : due
                     if now >= planned, planned.duration(to: now) <= band {
                         state.onTime += 1
-                        if k == 0 { state.firstOnTime = true }
+                        if k == 0 {
+                            let armedBefore = armed.withLock { $0 }.map { $0 < start } ?? false
+                            let ranBefore = !serial || (probed.withLock { $0 }.map { $0 < start } ?? false)
+                            state.firstOnTime = armedBefore && ranBefore
+                        }
                     }
                     // A late first tick ends the run: it is measured again from the start.
                     return !state.firstOnTime || state.onTime >= wanted || state.ticks >= limit
@@ -85,6 +98,8 @@ struct RepeatingEarliness {
                 if enough, !finished.hasFired { finished.fire() }
             }
         }
+        armed.withLock { $0 = scheduler.now }
+        if serial { scheduler.schedule { probed.withLock { $0 = scheduler.now } } }
         try ctx.waitFor(finished, on: scheduler, "\(wanted) ticks on time, or \(limit) ticks")
         handle.dispose()
         return progress.withLock { $0 }
