@@ -126,17 +126,18 @@ public struct Jitter: Sendable {
                 return aim($0).meets.map(points.contains) ?? false
             }
             let call = pick(aimed.isEmpty ? calls : aimed)
+            let target = aim(call)
             let point =
-                aim(call).meets.flatMap { points.contains($0) ? $0 : nil }
+                target.meets.flatMap { points.contains($0) ? $0 : nil }
                 ?? points[Int(random.next() % UInt64(points.count))]
             // A dispose meeting the return before its action shows whether that action ran.
             let race: Meeting.Race? =
-                if case .action(let n) = aim(call), aim(call).meets == point { .start(of: n) } else { nil }
-            let lag = race.map { learned[$0].lag(sweep) } ?? aim(call).lag(sweep)
+                if case .action(let n) = target, target.meets == point { .start(of: n) } else { nil }
+            let lag = race.map { learned[$0].lag(sweep) } ?? target.lag(sweep)
             meeting = Meeting([call, .actionReturn(point)], lag: .nanoseconds(lag), race: race)
-            switch aim(call) {
+            switch target {
             case .action(let n): longActions = [n + 1, n + 2]
-            default: longActions = Set(aim(call).makes.map { [$0] } ?? [])
+            default: longActions = Set(target.makes.map { [$0] } ?? [])
             }
         case 5 where !resumable.isEmpty:
             let resumed = resumable[Int(random.next() % UInt64(resumable.count))]

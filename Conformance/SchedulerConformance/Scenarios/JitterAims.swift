@@ -68,19 +68,18 @@ extension Jitter {
         public init() {}
 
         /// The lag learned for `race`.
-        subscript(race: Meeting.Race) -> LearnedLag {
-            switch race {
-            case .passing: passing
-            case .start: start
-            }
-        }
+        subscript(race: Meeting.Race) -> LearnedLag { self[keyPath: Self.lag(of: race)] }
 
         /// Learns from `meeting`, if it aimed at a race and happened.
         mutating func learn(from meeting: Meeting) {
             guard let race = meeting.race, let late = meeting.callLate else { return }
+            self[keyPath: Self.lag(of: race)].learn(callLate: late)
+        }
+
+        private static func lag(of race: Meeting.Race) -> WritableKeyPath<LearnedLags, LearnedLag> {
             switch race {
-            case .passing: passing.learn(callLate: late)
-            case .start: start.learn(callLate: late)
+            case .passing: \.passing
+            case .start: \.start
             }
         }
     }

@@ -35,12 +35,13 @@ extension Jitter {
         private let arrived = Atomic<Int>(0)
         private let firstDeparture = Atomic<UInt64>(0)
         private let secondDeparture = Atomic<UInt64>(0)
-        /// The tickets at which the point was resumed and the call returned (0: not yet).
+        /// For a passing meeting: the tickets at which the point was first resumed by another
+        /// thread and the call returned (0: not yet), and the point's own thread.
         private let pointResumed = Atomic<UInt64>(0)
-        private let pointThread = Atomic<UInt>(0)
-        /// The action a ``Race/start(of:)`` meeting's call disposes ran.
-        private let disposedRan = Atomic<Bool>(false)
         private let callReturned = Atomic<UInt64>(0)
+        private let pointThread = Atomic<UInt>(0)
+        /// For a ``Race/start(of:)`` meeting: the action its call disposes ran.
+        private let disposedRan = Atomic<Bool>(false)
 
         init(_ parties: Set<Party>, lag: Duration, race: Race? = nil) {
             self.parties = parties
@@ -68,8 +69,7 @@ extension Jitter {
             }
         }
 
-        /// Notes, for a meeting that passes its point's time, that point `point` was resumed
-        /// or that call `party` returned.
+        /// Notes, for a meeting that passes its point's time, that point `point` was resumed.
         func resumed(_ point: Int) {
             guard passes, parties.contains(.actionReturn(point)) else { return }
             // Only a resumption by another thread: the point's task also hops, handing itself
@@ -79,6 +79,8 @@ extension Jitter {
             _ = pointResumed.compareExchange(
                 expected: 0, desired: HistoryClock.tick(), ordering: .acquiringAndReleasing)
         }
+
+        /// Notes, for a meeting that passes its point's time, that call `party` returned.
         func returned(_ party: Party) {
             guard passes, parties.contains(party) else { return }
             callReturned.store(HistoryClock.tick(), ordering: .releasing)
