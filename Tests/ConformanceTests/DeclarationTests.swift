@@ -115,6 +115,26 @@ final class ShuttingDownPool: Scheduler {
         }
     }
 
+    /// A failure whose ticks were too few to tell a fixed delay (a tick held back past the
+    /// grid's end) is measured again, for its cause: still a failure, now with the hint.
+    @Test func aFailureTooShortToTellItsCauseIsMeasuredAgainForIt() async throws {
+        // The first timer it arms, not the first scheduler: the rule may make others.
+        let starts = Box<[UInt64]>([])
+        let subject = ConformanceSubject(name: "fixed-delay-held-past-the-grid-once") {
+            HandArmedTimers("fixed-delay-held-past-the-grid-once") { start, tick, returned, step in
+                let first = starts.update {
+                    if !$0.contains(start) { $0.append(start) }
+                    return $0.first == start
+                }
+                return returned + step + (first && tick == 0 ? 300_000_000 : 0)
+            }
+        }
+        let result = try #require(await judge(subject, .tim12)[.tim12])
+        #expect(result.status == .failed)
+        #expect(starts.value.count >= 2, "measured once")
+        #expect(result.message?.contains(".repeatPolicy(.fixedDelay)") == true, "\(result.message ?? "")")
+    }
+
     @Test func timersOffTheFixedDelayFailTheDeclaration() async throws {
         let grid = ConformanceSubject(name: "queue") { QueueScheduler(name: "queue") }
         let drifts = Mutants.named("repeating-drifts")!.subject

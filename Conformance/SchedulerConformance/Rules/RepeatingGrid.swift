@@ -22,25 +22,42 @@ struct RepeatingGrid {
     let actionLength: Duration
 
     /// How long a rule goes on measuring while each measurement is too noisy to judge (an
-    /// eighth in a sanitizer's build). A noisy measurement judges nothing either way, so
-    /// another one is no retry into a pass: a conclusive one decides, and a failure fails at
-    /// once. A count of measurements ran out while another process held the cores for a
-    /// while; a time bound outlasts such a spell.
+    /// eighth under the sanitizer): a noisy one judges nothing either way, so another is no
+    /// retry into a pass. A time bound, not a count, outlasts another process's spell.
     static let patience = Duration.seconds(10)
 
     /// Runs the timer and the reference over `points` grid points and judges each, measuring
-    /// again (for up to ``patience``) while the machine was too noisy to judge.
+    /// again (for up to ``patience``) while the machine was too noisy to judge, or while a
+    /// failure's ticks were too few to say whether the timer keeps a fixed delay: a tick held
+    /// back past the grid's end leaves one period. That failure stands whatever comes after
+    /// it; only a later failure, which can say why, replaces it.
     func judge(_ ctx: RuleContext) throws(RuleFailure) {
         let deadline = ContinuousClock.now + Timing.evidenceBudget(Self.patience)
+        var unexplained: RuleFailure?
         while true {
-            do {
-                return try measure(ctx)
-            } catch  where error.kind == .inconclusive && ContinuousClock.now < deadline {}
+            let failure: RuleFailure?
+            do throws(RuleFailure) {
+                failure = try measure(ctx)
+            } catch  where error.kind == .inconclusive && ContinuousClock.now < deadline {
+                continue
+            } catch  where error.kind == .failed {
+                throw error
+            } catch {
+                throw unexplained ?? error
+            }
+            guard let failure else {
+                if let unexplained { throw unexplained }
+                return
+            }
+            let first = unexplained ?? failure
+            if ContinuousClock.now >= deadline { throw first }
+            unexplained = first
         }
     }
 
-    /// One measurement: the timer and the references over the grid, judged.
-    private func measure(_ ctx: RuleContext) throws(RuleFailure) {
+    /// One measurement: the timer and the references over the grid, judged. A failure whose
+    /// ticks were too few to tell a fixed delay is returned, not thrown.
+    private func measure(_ ctx: RuleContext) throws(RuleFailure) -> RuleFailure? {
         let scheduler = ctx.makeScheduler()
         let lead = Duration.milliseconds(5)
         let (subjectNow, anchor) = Self.anchor(scheduler)
@@ -163,8 +180,9 @@ struct RepeatingGrid {
                 let waited = hopRan > free ? hopRan - free : 0
                 return Period(end: end, latest: max(fired, handedAt + waited), next: times[k + 1])
             }
-            return try judgeFixedDelay(
+            try judgeFixedDelay(
                 ctx, times: times, periods: evidence, first: first, allowance: allowance, lateness: lateness)
+            return nil
         }
         var (judged, judgedLater) = (0, 0)
         // The longest anything the suite saw was held back at a grid point: only a stall near an
@@ -228,22 +246,9 @@ struct RepeatingGrid {
                 """
             )
         }
-        // No tick sooner than an interval after the action before it ended, and two periods
-        // within the allowance of it (or of what held back the suite's timers or the tick's
-        // thread): the other choice, undeclared. Two, not most: a loaded machine lengthens
-        // periods past what the references saw (a stall of the subject's own thread, a late
-        // hand-off to it) but never shortens one, so the periods a quiet moment left alone
-        // show the timer's own rule, while a timer slower than a fixed delay has none.
-        let gaps = Array(zip(tickEnds, times.dropFirst()))
-        let onDelay = gaps.enumerated().filter { k, gap in
-            let waited = waits.waited(tick: k + 1, since: actionEnds[k] ?? gap.0)?.bound ?? 0
-            return gap.1 <= gap.0 + step + allowance + max(lateness(from: gap.0, to: gap.1), waited)
-        }.count
-        let looksFixedDelay =
-            actionLength > 0 && gaps.count >= 3 && gaps.allSatisfy { end, next in next + slack >= end + step }
-            && onDelay >= 2
-        try ctx.expect(
-            report.isEmpty,
+        let fixedDelayLook = looksFixedDelay(
+            times: times, actionEnds: actionEnds, waits: waits, allowance: allowance, lateness: lateness)
+        func gridFailure(hinting: Bool) -> String {
             """
             \(report.count) of \(points) grid points of a timer every \(milliseconds(step)) with leeway \
             \(milliseconds(UInt64(leeway.nanoseconds))) got no tick within leeway + \
@@ -251,13 +256,10 @@ struct RepeatingGrid {
             leeway and the same leeway) and a plain action it handed the subject there \
             (\(report.prefix(4).joined(separator: "; ")))
             """
-                + (looksFixedDelay
-                    ? """
-                    . Every tick came an interval after the action before it returned: a fixed delay. A scheduler \
-                    that repeats so by design declares \(Declaration.repeatPolicy(.fixedDelay))
-                    """
-                    : "")
-        )
+                + (hinting ? Self.fixedDelayHint : "")
+        }
+        if !report.isEmpty, fixedDelayLook == nil { return RuleFailure(gridFailure(hinting: false)) }
+        try ctx.expect(report.isEmpty, gridFailure(hinting: fixedDelayLook == true))
         // One tick per grid point, unless a stall held a tick past the next point (GCD runs the
         // two as one): a tick short with no such stall is drift that noise hid point by point
         // (late ticks of a drifting timer landing on the next points), and one short beside a
@@ -292,5 +294,6 @@ struct RepeatingGrid {
             later than that too: the machine was too noisy to judge the timer
             """
         )
+        return nil
     }
 }

@@ -3,6 +3,33 @@ import SchedulerProbes
 import Schedulers
 
 extension RepeatingGrid {
+    /// What a grid's failure adds when its ticks keep a fixed delay (``looksFixedDelay``).
+    static let fixedDelayHint = """
+        . Every tick came an interval after the action before it returned: a fixed delay. A scheduler that \
+        repeats so by design declares \(Declaration.repeatPolicy(.fixedDelay))
+        """
+
+    /// Whether an undeclared timer's ticks keep a fixed delay (nil: too few ticks to tell): no
+    /// tick sooner than an interval after the action before it ended, and two periods within
+    /// the allowance of that (or of what held back the suite's timers or the tick's thread).
+    /// Two, not most: a loaded machine lengthens periods past what the references saw (a
+    /// stall of the subject's own thread, a late hand-off to it) but never shortens one, so
+    /// the periods a quiet moment left alone show the timer's own rule.
+    func looksFixedDelay(
+        times: [UInt64], actionEnds: [Int: UInt64], waits: CoreWaits, allowance: UInt64,
+        lateness: (UInt64, UInt64) -> UInt64
+    ) -> Bool? {
+        guard actionLength > .zero else { return false }
+        let (step, slack) = (UInt64(interval.nanoseconds), UInt64(Self.mappingSlack.nanoseconds))
+        let gaps = Array(zip(times.map { $0 + UInt64(actionLength.nanoseconds) }, times.dropFirst()))
+        guard gaps.count >= 3 else { return nil }
+        let onDelay = gaps.enumerated().filter { k, gap in
+            let waited = waits.waited(tick: k + 1, since: actionEnds[k] ?? gap.0)?.bound ?? 0
+            return gap.1 <= gap.0 + step + allowance + max(lateness(gap.0, gap.1), waited)
+        }.count
+        return gaps.allSatisfy { end, next in next + slack >= end + step } && onDelay >= 2
+    }
+
     /// The declared fixed delay (``RepeatPolicy/fixedDelay``): the first tick within the
     /// allowance of the start (`lateness` between two instants is the grid references'
     /// noise), and each next one an interval after the action before it returned, never
