@@ -128,6 +128,51 @@ import Testing
         }
     }
 
+    /// An arrival meeting that happened: the point's action ran inside an advance (call 0 of
+    /// thread 2); the meeting's call made action 3 for the present, which ran inside that
+    /// advance or after it returned.
+    static func arrival(madeRunsInTheAdvance: Bool) -> Jitter.Meeting? {
+        let (advance, call) = (Jitter.Party.call(thread: 2, index: 0), Jitter.Party.call(thread: 1, index: 0))
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            let meeting = Jitter.Meeting(
+                [call, .actionReturn(1)], lag: .zero, race: .arrival(of: 3), advancers: [advance])
+            let advanced = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                meeting.calling(advance)
+                meeting.arrive(.actionReturn(1))
+                if madeRunsInTheAdvance { meeting.ran(3) }
+                meeting.returned(advance)
+                advanced.signal()
+            }
+            meeting.arrive(call)
+            advanced.wait()
+            guard meeting.happened else { continue }
+            if !madeRunsInTheAdvance { meeting.ran(3) }
+            return meeting
+        }
+        return nil
+    }
+
+    @Test func anArrivalMeetingTellsWhetherTheAdvanceRanTheNewActionAndIsAimedByWhatThatTaught() throws {
+        #expect(try #require(Self.arrival(madeRunsInTheAdvance: true)).callLate == false)
+        let late = try #require(Self.arrival(madeRunsInTheAdvance: false))
+        #expect(late.callLate == true)
+        var learned = Jitter.LearnedLags()
+        for _ in 0..<10 { learned.learn(from: late) }
+        #expect(learned.arrival.centre == -1_500 && learned.start.centre == 1_000)
+        // A schedule for the present beside an advance: some of its meetings with a return aim
+        // at the advance's last look, by what was learned.
+        let meetings = Self.seeds.compactMap {
+            Jitter(seed: $0, aims: [[.arrives(3)], [.advances]], points: [1, 2, 3], learned: learned).meeting
+        }.filter { $0.race != nil }
+        #expect(meetings.count > Self.seeds.count / 8)
+        for meeting in meetings {
+            #expect(meeting.race == .arrival(of: 3))
+            #expect(meeting.lag >= .microseconds(-3) && meeting.lag < .microseconds(0))
+        }
+    }
+
     @Test func withoutDeadlinesNoMeetingPasses() {
         let meetings = Self.advanceBesideSleepers(dues: [:]).compactMap(\.meeting)
         #expect(!meetings.isEmpty)

@@ -57,8 +57,8 @@ extension RuleCatalogue {
         ) { context throws(RuleFailure) in
             let capabilities = context.subject.capabilities
             // Five thirds of the meetings: a race at the end of an advance (a schedule made
-            // between its last look for due work and its move to the target) is met about
-            // once in a hundred scenarios, and the usual bar stops near 550 of them.
+            // between its last look for due work and its move to the target) is aimed at by a
+            // learned lag, and the usual bar alone still let it pass one loaded run in thirty.
             var exploration = context.exploration
             exploration.meetings = exploration.meetings * 5 / 3
             try ScenarioExplorer.explore(

@@ -72,8 +72,8 @@ public struct Jitter: Sendable {
         func pick(_ parties: [Party], preferActing: Bool = true) -> Party {
             let acting = parties.filter {
                 switch aim($0) {
-                case .shared, .crossing, .action, .point, .follows: true
-                case .nothing, .makes: false
+                case .shared, .crossing, .action, .point, .follows, .advances: true
+                case .nothing, .makes, .arrives: false
                 }
             }
             let pool = preferActing && !acting.isEmpty ? acting : parties
@@ -121,8 +121,12 @@ public struct Jitter: Sendable {
                 longActions = []
                 break
             }
+            // Half the time a schedule for the present is aimed at an advance's last look.
+            let advancers = Set(calls.filter { aim($0) == .advances })
+            let arrivals = !advancers.isEmpty && random.next() % 2 == 0
             let aimed = calls.filter {
                 if case .crossing = aim($0) { return true }
+                if arrivals, case .arrives = aim($0) { return true }
                 return aim($0).meets.map(points.contains) ?? false
             }
             let call = pick(aimed.isEmpty ? calls : aimed)
@@ -130,11 +134,19 @@ public struct Jitter: Sendable {
             let point =
                 target.meets.flatMap { points.contains($0) ? $0 : nil }
                 ?? points[Int(random.next() % UInt64(points.count))]
-            // A dispose meeting the return before its action shows whether that action ran.
+            // A dispose meeting the return before its action shows whether that action ran; a
+            // schedule meeting an action's return shows whether the advance running it ran the
+            // new action too.
             let race: Meeting.Race? =
-                if case .action(let n) = target, target.meets == point { .start(of: n) } else { nil }
+                if case .action(let n) = target, target.meets == point {
+                    .start(of: n)
+                } else if case .arrives(let n) = target, !advancers.isEmpty, point != n {
+                    .arrival(of: n)
+                } else {
+                    nil
+                }
             let lag = race.map { learned[$0].lag(sweep) } ?? target.lag(sweep)
-            meeting = Meeting([call, .actionReturn(point)], lag: .nanoseconds(lag), race: race)
+            meeting = Meeting([call, .actionReturn(point)], lag: .nanoseconds(lag), race: race, advancers: advancers)
             switch target {
             case .action(let n): longActions = [n + 1, n + 2]
             default: longActions = Set(target.makes.map { [$0] } ?? [])
@@ -195,7 +207,10 @@ public struct Jitter: Sendable {
     }
 
     /// Called by thread `thread` before its call `index`: waits there if that is a meeting point.
-    func beforeCall(_ index: Int, of thread: Int) { meeting?.arrive(.call(thread: thread, index: index)) }
+    func beforeCall(_ index: Int, of thread: Int) {
+        meeting?.calling(.call(thread: thread, index: index))
+        meeting?.arrive(.call(thread: thread, index: index))
+    }
 
     /// Called by the suite's action `action` just before it returns.
     public func beforeReturn(of action: Int) {

@@ -63,6 +63,9 @@ extension Jitter {
         /// A dispose of action n against a serial subject's decision to start it, once n − 1
         /// returned: first guessed 1 µs after that return.
         public private(set) var start = LearnedLag(centre: 1_000)
+        /// A schedule for the present against an advance's last look for due work, once the
+        /// last action it ran returned: first guessed half a microsecond after that return.
+        public private(set) var arrival = LearnedLag(centre: 500)
 
         /// Every lag at its first guess.
         public init() {}
@@ -80,6 +83,7 @@ extension Jitter {
             switch race {
             case .passing: \.passing
             case .start: \.start
+            case .arrival: \.arrival
             }
         }
     }
@@ -111,6 +115,13 @@ extension Jitter {
         /// Makes point n (enqueues job n) and meets the return of n − 1, the moment a serial
         /// executor decides whether it has more to run or goes idle.
         case follows(Int)
+        /// Makes point n for the present on a virtual-time subject: met with the return of an
+        /// action an advance runs, as the advance looks for more due work before it moves the
+        /// time to its target (work that comes in between is due, and must run in that advance).
+        case arrives(Int)
+        /// Advances virtual time (by or to a target): runs what is due on its own thread, then
+        /// moves the time.
+        case advances
 
         /// The lag after meeting a point of the suite's code, in ns, from `sweep` (0 ..< 6,000).
         /// A serial subject decides about action n only after n − 1 returned, so a dispose of
@@ -126,15 +137,15 @@ extension Jitter {
             case .action: sweep * 2 / 3
             case .follows: 2_000 - sweep * 4 / 3
             case .crossing: sweep * 4 / 3 - 4_000
-            case .nothing, .makes, .shared, .point: sweep - 2_000
+            case .nothing, .makes, .shared, .point, .arrives, .advances: sweep - 2_000
             }
         }
 
         /// The point of the suite's code inside the subject this call makes, if any.
         var makes: Int? {
             switch self {
-            case .makes(let n, _), .follows(let n): n
-            case .nothing, .shared, .crossing, .action, .point: nil
+            case .makes(let n, _), .follows(let n), .arrives(let n): n
+            case .nothing, .shared, .crossing, .action, .point, .advances: nil
             }
         }
 
@@ -143,7 +154,7 @@ extension Jitter {
             switch self {
             case .action(let n), .follows(let n): n > 1 ? n - 1 : nil
             case .point(let n): n
-            case .nothing, .makes, .shared, .crossing: nil
+            case .nothing, .makes, .shared, .crossing, .arrives, .advances: nil
             }
         }
     }

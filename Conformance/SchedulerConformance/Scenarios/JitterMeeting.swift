@@ -24,6 +24,9 @@ extension Jitter {
             /// The call disposes action n; the point is the return of n − 1, after which a
             /// serial subject decides whether n starts.
             case start(of: Int)
+            /// The call schedules action n for the present; the point is the return of an
+            /// action an advance runs, after which the advance looks for more due work.
+            case arrival(of: Int)
         }
 
         let parties: Set<Party>
@@ -42,16 +45,31 @@ extension Jitter {
         private let pointThread = Atomic<UInt>(0)
         /// For a ``Race/start(of:)`` meeting: the action its call disposes ran.
         private let disposedRan = Atomic<Bool>(false)
+        /// For an ``Race/arrival(of:)`` meeting: the calls that advance, the tickets at which
+        /// the latest of them began, the point arrived, the advance that ran the point returned
+        /// and the action the call makes ran (0: not yet).
+        private let advancers: Set<Party>
+        private let advanceBegan = Atomic<UInt64>(0)
+        private let pointArrived = Atomic<UInt64>(0)
+        private let advanceReturned = Atomic<UInt64>(0)
+        private let madeRan = Atomic<UInt64>(0)
 
-        init(_ parties: Set<Party>, lag: Duration, race: Race? = nil) {
+        init(_ parties: Set<Party>, lag: Duration, race: Race? = nil, advancers: Set<Party> = []) {
             self.parties = parties
             self.lag = lag
             self.race = race
+            self.advancers = advancers
         }
+
+        private var arrival: Bool { if case .arrival = race { true } else { false } }
 
         func arrive(_ party: Party) {
             guard parties.contains(party) else { return }
             if passes, case .actionReturn = party { pointThread.store(ThreadProbe.id, ordering: .releasing) }
+            if arrival, case .actionReturn = party {
+                _ = pointArrived.compareExchange(
+                    expected: 0, desired: HistoryClock.tick(), ordering: .acquiringAndReleasing)
+            }
             let order = arrived.add(1, ordering: .acquiringAndReleasing).newValue
             let patience = if case .actionReturn = party { Self.actionPatience } else { Self.patience }
             if spinWait(upTo: patience, until: { arrived.load(ordering: .acquiring) >= 2 }) {
@@ -80,8 +98,23 @@ extension Jitter {
                 expected: 0, desired: HistoryClock.tick(), ordering: .acquiringAndReleasing)
         }
 
-        /// Notes, for a meeting that passes its point's time, that call `party` returned.
+        /// Notes, for an arrival meeting, that call `party` is about to begin.
+        func calling(_ party: Party) {
+            guard arrival, advancers.contains(party) else { return }
+            advanceBegan.store(HistoryClock.tick(), ordering: .releasing)
+        }
+
+        /// Notes, for a meeting that passes its point's time, that call `party` returned; for
+        /// an arrival meeting, that an advance returned, if it began before the point arrived
+        /// (the driver's calls follow one another, so that advance ran the point).
         func returned(_ party: Party) {
+            if arrival, advancers.contains(party) {
+                let point = pointArrived.load(ordering: .acquiring)
+                guard point != 0, advanceBegan.load(ordering: .acquiring) < point else { return }
+                _ = advanceReturned.compareExchange(
+                    expected: 0, desired: HistoryClock.tick(), ordering: .acquiringAndReleasing)
+                return
+            }
             guard passes, parties.contains(party) else { return }
             callReturned.store(HistoryClock.tick(), ordering: .releasing)
         }
@@ -89,6 +122,9 @@ extension Jitter {
         /// Notes that the suite's action `action` ran (it is about to return).
         func ran(_ action: Int) {
             if race == .start(of: action) { disposedRan.store(true, ordering: .releasing) }
+            if race == .arrival(of: action) {
+                _ = madeRan.compareExchange(expected: 0, desired: HistoryClock.tick(), ordering: .acquiringAndReleasing)
+            }
         }
 
         /// For a meeting that aims at a race and happened, whether the call came after the
@@ -104,6 +140,12 @@ extension Jitter {
                 return resumed != 0 && resumed < callReturned.load(ordering: .acquiring)
             case .start:
                 return disposedRan.load(ordering: .acquiring)
+            case .arrival:
+                // Only an advance that ran the point tells: a step takes one action and no more.
+                let returned = advanceReturned.load(ordering: .acquiring)
+                guard returned != 0 else { return nil }
+                let ran = madeRan.load(ordering: .acquiring)
+                return ran == 0 || ran > returned
             }
         }
 

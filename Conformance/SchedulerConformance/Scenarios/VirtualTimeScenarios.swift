@@ -42,7 +42,9 @@ enum VirtualTimeScenarios {
     static func aim(_ operation: VirtualTimeModel.Operation) -> Jitter.Aim {
         switch operation {
         case .dispose(let n): .action(n)
+        case .drive(.by), .drive(.to): .advances
         case .drive: .shared
+        case .schedule(let n, nil): .arrives(n)
         case .schedule(let n, _): .makes(n)
         default: .nothing
         }
