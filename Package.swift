@@ -58,11 +58,22 @@ let package = Package(
             path: "Sources/SchedulerVocabulary",
             swiftSettings: strict
         ),
+        // How a hang or a crash is read: gdb's stacks of a process, and the subject's frames in them.
+        // Both tools' supervisors and the rules use it.
+        .target(
+            name: "SchedulerDiagnostics",
+            dependencies: [
+                "SchedulerProbes", "SchedulerVocabulary", "Schedulers",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+            ],
+            path: "Sources/SchedulerDiagnostics",
+            swiftSettings: strict
+        ),
         // Layer 3: the conformance suite and the stress scenarios.
         .target(
             name: "SchedulerConformance",
             dependencies: [
-                "Schedulers", "SchedulerProbes", "SchedulerVocabulary",
+                "Schedulers", "SchedulerProbes", "SchedulerVocabulary", "SchedulerDiagnostics",
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             path: "Conformance/SchedulerConformance",
@@ -77,7 +88,7 @@ let package = Package(
         .target(
             name: "SchedulerMutants",
             dependencies: [
-                "SchedulerConformance", "SchedulerVocabulary", "SchedulerProbes", "Schedulers",
+                "SchedulerVocabulary", "SchedulerProbes", "Schedulers",
                 .product(name: "HeapModule", package: "swift-collections"),
             ],
             path: "Conformance/Mutants",
@@ -97,7 +108,7 @@ let package = Package(
         .target(
             name: "CommandSupport",
             dependencies: [
-                "SchedulerConformance", "SchedulerVocabulary", "SchedulerProbes", "Schedulers",
+                "SchedulerDiagnostics", "SchedulerVocabulary", "SchedulerProbes", "Schedulers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
@@ -113,7 +124,8 @@ let package = Package(
         .target(
             name: "ConformanceCommands",
             dependencies: [
-                "CommandSupport", "SchedulerConformance", "SchedulerVocabulary", "SchedulerProbes", "Schedulers",
+                "CommandSupport", "SchedulerConformance", "SchedulerDiagnostics", "SchedulerVocabulary", "SchedulerProbes",
+                "Schedulers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
             ],
@@ -179,6 +191,7 @@ let package = Package(
             name: "ConformanceTests",
             dependencies: [
                 "TestSupport", "SchedulerConformance", "SchedulerConformanceTesting", "SchedulerMutants",
+                "SchedulerDiagnostics",
                 "SchedulerProbes",
                 "SchedulerVocabulary",
                 "Schedulers", "SchedulerHarness", "CommandSupport", "ConformanceCommands", "conformance",

@@ -1,3 +1,4 @@
+import SchedulerDiagnostics
 import CommandSupport
 import Foundation
 import SchedulerConformance

@@ -1,4 +1,4 @@
-import SchedulerConformance
+import SchedulerVocabulary
 import Schedulers
 
 extension Mutants {

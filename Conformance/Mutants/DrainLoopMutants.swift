@@ -1,5 +1,5 @@
 import Dispatch
-import SchedulerConformance
+import SchedulerVocabulary
 import SchedulerProbes
 import Schedulers
 import Synchronization

@@ -1,5 +1,5 @@
 import Foundation
-import SchedulerConformance
+import SchedulerVocabulary
 import SchedulerProbes
 import Schedulers
 

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import SchedulerConformance
+import SchedulerVocabulary
 import Schedulers
 import Synchronization
 

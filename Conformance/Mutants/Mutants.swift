@@ -1,4 +1,4 @@
-import SchedulerConformance
+import SchedulerVocabulary
 import Schedulers
 
 /// Deliberately broken schedulers: the suite must reject every one of them, every time.

@@ -1,5 +1,5 @@
 import Dispatch
-import SchedulerConformance
+import SchedulerVocabulary
 import SchedulerProbes
 import Schedulers
 import Synchronization
@@ -176,7 +176,7 @@ final class LaneScheduler: Scheduler, @unchecked Sendable {
         let name = fault == .none ? fault.rawValue : "mutant-\(fault.rawValue)"
         var subject = ConformanceSubject(name: name, origin: origin) { LaneScheduler(fault) }
         subject.scenarioOperations = [
-            SchedulerModel.ExtraOperation(
+            ScenarioOperation(
                 "reset", perform: { ($0 as? LaneScheduler)?.reset() }, step: { $0.removeAll() })
         ]
         return subject

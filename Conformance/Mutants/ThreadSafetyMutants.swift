@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import SchedulerConformance
+import SchedulerVocabulary
 import SchedulerProbes
 import Schedulers
 import Synchronization

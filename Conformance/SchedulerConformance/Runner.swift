@@ -1,3 +1,4 @@
+import SchedulerDiagnostics
 import Dispatch
 import Foundation
 import SchedulerProbes

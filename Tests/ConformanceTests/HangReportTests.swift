@@ -1,3 +1,4 @@
+import SchedulerDiagnostics
 import Foundation
 import SchedulerProbes
 import Synchronization

@@ -1,5 +1,4 @@
 import Foundation
-import SchedulerConformance
 import SchedulerVocabulary
 
 /// The results as one static page people read: the conformance matrix, each cell linked to

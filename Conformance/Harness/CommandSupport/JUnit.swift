@@ -1,5 +1,4 @@
 import Foundation
-import SchedulerConformance
 import SchedulerVocabulary
 
 /// JUnit XML, the one format CI systems all read: the single writer behind both commands'

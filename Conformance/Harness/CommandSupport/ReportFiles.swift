@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import SchedulerConformance
 import SchedulerVocabulary
 
 /// Where both commands' reports go: the folder is proven writable before any work, and

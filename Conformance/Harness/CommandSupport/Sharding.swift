@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import SchedulerConformance
 import SchedulerVocabulary
 
 /// `--total-shards` and `--shard-index`, or Bazel's `TEST_TOTAL_SHARDS`/`TEST_SHARD_INDEX`:

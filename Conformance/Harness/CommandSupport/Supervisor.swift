@@ -1,5 +1,6 @@
+import SchedulerVocabulary
 import Foundation
-import SchedulerConformance
+import SchedulerDiagnostics
 import SchedulerProbes
 
 /// The parent side of isolation, for both commands: runs items (rules, or one stress run)

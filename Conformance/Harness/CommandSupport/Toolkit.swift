@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import SchedulerConformance
 import SchedulerVocabulary
 import Schedulers
 

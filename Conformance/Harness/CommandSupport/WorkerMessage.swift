@@ -1,5 +1,4 @@
 import Foundation
-import SchedulerConformance
 import SchedulerVocabulary
 
 /// The wire format between a supervisor and its worker process: one JSON message per line

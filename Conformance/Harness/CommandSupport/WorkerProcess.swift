@@ -1,6 +1,8 @@
+import SchedulerVocabulary
 import Dispatch
 import Foundation
-import SchedulerConformance
+import SchedulerDiagnostics
+import SchedulerProbes
 import Schedulers
 import Subprocess
 import Synchronization

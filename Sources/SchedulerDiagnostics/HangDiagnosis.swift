@@ -64,14 +64,14 @@ package enum HangDiagnosis {
     /// The first frame of thread `id`'s stack in the subject's code, as `Type.method(_:)`
     /// (with `at File.swift:42` when the dump has lines); nil when the thread is not in the
     /// dump or no frame qualifies.
-    static func stuckFrame(of id: Int32, in dump: String) -> String? {
+    package static func stuckFrame(of id: Int32, in dump: String) -> String? {
         if case .inside(let frame) = place(of: id, in: dump) { return frame }
         return nil
     }
 
     /// Where thread `id` is in `dump`: in the subject's code, waiting in the suite's, or not
     /// in the dump (gone by the time it was taken).
-    static func place(of id: Int32, in dump: String) -> SampledStack {
+    package static func place(of id: Int32, in dump: String) -> SampledStack {
         guard let block = threadBlocks(dump).first(where: { $0.id == id }) else { return .unreadable }
         return frames(of: block, in: dump).first(where: \.isSubjects).map { .inside($0.described) }
             ?? .outsideTheSubject
@@ -79,12 +79,12 @@ package enum HangDiagnosis {
 
     /// Whether thread `id` of `dump` waits inside `pthread_mutex_lock`, whose lock word says
     /// who holds it.
-    static func waitsInPthreadMutex(_ id: Int32, in dump: String) -> Bool {
+    package static func waitsInPthreadMutex(_ id: Int32, in dump: String) -> Bool {
         threadBlocks(dump).first { $0.id == id }?.text.contains("pthread_mutex_lock") ?? false
     }
 
     /// What sampling a thread's stack found (see ``sampledStack(of:)``).
-    enum SampledStack: Equatable {
+    package enum SampledStack: Equatable {
         /// The thread did not answer: a sanitizer, another platform, or a thread gone.
         case unreadable
         /// No frame of the stack is the subject's: the thread waits in the suite's code.
@@ -95,7 +95,7 @@ package enum HangDiagnosis {
 
     /// Thread `id`'s stack, sampled inside this process (no debugger, no stacks kept): how a
     /// hang found by `assertConformance` names the call a thread is stuck in.
-    static func sampledStack(of id: Int32) -> SampledStack {
+    package static func sampledStack(of id: Int32) -> SampledStack {
         #if canImport(Runtime)
             guard #available(macOS 26, *), let symbols = StackSample.symbols(ofThread: id) else { return .unreadable }
             for raw in symbols where module(ofMangled: raw).map(isSubjects) == true {
@@ -114,15 +114,15 @@ package enum HangDiagnosis {
     }
 
     /// The subject's innermost frame on thread `id`'s sampled stack, if it has one.
-    static func sampledStuckFrame(of id: Int32) -> String? {
+    package static func sampledStuckFrame(of id: Int32) -> String? {
         if case .inside(let frame) = sampledStack(of: id) { return frame }
         return nil
     }
 
     /// The suite's own modules.
     private static let suiteModules: Set<String> = [
-        "SchedulerConformance", "SchedulerConformanceTesting", "SchedulerProbes", "SchedulerVocabulary",
-        "SchedulerStress", "SchedulerHarness", "CommandSupport", "ConformanceCommands", "StressCommands",
+        "SchedulerConformance", "SchedulerConformanceTesting", "SchedulerDiagnostics", "SchedulerProbes",
+        "SchedulerVocabulary", "SchedulerStress", "SchedulerHarness", "CommandSupport", "ConformanceCommands", "StressCommands",
     ]
 
     /// The libraries under every subject: a frame of theirs is where a subject waits, not
@@ -133,14 +133,14 @@ package enum HangDiagnosis {
     ]
 
     /// Whether code of `module` is the subject's: neither the suite's nor a library's.
-    static func isSubjects(_ module: String) -> Bool {
+    package static func isSubjects(_ module: String) -> Bool {
         !suiteModules.contains(module) && !libraryModules.contains(module)
     }
 
     /// The module of a mangled Swift symbol (`$s` + the module name's length and the name +
     /// …); nil for C symbols and the standard library's (`$ss…`, `$sSc…`: substitutions,
     /// not a module name).
-    static func module(ofMangled mangled: String) -> String? {
+    package static func module(ofMangled mangled: String) -> String? {
         guard mangled.hasPrefix("$s") else { return nil }
         let rest = mangled.dropFirst(2)
         let digits = rest.prefix(while: \.isNumber)
@@ -172,8 +172,8 @@ package enum HangDiagnosis {
     /// Source folders of the suite's own code and of the libraries it runs on: a frame there
     /// is never the subject's, in a hang's stacks or a crash's backtrace.
     private static let suiteFolders = [
-        "/SchedulerConformance/", "/SchedulerConformanceTesting/", "/SchedulerProbes/", "/SchedulerVocabulary/",
-        "/CommandSupport/",
+        "/SchedulerConformance/", "/SchedulerConformanceTesting/", "/SchedulerDiagnostics/", "/SchedulerProbes/",
+        "/SchedulerVocabulary/", "/CommandSupport/",
         "/Conformance/Commands/", "/Stress/Commands/", "/swift-corelibs-foundation/",
         "/swift-corelibs-libdispatch/", "/swift-argument-parser/",
     ]

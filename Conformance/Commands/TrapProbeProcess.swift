@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import CommandSupport
 import SchedulerConformance
 import Schedulers
 

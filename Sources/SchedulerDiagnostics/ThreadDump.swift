@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import SchedulerProbes
+import SchedulerVocabulary
 import Schedulers
 import Subprocess
 
@@ -109,7 +110,7 @@ public enum ThreadDump {
     /// source: in this process by the runtime's demangler where the `Runtime` module is
     /// there (a child `swift-demangle` under a loaded sanitizer run outlasted its bound), else
     /// by the toolchain's `swift-demangle`; unchanged when neither is.
-    static func demangled(_ stacks: String) async -> String {
+    package static func demangled(_ stacks: String) async -> String {
         #if canImport(Runtime)
             if #available(macOS 26, *) {
                 return stacks.split(separator: "\n", omittingEmptySubsequences: false).map { line in
