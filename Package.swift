@@ -124,7 +124,8 @@ let package = Package(
         .target(
             name: "ConformanceCommands",
             dependencies: [
-                "CommandSupport", "SchedulerConformance", "SchedulerDiagnostics", "SchedulerVocabulary", "SchedulerProbes",
+                "CommandSupport", "SchedulerConformance", "SchedulerDiagnostics", "SchedulerVocabulary",
+                "SchedulerProbes",
                 "Schedulers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Subprocess", package: "swift-subprocess"),

@@ -1,7 +1,7 @@
-import SchedulerDiagnostics
 import CommandSupport
 import Foundation
 import SchedulerConformance
+import SchedulerDiagnostics
 
 /// A subject's rules run in worker processes: a rule that hangs becomes `timeout` (with
 /// every thread's stack when gdb is installed), one that crashes the process becomes

@@ -1,6 +1,6 @@
+import CommandSupport
 import Dispatch
 import Foundation
-import CommandSupport
 import SchedulerConformance
 import Schedulers
 

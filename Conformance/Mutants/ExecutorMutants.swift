@@ -1,6 +1,6 @@
 import Dispatch
-import SchedulerVocabulary
 import SchedulerProbes
+import SchedulerVocabulary
 import Schedulers
 import Synchronization
 

@@ -1,6 +1,6 @@
 import Foundation
-import SchedulerVocabulary
 import SchedulerProbes
+import SchedulerVocabulary
 import Schedulers
 
 /// Two threads of its own that every pooled ``FaultyExecutor`` drains on, as executors on a

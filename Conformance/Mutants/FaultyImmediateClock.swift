@@ -1,6 +1,6 @@
 import Dispatch
-import SchedulerVocabulary
 import SchedulerProbes
+import SchedulerVocabulary
 import Schedulers
 
 /// A clock whose sleeps return at once, its time moved to the deadline (as swift-clocks'

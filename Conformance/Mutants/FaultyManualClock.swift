@@ -1,6 +1,6 @@
 import Dispatch
-import SchedulerVocabulary
 import SchedulerProbes
+import SchedulerVocabulary
 import Schedulers
 
 /// A manual (test) clock written from scratch, correct unless given a fault: a list of

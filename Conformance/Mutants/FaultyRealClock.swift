@@ -1,6 +1,6 @@
 import Dispatch
-import SchedulerVocabulary
 import SchedulerProbes
+import SchedulerVocabulary
 import Schedulers
 
 /// A real clock on Dispatch's uptime clock, correct unless given a fault: sleeps are

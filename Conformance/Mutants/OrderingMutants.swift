@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import SchedulerVocabulary
 import SchedulerProbes
+import SchedulerVocabulary
 import Schedulers
 import Synchronization
 

@@ -1,5 +1,5 @@
-import SchedulerVocabulary
 import SchedulerProbes
+import SchedulerVocabulary
 import Schedulers
 
 /// A small manual clock whose sleepers run wherever the suite puts them (not inside its

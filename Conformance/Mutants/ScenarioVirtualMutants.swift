@@ -1,5 +1,5 @@
-import SchedulerVocabulary
 import SchedulerProbes
+import SchedulerVocabulary
 import Schedulers
 
 /// A small virtual-time scheduler, correct but for one fault: each on a call other than

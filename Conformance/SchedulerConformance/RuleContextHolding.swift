@@ -1,5 +1,5 @@
-import SchedulerDiagnostics
 import Foundation
+import SchedulerDiagnostics
 import SchedulerProbes
 import Schedulers
 

@@ -1,6 +1,6 @@
-import SchedulerDiagnostics
 import Dispatch
 import Foundation
+import SchedulerDiagnostics
 import SchedulerProbes
 import Schedulers
 import Synchronization

@@ -1,5 +1,5 @@
-import SchedulerDiagnostics
 import Foundation
+import SchedulerDiagnostics
 import SchedulerProbes
 
 /// Whether a stuck thread is blocked or spinning, read from the kernel.

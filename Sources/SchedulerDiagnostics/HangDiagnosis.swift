@@ -44,6 +44,10 @@ package enum HangDiagnosis {
         package var threadName: String
         /// The subject's innermost frame.
         package var frame: String
+
+        package init(threadID: Int32?, threadName: String, frame: String) {
+            (self.threadID, self.threadName, self.frame) = (threadID, threadName, frame)
+        }
     }
 
     /// Every thread of `dump` whose stack has a frame of the suite's below one of the
@@ -122,7 +126,8 @@ package enum HangDiagnosis {
     /// The suite's own modules.
     private static let suiteModules: Set<String> = [
         "SchedulerConformance", "SchedulerConformanceTesting", "SchedulerDiagnostics", "SchedulerProbes",
-        "SchedulerVocabulary", "SchedulerStress", "SchedulerHarness", "CommandSupport", "ConformanceCommands", "StressCommands",
+        "SchedulerVocabulary", "SchedulerStress", "SchedulerHarness", "CommandSupport", "ConformanceCommands",
+        "StressCommands",
     ]
 
     /// The libraries under every subject: a frame of theirs is where a subject waits, not

@@ -1,5 +1,5 @@
-import SchedulerVocabulary
 import SchedulerDiagnostics
+import SchedulerVocabulary
 
 /// What a dead worker's standard error says about its death: the runtime's fatal message and
 /// the first frame of the crashed thread that is neither the runtime's nor the suite's, read

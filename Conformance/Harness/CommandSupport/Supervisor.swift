@@ -1,7 +1,7 @@
-import SchedulerVocabulary
 import Foundation
 import SchedulerDiagnostics
 import SchedulerProbes
+import SchedulerVocabulary
 
 /// The parent side of isolation, for both commands: runs items (rules, or one stress run)
 /// in child worker processes under a watchdog, restarting a worker after a crash or a hang

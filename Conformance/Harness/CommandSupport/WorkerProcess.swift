@@ -1,8 +1,8 @@
-import SchedulerVocabulary
 import Dispatch
 import Foundation
 import SchedulerDiagnostics
 import SchedulerProbes
+import SchedulerVocabulary
 import Schedulers
 import Subprocess
 import Synchronization
