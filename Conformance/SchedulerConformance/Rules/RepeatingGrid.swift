@@ -266,13 +266,13 @@ struct RepeatingGrid {
         // long stall cannot be told from a merge.
         let merged = points - 1 - (times.firstIndex { $0 + slack >= last } ?? points - 1)
         if merged > 0 {
-            try ctx.expect(
-                longestDelay + allowance >= step,
-                """
+            let drift = """
                 the timer ran \(points - merged) ticks for \(points) grid points, and nothing the suite saw was held \
                 back long enough to merge two (the longest \(milliseconds(longestDelay)), an interval is \
                 \(milliseconds(step))): its ticks drifted behind the grid, each one landing on a later point
-                """)
+                """ + (fixedDelayLook == true ? Self.fixedDelayHint : "")
+            if longestDelay + allowance < step, fixedDelayLook == nil { return RuleFailure(drift) }
+            try ctx.expect(longestDelay + allowance >= step, drift)
             try ctx.requireExercised(
                 false,
                 """
