@@ -81,7 +81,9 @@ public enum Mutants {
         }
         + RacyVirtualScheduler.Fault.allCases.filter { $0 != .none && optimised }.map {
             fault in
-            mutant(fault.rawValue, fault.summary, .lin2) { _ in RacyVirtualScheduler(fault) }
+            mutant(fault.rawValue, fault.summary, .lin2, declaring: fault.declaration) { _ in
+                RacyVirtualScheduler(fault)
+            }
         }
         + RacyManualClock.Fault.allCases.filter { $0 != .none && optimised }.map { fault in
             Mutant(
@@ -105,6 +107,12 @@ public enum Mutants {
     /// The lane the scenario mutants break, correct, with its `reset` declared as a
     /// scenario operation: what an adopter's subject with an extra call looks like.
     public static let correctLane = LaneScheduler.subject(.none, origin: .thirdParty)
+
+    /// The virtual-time scheduler LIN-2's mutants break, correct: the control that shows
+    /// their kills come from their faults.
+    public static let correctRacyVirtual = ConformanceSubject(name: "racy-virtual", origin: .thirdParty) {
+        RacyVirtualScheduler(.none)
+    }
 
     /// The mutant `name` (its subject is `mutant-` and the name), whose scheduler `make` builds
     /// from that name: the one place a mutant's name and fault are written.

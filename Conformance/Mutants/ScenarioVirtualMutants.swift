@@ -1,6 +1,7 @@
 import SchedulerProbes
 import SchedulerVocabulary
 import Schedulers
+import Synchronization
 
 /// A small virtual-time scheduler, correct but for one fault: each on a call other than
 /// plain `schedule` (advance, step, dispose, `now`) meeting a call from another thread, in
@@ -14,7 +15,9 @@ final class RacyVirtualScheduler: VirtualTimeScheduler {
         /// second while the first runs does not stop it.
         case batchIgnoresDispose = "virtual-batch-ignores-dispose"
         /// An advance moves the time to its target in a critical section of its own, after
-        /// it found nothing more due: work scheduled in between is stamped with the old time.
+        /// it found nothing more due: work scheduled in between is stamped with the old time,
+        /// and so runs ahead of work already pending at the target (its advances are
+        /// exclusive, so that work is still pending).
         case targetSetLate = "virtual-target-set-late"
         /// A step reads the earliest entry in one critical section and removes the earliest
         /// in another: an earlier entry scheduled in between is removed unrun.
@@ -32,43 +35,69 @@ final class RacyVirtualScheduler: VirtualTimeScheduler {
                 "a step reads the earliest entry and removes the earliest in two critical sections"
             }
         }
+
+        /// What the mutant declares: the fault that needs work pending at an advance's
+        /// target to show has advances that leave it pending.
+        var declaration: Declaration? { self == .targetSetLate ? .advanceTarget(.exclusive) : nil }
+    }
+
+    /// A handle whose action is claimed under the scheduler's lock when it is taken to run,
+    /// so a dispose comes either before (the action never starts) or after (it runs whole),
+    /// and a step that took an entry always has run it: the base is correct but for `Fault`.
+    private final class Claim: Disposable {
+        private static let claimed: UInt8 = 1
+        private static let disposed: UInt8 = 2
+        private let state = Atomic<UInt8>(0)
+
+        /// True for the one caller that claims the action before any dispose.
+        func claim() -> Bool {
+            state.bitwiseOr(Self.claimed, ordering: .acquiringAndReleasing).oldValue == 0
+        }
+
+        func dispose() { state.bitwiseOr(Self.disposed, ordering: .acquiringAndReleasing) }
+
+        var isDisposed: Bool { state.load(ordering: .acquiring) & Self.disposed != 0 }
     }
 
     private struct Entry {
         let time: SchedulerTime
-        let sequence: Int
         let action: SchedulerAction
-        let handle: BooleanDisposable
+        let handle: Claim
     }
 
     private struct State {
         var now = SchedulerTime.zero
-        var sequence = 0
+        /// Sorted by time, then order of scheduling: VT-9's twenty thousand stay cheap.
         var entries: [Entry] = []
 
-        var earliest: Int? {
-            entries.indices.min { (entries[$0].time, entries[$0].sequence) < (entries[$1].time, entries[$1].sequence) }
-        }
+        var earliest: Int? { entries.isEmpty ? nil : 0 }
 
-        mutating func insert(_ action: @escaping SchedulerAction, at time: SchedulerTime) -> BooleanDisposable {
-            let handle = BooleanDisposable()
-            entries.append(Entry(time: max(time, now), sequence: sequence, action: action, handle: handle))
-            sequence += 1
+        mutating func insert(_ action: @escaping SchedulerAction, at time: SchedulerTime) -> Claim {
+            let handle = Claim()
+            let stamp = max(time, now)
+            // After every entry not later than it: equal times keep their order of scheduling.
+            var low = 0
+            var high = entries.count
+            while low < high {
+                let middle = (low + high) / 2
+                if entries[middle].time <= stamp { low = middle + 1 } else { high = middle }
+            }
+            entries.insert(Entry(time: stamp, action: action, handle: handle), at: low)
             return handle
         }
 
-        /// Removes and returns the earliest live entries due at or before `limit`: one, or
-        /// all those at its instant.
-        mutating func popDue(notAfter limit: SchedulerTime, batch: Bool) -> [Entry] {
-            while let index = earliest, entries[index].time <= limit {
+        /// Removes, claims and returns the earliest live entries due at or before `limit`
+        /// (before it, if `exclusive`): one, or all those at its instant.
+        mutating func popDue(notAfter limit: SchedulerTime, exclusive: Bool = false, batch: Bool) -> [Entry] {
+            while let index = earliest, exclusive ? entries[index].time < limit : entries[index].time <= limit {
                 let first = entries.remove(at: index)
-                guard !first.handle.isDisposed else { continue }
+                guard first.handle.claim() else { continue }
                 now = max(now, first.time)
                 guard batch else { return [first] }
                 var taken = [first]
                 while let next = earliest, entries[next].time == first.time {
                     let entry = entries.remove(at: next)
-                    if !entry.handle.isDisposed { taken.append(entry) }
+                    if entry.handle.claim() { taken.append(entry) }
                 }
                 return taken
             }
@@ -120,11 +149,13 @@ final class RacyVirtualScheduler: VirtualTimeScheduler {
                 return seen
             }
             if let taken { state.withLock { $0.now = max($0.now, taken.time) } }
-        } else {
-            taken = state.withLock { $0.popDue(notAfter: .distantFuture, batch: false).first }
+            guard let taken else { return false }
+            if taken.handle.claim() { CurrentScheduler.run(as: self, taken.action) }
+            return true
         }
+        taken = state.withLock { $0.popDue(notAfter: .distantFuture, batch: false).first }
         guard let taken else { return false }
-        if !taken.handle.isDisposed { CurrentScheduler.run(as: self, taken.action) }
+        CurrentScheduler.run(as: self, taken.action)
         return true
     }
 
@@ -139,7 +170,8 @@ final class RacyVirtualScheduler: VirtualTimeScheduler {
         }
         while true {
             let due = state.withLock { state -> [Entry] in
-                let due = state.popDue(notAfter: target, batch: fault == .batchIgnoresDispose)
+                let due = state.popDue(
+                    notAfter: target, exclusive: fault.declaration != nil, batch: fault == .batchIgnoresDispose)
                 if due.isEmpty, fault != .targetSetLate { state.now = max(state.now, target) }
                 return due
             }

@@ -266,4 +266,19 @@ import Testing
         // test allows for a model-checked rule. Never failed.
         #expect(correct.status == .passed || correct.status == .inconclusive, "\(correct.message ?? "")")
     }
+
+    /// The base of LIN-2's mutants is correct: every virtual-time rule and LIN-2 pass it, so
+    /// each mutant is caught for its one fault.
+    @Test func theRacyVirtualSchedulersBasePassesTheVirtualTimeRules() async throws {
+        var timing = MutantKillTests.timing
+        timing.mustHappen = .seconds(10)
+        let rules = RuleCatalogue.all.filter { $0.category == .virtualTime || $0.id == .lin2 }
+        let results = await OwnThread.run(.rules) { [timing] in
+            ConformanceRunner.run(Mutants.correctRacyVirtual, rules: rules, timing: timing)
+        }
+        // As for the lane: with the cores held by other tests, LIN-2's evidence may not come.
+        let bad = results.filter { ![.passed, .skipped, .inconclusive].contains($0.status) }
+        #expect(bad.isEmpty, "\(bad.map { "\($0.rule) \($0.status.rawValue): \($0.message ?? "")" })")
+        #expect(results.contains { $0.status == .passed })
+    }
 }

@@ -56,15 +56,10 @@ extension RuleCatalogue {
             needsIdleCores: true
         ) { context throws(RuleFailure) in
             let capabilities = context.subject.capabilities
-            // Five thirds of the meetings: a race at the end of an advance (a schedule made
-            // between its last look for due work and its move to the target) is aimed at by a
-            // learned lag, and the usual bar alone still let it pass one loaded run in thirty.
-            var exploration = context.exploration
-            exploration.meetings = exploration.meetings * 5 / 3
             try ScenarioExplorer.explore(
                 .lin2, profile: "virtual-time scheduler", context: context,
                 generate: { VirtualTimeScenarios.generate(&$0, capabilities: capabilities) },
-                aim: VirtualTimeScenarios.aim, exploration: exploration,
+                aim: VirtualTimeScenarios.aim,
                 instance: { jitter throws(RuleFailure) in try VirtualTimeScenarios.instance(context, jitter: jitter) })
         },
         Rule(
