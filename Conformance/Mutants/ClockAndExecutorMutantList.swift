@@ -6,6 +6,8 @@ extension Mutants {
     static let clocks: [Mutant] = [
         clock(.perThreadSkew, "threads read a clock 5 ms apart", .clk1),
         clock(.roundsToMilliseconds, "rounds the time left down to whole milliseconds", .clk2),
+        clock(.roundsToNearestMillisecond, "rounds the time left to the nearest millisecond", .clk2),
+        clock(.toleranceWakesEarly, "wakes a tolerance before the deadline when given one", .clk2),
         clock(.staleSleepFor, "`sleep(for:)` measures from when the clock was made", .clk3),
         clock(.pastDeadlineWaits, "a past deadline sleeps for how long ago it was", .clk4),
         clock(.parkedIgnoresCancellation, "checks cancellation before sleeping, not while parked", .clk5),

@@ -97,6 +97,10 @@ final class FaultySubscriptionMutant: Scheduler {
         case timersToBackground = "subscription-timers-to-background"
         /// Runs inline actions as itself, hiding the caller's current scheduler.
         case runsAsItself = "subscription-runs-as-itself"
+        /// Sends repeating actions to its background scheduler even inside a current scheduler.
+        case repeatingToBackground = "subscription-repeating-to-background"
+        /// Sends recursion to its background scheduler even inside a current scheduler.
+        case recursionToBackground = "subscription-recursion-to-background"
     }
 
     let fault: Fault
@@ -128,23 +132,49 @@ final class FaultySubscriptionMutant: Scheduler {
     func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
         any Disposable
     )? {
-        let target: any Scheduler =
-            fault == .timersToBackground
-            ? background
-            : (CurrentScheduler.value.flatMap { $0.capabilities.contains(.timers) ? $0 : nil } ?? background)
-        return try target.schedule(at: deadline, action)
+        try target(for: .timers, unless: .timersToBackground).schedule(at: deadline, action)
     }
 
     func schedule(
         at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
         _ action: @escaping SchedulerAction
     ) throws(SchedulerError) -> any Disposable {
-        try background.schedule(at: deadline, repeatingEvery: interval, leeway: leeway, action)
+        try target(for: .repeating, unless: .repeatingToBackground).schedule(
+            at: deadline, repeatingEvery: interval, leeway: leeway, action)
     }
 
     @discardableResult
     func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (any Disposable)? {
-        (CurrentScheduler.value ?? background).scheduleRecursive(block)
+        (fault == .recursionToBackground ? background : CurrentScheduler.value ?? background).scheduleRecursive(block)
+    }
+
+    /// The current scheduler when it can do `capability`, else the background one; always
+    /// the background one with `bypass`.
+    private func target(for capability: SchedulerCapabilities, unless bypass: Fault) -> any Scheduler {
+        guard fault != bypass, let current = CurrentScheduler.value, current.capabilities.contains(capability) else {
+            return background
+        }
+        return current
+    }
+}
+
+/// Runs a recursion's first run through `schedule`, and its reruns straight on its queue, a
+/// shortcut past its own wrapper: the reruns run without the current scheduler.
+final class RerunsNotCurrentMutant: MutantBase, @unchecked Sendable {
+    override func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (
+        any Disposable
+    )? {
+        let disposable = BooleanDisposable()
+        let queue = self.queue
+        @Sendable func rerun() {
+            queue.async {
+                if !disposable.isDisposed { block(rerun) }
+            }
+        }
+        schedule {
+            if !disposable.isDisposed { block(rerun) }
+        }
+        return disposable
     }
 }
 
@@ -157,6 +187,9 @@ extension Mutants {
             "current-not-set-from-backlog", "actions that waited behind another run without the current scheduler",
             .cur1
         ) { CurrentNotSetFromBacklogMutant($0) },
+        mutant("reruns-not-current", "a recursion's reruns run without the current scheduler", .cur1) {
+            RerunsNotCurrentMutant($0)
+        },
         mutant("current-not-set-on-timers", "delayed actions run without the current scheduler", .cur2) {
             CurrentNotSetOnTimersMutant($0)
         },
@@ -177,6 +210,14 @@ extension Mutants {
         faulty(
             FaultySubscriptionMutant.Fault.timersToBackground,
             "sends timers to the background inside a current scheduler", .sub3
+        ) { FaultySubscriptionMutant($0) },
+        faulty(
+            FaultySubscriptionMutant.Fault.repeatingToBackground,
+            "sends repeating actions to the background inside a current scheduler", .sub3
+        ) { FaultySubscriptionMutant($0) },
+        faulty(
+            FaultySubscriptionMutant.Fault.recursionToBackground,
+            "sends recursion to the background inside a current scheduler", .sub3
         ) { FaultySubscriptionMutant($0) },
         faulty(
             FaultySubscriptionMutant.Fault.runsAsItself, "runs inline actions as itself, hiding the caller's scheduler",

@@ -64,10 +64,130 @@ final class InlineOnOwnQueueMutant: MutantBase, @unchecked Sendable {
     }
 }
 
+/// Work an action schedules on its own scheduler goes to a list that runs as soon as the
+/// action returns (a fast path for follow-up work), ahead of work queued earlier.
+final class NestedScheduleJumpsQueueMutant: MutantBase, @unchecked Sendable {
+    /// Follow-ups of the action running now; only touched on the queue.
+    private var followUps: [(SchedulerAction, BooleanDisposable)] = []
+
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        guard CurrentScheduler.value === self else { return super.schedule(action) }
+        let disposable = BooleanDisposable()
+        followUps.append((action, disposable))
+        return disposable
+    }
+
+    override func run(_ action: @escaping SchedulerAction, unless disposable: BooleanDisposable) {
+        super.run(action, unless: disposable)
+        while !followUps.isEmpty {
+            let (next, handle) = followUps.removeFirst()
+            super.run(next, unless: handle)
+        }
+    }
+}
+
+/// A handle disposed from inside one of its scheduler's actions defers the disposal to the
+/// queue, behind the work already waiting there, so as not to touch the queue from inside
+/// it: an action disposed by the one before it still runs.
+final class DisposeFromActionDeferredMutant: MutantBase, @unchecked Sendable {
+    private final class Handle: Disposable {
+        let flag = BooleanDisposable()
+        let owner: DisposeFromActionDeferredMutant
+
+        init(owner: DisposeFromActionDeferredMutant) { self.owner = owner }
+
+        func dispose() {
+            guard CurrentScheduler.value === owner else { return flag.dispose() }
+            owner.queue.async { [flag] in flag.dispose() }
+        }
+
+        var isDisposed: Bool { flag.isDisposed }
+    }
+
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let handle = Handle(owner: self)
+        queue.async { [flag = handle.flag] in self.run(action, unless: flag) }
+        return handle
+    }
+}
+
+/// Work an action schedules on its own scheduler is queued as a bare block (it is already on
+/// the queue, so the wrapper looks redundant): it runs in order, but without the current
+/// scheduler.
+final class NestedRunsWithoutCurrentMutant: MutantBase, @unchecked Sendable {
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        guard CurrentScheduler.value === self else { return super.schedule(action) }
+        let disposable = BooleanDisposable()
+        queue.async {
+            if !disposable.isDisposed { action() }
+        }
+        return disposable
+    }
+}
+
+/// Fires delayed actions from a timer queue of their own, as the current scheduler, but not
+/// through its serial queue: one due while an action runs starts beside it.
+final class TimersBesidePlainMutant: MutantBase, @unchecked Sendable {
+    private let timers = DispatchQueue(label: "timers-beside-plain.timers")
+
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
+        let disposable = BooleanDisposable()
+        timers.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1))) {
+            self.run(action, unless: disposable)
+        }
+        return disposable
+    }
+}
+
+/// Runs repeating ticks on a timer queue of its own, not through its serial queue: a tick due
+/// while an action runs starts beside it.
+final class TicksBesidePlainMutant: MutantBase, @unchecked Sendable {
+    private let ticks = DispatchQueue(label: "ticks-beside-plain.ticks")
+
+    override func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction)
+        -> any Disposable
+    {
+        repeatingTimer(on: ticks, deadline: deadline, spec: spec, tick)
+    }
+}
+
+/// Runs each recursion on a serial queue of its own, as the current scheduler: its runs keep
+/// their order, but start beside the scheduler's other actions.
+final class RecursionBesidePlainMutant: MutantBase, @unchecked Sendable {
+    override func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (
+        any Disposable
+    )? {
+        RecursiveScheduling.start(on: MutantBase("\(name).recursion")) { reschedule in
+            CurrentScheduler.run(as: self) { block(reschedule) }
+        }
+    }
+}
+
 extension Mutants {
     /// The mutants of this file, each registered beside its class: its name, its fault and
     /// the rule that must catch it, written once.
     static let entryPoint: [Mutant] = [
+        mutant("timers-beside-plain", "fires delayed actions on a queue of their own, beside its actions", .ord2) {
+            TimersBesidePlainMutant($0)
+        },
+        mutant("recursion-beside-plain", "runs each recursion on a queue of its own, beside its actions", .ord2) {
+            RecursionBesidePlainMutant($0)
+        },
+        mutant("ticks-beside-plain", "runs repeating ticks on a queue of their own, beside its actions", .ord2) {
+            TicksBesidePlainMutant($0)
+        },
+        mutant("nested-runs-without-current", "runs work its actions schedule without the current scheduler", .cur1) {
+            NestedRunsWithoutCurrentMutant($0)
+        },
+        mutant("nested-schedule-jumps-queue", "runs work its actions schedule ahead of work queued earlier", .lin1) {
+            NestedScheduleJumpsQueueMutant($0)
+        },
+        mutant(
+            "dispose-from-action-deferred", "defers a disposal made inside one of its actions behind waiting work",
+            .lin1
+        ) { DisposeFromActionDeferredMutant($0) },
         mutant("inline-due-deadline", "runs a `schedule(at:)` whose deadline has come inline", .ord5) {
             InlineDueDeadlineMutant($0)
         },

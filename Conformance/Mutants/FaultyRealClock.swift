@@ -9,6 +9,10 @@ final class FaultyRealClock: Clock {
     enum Fault: String, Sendable {
         case perThreadSkew = "clock-per-thread-skew"
         case roundsToMilliseconds = "clock-rounds-to-milliseconds"
+        /// Rounds each sleep to the nearest millisecond: up to half a millisecond early.
+        case roundsToNearestMillisecond = "clock-rounds-to-nearest-millisecond"
+        /// Reads a tolerance as a window either side of the deadline, and wakes at its start.
+        case toleranceWakesEarly = "clock-tolerance-wakes-early"
         case staleSleepFor = "clock-stale-sleep-for"
         case pastDeadlineWaits = "clock-past-deadline-waits"
         case parkedIgnoresCancellation = "clock-parked-ignores-cancellation"
@@ -70,6 +74,9 @@ final class FaultyRealClock: Clock {
         var remaining = now.duration(to: deadline)
         switch fault {
         case .roundsToMilliseconds: remaining = .milliseconds(remaining.attoseconds / 1_000_000_000_000_000)
+        case .roundsToNearestMillisecond:
+            remaining = .milliseconds((remaining.attoseconds + 500_000_000_000_000) / 1_000_000_000_000_000)
+        case .toleranceWakesEarly: remaining -= tolerance ?? .zero
         case .pastDeadlineWaits: remaining = remaining < .zero ? .zero - remaining : remaining
         case .oversleeps: remaining += .milliseconds(400)
         default: break

@@ -48,6 +48,11 @@ final class FaultyImmediateMutant: Scheduler {
         /// loop in one critical section and clears its "looping" mark in the next: a
         /// reschedule from another thread in between is counted for a loop that is ending.
         case loopEndsInTwoSteps = "immediate-loop-ends-in-two-steps"
+        /// Runs each action as the current scheduler, hiding the caller's, though it claims
+        /// not to track it.
+        case runsAsCurrent = "immediate-runs-as-current"
+        /// Runs each run of a recursion as the current scheduler (its plain actions not).
+        case recursionRunsAsCurrent = "immediate-recursion-runs-as-current"
     }
 
     let fault: Fault
@@ -77,11 +82,14 @@ final class FaultyImmediateMutant: Scheduler {
             while !thread.state.queue.isEmpty { thread.state.queue.removeFirst()() }
             thread.state.busy = false
             return nil
-        case .wakesEarly, .wakesAMillisecondEarly, .acceptsRepeating, .loopEndsInTwoSteps:
+        case .wakesEarly, .wakesAMillisecondEarly, .acceptsRepeating, .loopEndsInTwoSteps, .recursionRunsAsCurrent:
             break
         case .synchronousUnclaimed:
             action()
             return BooleanDisposable()
+        case .runsAsCurrent:
+            CurrentScheduler.run(as: self, action)
+            return nil
         }
         action()
         return nil
@@ -120,6 +128,11 @@ final class FaultyImmediateMutant: Scheduler {
     func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (
         any Disposable
     )? {
+        if fault == .recursionRunsAsCurrent {
+            return RecursiveScheduling.start(on: self) { reschedule in
+                CurrentScheduler.run(as: self) { block(reschedule) }
+            }
+        }
         guard fault == .loopEndsInTwoSteps else { return RecursiveScheduling.start(on: self, block) }
         let disposable = BooleanDisposable()
         let state = Lock<(looping: Bool, pending: Int)>((false, 0))
@@ -212,6 +225,13 @@ extension Mutants {
         faulty(
             FaultyImmediateMutant.Fault.loopEndsInTwoSteps,
             "its recursion loop ends in two steps: a reschedule from another thread between them is lost", .rec4
+        ) { FaultyImmediateMutant($0) },
+        faulty(FaultyImmediateMutant.Fault.runsAsCurrent, "runs each action as the current scheduler", .lin6) {
+            FaultyImmediateMutant($0)
+        },
+        faulty(
+            FaultyImmediateMutant.Fault.recursionRunsAsCurrent, "runs each run of a recursion as the current scheduler",
+            .lin6
         ) { FaultyImmediateMutant($0) },
         mutant("thread-state-never-freed", "keeps per-thread state under a pthread key without a destructor", .thr6) {
             ThreadStateNeverFreedMutant($0)

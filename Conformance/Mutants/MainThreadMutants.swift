@@ -52,10 +52,53 @@ final class InlineOnMainMutant: Scheduler, Sendable {
     }
 }
 
+/// A main-thread scheduler on the main queue, correct but for one fault.
+final class FaultyMainMutant: Scheduler, Sendable {
+    enum Fault: String, Sendable {
+        /// Fires delayed actions from a background timer queue, off the main thread.
+        case timersOffMain = "main-timers-off-main"
+        /// Sends work scheduled from inside one of its actions to a background queue, to keep
+        /// the main thread free.
+        case nestedOffMain = "main-nested-schedule-off-main"
+    }
+
+    let fault: Fault
+    var name: String { fault.rawValue }
+    var capabilities: SchedulerCapabilities { [.asynchronous, .serial, .mainThread, .tracksCurrent, .timers] }
+    var now: SchedulerTime { MainThreadScheduler.shared.now }
+
+    init(_ fault: Fault) { self.fault = fault }
+
+    @discardableResult
+    func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        let queue = fault == .nestedOffMain && CurrentScheduler.value === self ? DispatchQueue.global() : .main
+        queue.async { CurrentScheduler.run(as: self, action) }
+        return nil
+    }
+
+    @discardableResult
+    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
+        let queue = fault == .timersOffMain ? DispatchQueue.global() : .main
+        queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1))) {
+            CurrentScheduler.run(as: self, action)
+        }
+        return nil
+    }
+}
+
 extension Mutants {
     /// The main-thread mutants: ORD-5 judges them from the main thread, which only a process
     /// that drives it (the `conformance` command's worker, XCTest) gives.
     static let mainThread: [Mutant] = [
+        faulty(FaultyMainMutant.Fault.timersOffMain, "fires delayed actions off the main thread", .cur8) {
+            FaultyMainMutant($0)
+        },
+        faulty(
+            FaultyMainMutant.Fault.nestedOffMain, "runs work scheduled from inside its actions off the main thread",
+            .cur8
+        ) { FaultyMainMutant($0) },
         mutant("main-inline-when-idle", "runs inline on the main thread with nothing queued, undeclared", .ord5) {
             InlineOnMainMutant($0, overtakes: false)
         },

@@ -65,6 +65,13 @@ class MutantBase: Scheduler, @unchecked Sendable {
 
     /// A repeating GCD timer running `tick`, kept alive by its handler until disposed.
     func makeTimer(deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction) -> any Disposable {
+        repeatingTimer(on: queue, deadline: deadline, spec: spec, tick)
+    }
+
+    /// The same, firing on `queue`.
+    func repeatingTimer(
+        on queue: DispatchQueue, deadline: SchedulerTime, spec: RepeatSpec, _ tick: @escaping SchedulerAction
+    ) -> any Disposable {
         nonisolated(unsafe) let timer = timerSource(on: queue, deadline: deadline, spec: spec)
         let handle = ActionDisposable { timer.cancel() }
         // The handler holds the handle, which holds the timer: a dropped handle does not

@@ -1,4 +1,5 @@
 import Dispatch
+import SchedulerProbes
 import SchedulerVocabulary
 import Schedulers
 import Synchronization
@@ -149,10 +150,101 @@ final class RescheduleCasGivesUpMutant: MutantBase, @unchecked Sendable {
     }
 }
 
+/// Recursion on its queue, but a reschedule made after the run returned runs the next run
+/// at once, inside the call, as a shortcut (the run is due anyway).
+final class LateRescheduleInlineMutant: MutantBase, @unchecked Sendable {
+    private final class Recursion: Sendable {
+        let scheduler: LateRescheduleInlineMutant
+        let block: @Sendable (@escaping @Sendable () -> Void) -> Void
+        let disposable = BooleanDisposable()
+        let state = Lock<(running: Bool, deferred: Int)>((false, 0))
+
+        init(
+            _ scheduler: LateRescheduleInlineMutant,
+            _ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
+        ) {
+            self.scheduler = scheduler
+            self.block = block
+        }
+
+        func run() {
+            guard !disposable.isDisposed else { return }
+            state.withLock { $0 = (true, 0) }
+            CurrentScheduler.run(as: scheduler) { block { self.reschedule() } }
+            let deferred = state.withLock { state in
+                defer { state = (false, 0) }
+                return state.deferred
+            }
+            for _ in 0..<deferred { scheduler.schedule { self.run() } }
+        }
+
+        func reschedule() {
+            let counted = state.withLock { state in
+                guard state.running else { return false }
+                state.deferred += 1
+                return true
+            }
+            if !counted { run() }
+        }
+    }
+
+    override func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (
+        any Disposable
+    )? {
+        let recursion = Recursion(self, block)
+        schedule { recursion.run() }
+        return recursion.disposable
+    }
+}
+
+/// Posts a recursion's first run straight to its queue, unchecked (nothing can have disposed
+/// it yet, it reasons); the reruns check the handle.
+final class RecursionFirstRunIgnoresDisposeMutant: MutantBase, @unchecked Sendable {
+    override func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (
+        any Disposable
+    )? {
+        let disposable = BooleanDisposable()
+        let state = Lock<(running: Bool, again: Int)>((false, 0))
+        @Sendable func rerun() {
+            schedule {
+                if !disposable.isDisposed { run() }
+            }
+        }
+        @Sendable func reschedule() {
+            let late = state.withLock { state in
+                guard !state.running else {
+                    state.again += 1
+                    return false
+                }
+                return true
+            }
+            if late { rerun() }
+        }
+        @Sendable func run() {
+            state.withLock { $0 = (true, 0) }
+            CurrentScheduler.run(as: self) { block(reschedule) }
+            let again = state.withLock { state in
+                defer { state = (false, 0) }
+                return state.again
+            }
+            for _ in 0..<again { rerun() }
+        }
+        queue.async { run() }
+        return disposable
+    }
+}
+
 extension Mutants {
     /// The mutants of this file, each registered beside its class: its name, its fault and
     /// the rule that must catch it, written once.
     static let recursion: [Mutant] = [
+        mutant("recursion-first-run-ignores-dispose", "a recursion's first run does not check its handle", .can1) {
+            RecursionFirstRunIgnoresDisposeMutant($0)
+        },
+        mutant("late-reschedule-inline", "a reschedule made after the run returned runs the next run inside it", .ord5)
+        {
+            LateRescheduleInlineMutant($0)
+        },
         mutant(
             "reschedule-cas-gives-up", "a reschedule that loses a compare-and-swap to another thread is dropped", .rec4
         ) {

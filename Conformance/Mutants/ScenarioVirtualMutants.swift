@@ -5,7 +5,8 @@ import Synchronization
 
 /// A small virtual-time scheduler, correct but for one fault: each on a call other than
 /// plain `schedule` (advance, step, dispose, `now`) meeting a call from another thread, in
-/// a narrow window, for LIN-2's generated scenarios to find unaided.
+/// a narrow window, or on a call made from inside one of its actions, for LIN-2's generated
+/// scenarios to find unaided.
 final class RacyVirtualScheduler: VirtualTimeScheduler {
     enum Fault: String, Sendable, CaseIterable {
         case none = "racy-virtual"
@@ -22,6 +23,12 @@ final class RacyVirtualScheduler: VirtualTimeScheduler {
         /// A step reads the earliest entry in one critical section and removes the earliest
         /// in another: an earlier entry scheduled in between is removed unrun.
         case stepRacesSchedule = "virtual-step-races-schedule"
+        /// Work its own actions schedule for the present goes ahead of work already due then
+        /// (a fast path for follow-up work).
+        case nestedScheduleJumpsQueue = "virtual-nested-schedule-jumps-queue"
+        /// A disposal made inside one of its actions is kept until the driving call ends, so
+        /// as not to touch the queue it is running from: what it disposed still runs in it.
+        case disposeFromActionLate = "virtual-dispose-from-action-late"
 
         /// The fault in a few words, for the mutant list.
         var summary: String {
@@ -33,6 +40,8 @@ final class RacyVirtualScheduler: VirtualTimeScheduler {
             case .targetSetLate: "an advance sets its target time in a critical section of its own"
             case .stepRacesSchedule:
                 "a step reads the earliest entry and removes the earliest in two critical sections"
+            case .nestedScheduleJumpsQueue: "runs work its actions schedule for the present ahead of work due then"
+            case .disposeFromActionLate: "a disposal made inside one of its actions waits for the driving call to end"
             }
         }
 
@@ -59,6 +68,24 @@ final class RacyVirtualScheduler: VirtualTimeScheduler {
         var isDisposed: Bool { state.load(ordering: .acquiring) & Self.disposed != 0 }
     }
 
+    /// The `disposeFromActionLate` fault's handle.
+    private final class DeferringHandle: Disposable {
+        let claim: Claim
+        let owner: RacyVirtualScheduler
+
+        init(_ claim: Claim, owner: RacyVirtualScheduler) {
+            self.claim = claim
+            self.owner = owner
+        }
+
+        func dispose() {
+            guard CurrentScheduler.value === owner else { return claim.dispose() }
+            owner.state.withLock { $0.deferred.append(claim) }
+        }
+
+        var isDisposed: Bool { claim.isDisposed }
+    }
+
     private struct Entry {
         let time: SchedulerTime
         let action: SchedulerAction
@@ -69,18 +96,26 @@ final class RacyVirtualScheduler: VirtualTimeScheduler {
         var now = SchedulerTime.zero
         /// Sorted by time, then order of scheduling: VT-9's twenty thousand stay cheap.
         var entries: [Entry] = []
+        /// Disposals kept for the end of the driving call (`disposeFromActionLate`).
+        var deferred: [Claim] = []
 
         var earliest: Int? { entries.isEmpty ? nil : 0 }
 
-        mutating func insert(_ action: @escaping SchedulerAction, at time: SchedulerTime) -> Claim {
+        mutating func insert(_ action: @escaping SchedulerAction, at time: SchedulerTime, first: Bool = false) -> Claim
+        {
             let handle = Claim()
             let stamp = max(time, now)
-            // After every entry not later than it: equal times keep their order of scheduling.
+            // After every entry not later than it: equal times keep their order of scheduling
+            // (or, `first`, before every entry at its time).
             var low = 0
             var high = entries.count
             while low < high {
                 let middle = (low + high) / 2
-                if entries[middle].time <= stamp { low = middle + 1 } else { high = middle }
+                if first ? entries[middle].time < stamp : entries[middle].time <= stamp {
+                    low = middle + 1
+                } else {
+                    high = middle
+                }
             }
             entries.insert(Entry(time: stamp, action: action, handle: handle), at: low)
             return handle
@@ -121,13 +156,27 @@ final class RacyVirtualScheduler: VirtualTimeScheduler {
 
     @discardableResult
     func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
-        state.withLock { $0.insert(action, at: $0.now) }
+        let first = fault == .nestedScheduleJumpsQueue && CurrentScheduler.value === self
+        return handle(state.withLock { $0.insert(action, at: $0.now, first: first) })
     }
 
     func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
         any Disposable
     )? {
-        state.withLock { $0.insert(action, at: deadline) }
+        handle(state.withLock { $0.insert(action, at: deadline) })
+    }
+
+    private func handle(_ claim: Claim) -> any Disposable {
+        fault == .disposeFromActionLate ? DeferringHandle(claim, owner: self) : claim
+    }
+
+    /// Carries out the disposals kept for the end of a driving call.
+    private func disposeDeferred() {
+        let deferred = state.withLock { state in
+            defer { state.deferred = [] }
+            return state.deferred
+        }
+        for claim in deferred { claim.dispose() }
     }
 
     func schedule(
@@ -139,6 +188,7 @@ final class RacyVirtualScheduler: VirtualTimeScheduler {
 
     @discardableResult
     func step() -> Bool {
+        defer { disposeDeferred() }
         let taken: Entry?
         if fault == .stepRacesSchedule {
             let seen = state.withLock { state in state.earliest.map { state.entries[$0] } }
@@ -160,6 +210,7 @@ final class RacyVirtualScheduler: VirtualTimeScheduler {
     }
 
     func advance(to target: SchedulerTime) {
+        defer { disposeDeferred() }
         if fault == .nowFlickersToTarget {
             let (before, due) = state.withLock { ($0.now, $0.earliest != nil) }
             if due, target > before {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SchedulerProbes
 import SchedulerVocabulary
 import Schedulers
 import Synchronization
@@ -24,6 +25,24 @@ final class EarlyByRoundingMutant: MutantBase, @unchecked Sendable {
         let slot: UInt64 = 10_000_000
         return try super.schedule(
             at: SchedulerTime.zero.advancedSaturating(by: deadline.nanoseconds / slot * slot), action)
+    }
+}
+
+/// Reads the clock once as each action starts and answers `now` from that reading while the
+/// action runs on its queue (a clock read saved per action): a deadline an action builds
+/// after working a while starts from the past, and fires early by the suite's clock.
+final class NowCachedPerActionMutant: MutantBase, @unchecked Sendable {
+    private let cache = Lock<(thread: UInt, now: SchedulerTime)?>(nil)
+
+    override var now: SchedulerTime {
+        if let cached = cache.withLock({ $0 }), cached.thread == ThreadProbe.id { return cached.now }
+        return super.now
+    }
+
+    override func run(_ action: @escaping SchedulerAction, unless disposable: BooleanDisposable) {
+        cache.withLock { $0 = (ThreadProbe.id, super.now) }
+        super.run(action, unless: disposable)
+        cache.withLock { $0 = nil }
     }
 }
 
@@ -186,6 +205,9 @@ extension Mutants {
         mutant("early-timers", "fires timers at half their delay", .tim1) { EarlyTimersMutant($0) },
         mutant("early-by-rounding", "rounds deadlines down to 10 ms", .tim1) {
             EarlyByRoundingMutant($0)
+        },
+        mutant("now-cached-per-action", "answers `now` inside an action with the time the action began", .tim1) {
+            NowCachedPerActionMutant($0)
         },
         mutant("late-timers", "fires timers 400 ms late", .tim2) { LateTimersMutant($0) },
         mutant("past-deadline-dropped", "a past deadline becomes centuries away", .tim3) {

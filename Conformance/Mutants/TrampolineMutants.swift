@@ -21,9 +21,29 @@ final class FaultyTrampolineMutant: Scheduler {
         case sharedBusyFlag = "trampoline-shared-busy-flag"
         /// Queues plain actions right, but a recursion's first run does not wait its turn.
         case inlineRecursion = "trampoline-inline-recursion"
+        /// Drains what an action queued once it has left the current-scheduler wrapper.
+        case nestedNotCurrent = "trampoline-nested-not-current"
+        /// Takes its whole queue as one batch, skipping what was disposed when it took it.
+        case disposalCheckedPerBatch = "trampoline-disposal-checked-per-batch"
+        /// A recursion checks its handle when a run is asked for, not when a queued run starts.
+        case queuedRecursionIgnoresDispose = "trampoline-queued-recursion-ignores-dispose"
+        /// A run's reschedules go to the front of the thread's queue, ahead of what is waiting.
+        case rerunJumpsQueue = "trampoline-rerun-jumps-queue"
+        /// A reschedule made after its run returned is dropped while the thread's trampoline is
+        /// busy, as if the running drain would pick it up.
+        case lateRescheduleLostWhileBusy = "trampoline-late-reschedule-lost-while-busy"
+        /// A reschedule made after its run returned runs the next run at once, nested inside
+        /// whatever the thread's trampoline is running.
+        case lateRescheduleRunsNested = "trampoline-late-reschedule-runs-nested"
+
+        /// Whether the fault is in its recursion, which ``FaultyTrampolineRecursion`` carries.
+        var inRecursion: Bool {
+            [.queuedRecursionIgnoresDispose, .rerunJumpsQueue, .lateRescheduleLostWhileBusy, .lateRescheduleRunsNested]
+                .contains(self)
+        }
     }
 
-    private struct Entry {
+    struct Entry {
         let action: SchedulerAction
         let disposable: BooleanDisposable
     }
@@ -53,17 +73,30 @@ final class FaultyTrampolineMutant: Scheduler {
         }
         thread.state.busy = true
         var drained = 0
+        func drain() {
+            guard fault != .disposalCheckedPerBatch else {
+                while !thread.state.queue.isEmpty {
+                    let batch = thread.state.queue.filter { !$0.disposable.isDisposed }
+                    thread.state.queue.removeAll()
+                    drained += batch.count
+                    for entry in batch { entry.action() }
+                }
+                return
+            }
+            while let next = pop(thread) {
+                drained += 1
+                if !next.disposable.isDisposed { next.action() }
+            }
+        }
         CurrentScheduler.run(as: self) {
             action()
             if fault == .recursiveDrain {
                 _ = drainRecursively(thread)
-            } else {
-                while let next = pop(thread) {
-                    drained += 1
-                    if !next.disposable.isDisposed { next.action() }
-                }
+            } else if fault != .nestedNotCurrent {
+                drain()
             }
         }
+        if fault == .nestedNotCurrent { drain() }
         if fault != .staysBusy || drained == 0 { thread.state.busy = false }
         if fault == .sharedBusyFlag { sharedBusy.store(false, ordering: .releasing) }
         return nil
@@ -73,10 +106,20 @@ final class FaultyTrampolineMutant: Scheduler {
     func scheduleRecursive(
         _ block: @escaping @Sendable (_ reschedule: @escaping @Sendable () -> Void) -> Void
     ) -> (any Disposable)? {
+        if fault.inRecursion { return FaultyTrampolineRecursion(on: self, block).start() }
         guard fault == .inlineRecursion else { return RecursiveScheduling.start(on: self, block) }
         let handle = BooleanDisposable()
         CurrentScheduler.run(as: self) { block { [self] in _ = schedule { block {} } } }
         return handle
+    }
+
+    /// Whether this trampoline is draining on the calling thread.
+    var isBusyOnThisThread: Bool { PerThread<(busy: Bool, queue: [Entry])>.local(for: self, (false, [])).state.busy }
+
+    /// Puts `action` at the front of the calling thread's queue.
+    func enqueueFirst(_ action: @escaping SchedulerAction) {
+        PerThread<(busy: Bool, queue: [Entry])>.local(for: self, (false, [])).state.queue.insert(
+            Entry(action: action, disposable: BooleanDisposable()), at: 0)
     }
 
     private func pop(_ thread: PerThread<(busy: Bool, queue: [Entry])>) -> Entry? {
@@ -145,6 +188,30 @@ extension Mutants {
         faulty(FaultyTrampolineMutant.Fault.inlineRecursion, "a recursion's first run jumps the queue", .trm1) {
             FaultyTrampolineMutant($0)
         },
+        faulty(
+            FaultyTrampolineMutant.Fault.nestedNotCurrent,
+            "runs the actions an action queued outside its current scope",
+            .cur1
+        ) { FaultyTrampolineMutant($0) },
+        faulty(
+            FaultyTrampolineMutant.Fault.disposalCheckedPerBatch,
+            "takes its queue as one batch, skipping only what was disposed when it took it", .lin6
+        ) { FaultyTrampolineMutant($0) },
+        faulty(
+            FaultyTrampolineMutant.Fault.queuedRecursionIgnoresDispose,
+            "a recursion's queued run starts after the recursion was disposed", .lin6
+        ) { FaultyTrampolineMutant($0) },
+        faulty(
+            FaultyTrampolineMutant.Fault.rerunJumpsQueue, "a run's reschedules go to the front of the queue", .lin6
+        ) { FaultyTrampolineMutant($0) },
+        faulty(
+            FaultyTrampolineMutant.Fault.lateRescheduleLostWhileBusy,
+            "drops a reschedule made after its run returned while the thread is busy", .lin6
+        ) { FaultyTrampolineMutant($0) },
+        faulty(
+            FaultyTrampolineMutant.Fault.lateRescheduleRunsNested,
+            "runs a reschedule made after its run returned at once, inside what the thread is running", .lin6
+        ) { FaultyTrampolineMutant($0) },
         faulty(FaultyTrampolineMutant.Fault.ignoresDisposal, "nested handles are not checked", .trm2) {
             FaultyTrampolineMutant($0)
         },

@@ -9,9 +9,8 @@ import Synchronization
 /// virtual machine the host pauses every virtual core at once, thousands of times a second,
 /// for 5 to 60 µs, and the guest counts most of it nowhere (no context switch, and for three
 /// gaps in four of a spinning thread on the CI machine no steal time either: the paused
-/// thread's CPU time keeps running): a thread watching from the other core sees such a pause
-/// as a gap in its reads. Measured on the 2-core CI machine, 19 of 20 pauses of one
-/// core were also seen from the other.
+/// thread's CPU time keeps running): a thread watching from the other core sees nearly
+/// every such pause as a gap in its reads.
 public struct PauseWatch: Sendable {
     /// When the watch began.
     public let from: ContinuousClock.Instant

@@ -162,9 +162,10 @@ final class CallRace: Sendable {
 
 extension CallRace {
     /// Races trials in batches of `batch` until `wanted` of them met and those covered every
-    /// offset at which one call can land on the other (``OffsetCoverage``), up to 100,000
-    /// trials or 10 s, and on up to 30 s while the rate so far gets there by then (a subject
-    /// whose calls are slow, not a machine that keeps the threads apart); less is
+    /// offset at which one call can land on the other (``OffsetCoverage``), up to `most`
+    /// trials (100,000 unless a part needs more) or 10 s, and on up to 30 s while the rate
+    /// so far gets there by then (a subject whose calls are slow, not a machine that keeps
+    /// the threads apart); less is
     /// inconclusive: "only 12 of 100,000 `pairs`", or the offsets no trial reached. For each
     /// batch,
     /// `prepare(trial)` sets each trial up on the rule's thread, `race(setup, thread, lag)`
@@ -174,7 +175,7 @@ extension CallRace {
     /// first violation. A batch larger than one suits calls whose trials do not share
     /// anything a call drains (a scheduler's queue shared by the whole batch does).
     func explore<Setup: Sendable>(
-        _ ctx: RuleContext, until wanted: Int, pairs: String, batch: Int,
+        _ ctx: RuleContext, until wanted: Int, pairs: String, batch: Int, most: Int = 100_000,
         prepare: (_ trial: Int) throws(RuleFailure) -> Setup,
         race: @escaping @Sendable (_ setup: Setup, _ thread: Int, _ lag: Int) -> (start: Int, end: Int),
         judge: (_ first: Int, _ batch: [(setup: Setup, outcome: Trial)]) throws(RuleFailure) -> Void
@@ -200,7 +201,7 @@ extension CallRace {
             nextCount = trials + max(8 * batch, trials / 4)
             return covered.isComplete
         }
-        while !isDone() && trials < 100_000 && inBudget() {
+        while !isDone() && trials < most && inBudget() {
             let range = trials..<trials + batch
             var setups: [Setup] = []
             for trial in range { setups.append(try prepare(trial)) }

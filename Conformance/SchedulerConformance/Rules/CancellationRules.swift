@@ -212,7 +212,11 @@ extension RuleCatalogue {
             .can10, "a disposed action's closure is released once its handle is gone",
             requires: .cancellation, anyOf: [.serial, .virtualTime],
             rationale: "Cancelling must free what the action captured, at the latest when the scheduler reaches it.",
-            hint: "disposal (or the skipped run) clears the stored closure; the handle does not keep it."
+            hint:
+                """
+                disposal (or the skipped run) clears the stored closure, on every path (a timer's, a recursion's); \
+                the handle does not keep it, nor does a table of pending work.
+                """
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
             let gate = try ctx.hold(scheduler)
@@ -228,6 +232,7 @@ extension RuleCatalogue {
             try ctx.quiesce(scheduler)
             try ctx.quiesce(scheduler)
             try ctx.expectReleased(live, "the disposed action's closure is still alive once the handle is gone")
+            try disposedWorkReleasedThroughOtherDoors(ctx, scheduler)
         },
         Rule(
             .can11,

@@ -16,7 +16,7 @@ extension RuleCatalogue {
             hint:
                 """
                 actions are wrapped in `CurrentScheduler.run(as: self)`, on every path (fast path, nested, drained \
-                from a backlog).
+                from a backlog, a recursion's reruns).
                 """
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
@@ -43,6 +43,7 @@ extension RuleCatalogue {
             try ctx.expect(
                 seen.value == Array(repeating: true, count: 20),
                 "current was wrong in \(seen.value.filter { !$0 }.count) of \(seen.value.count) actions")
+            try currentThroughEveryDoor(ctx, scheduler)
         },
         Rule(
             .cur2, "the scheduler is current inside delayed actions",
@@ -236,7 +237,8 @@ extension RuleCatalogue {
             hint:
                 """
                 actions go to the main queue (not a queue targeting it from elsewhere), and the main queue is being \
-                drained.
+                drained; so do delayed actions, repeating ticks, a recursion's runs and work scheduled from inside an \
+                action.
                 """
         ) { ctx throws(RuleFailure) in
             guard ctx.mainThreadDriven else {
@@ -247,17 +249,7 @@ extension RuleCatalogue {
                     """,
                     kind: .skipped)
             }
-            let scheduler = ctx.makeScheduler()
-            let seen = Box<(main: Bool, current: Bool)?>(nil)
-            let done = Signal()
-            scheduler.schedule {
-                seen.value = (Thread.isMainThread, CurrentScheduler.value === scheduler)
-                done.fire()
-            }
-            try ctx.waitFor(done, on: scheduler, "the action ran")
-            let observed = try ctx.unwrap(seen.value, "no observation")
-            try ctx.expect(observed.main, "the action ran off the main thread")
-            try ctx.expect(observed.current, "the scheduler was not current inside its action")
+            try mainThroughEveryDoor(ctx, ctx.makeScheduler())
         },
     ]
 }

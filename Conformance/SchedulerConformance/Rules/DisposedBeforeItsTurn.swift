@@ -3,7 +3,7 @@ import SchedulerProbes
 import Schedulers
 
 /// CAN-1: an action disposed before it starts, from any thread, never runs, and its neighbours
-/// still do.
+/// still do; nor does a recursion disposed before its first run.
 func disposedBeforeItsTurnNeverRuns(_ ctx: RuleContext) throws(RuleFailure) {
     let scheduler = ctx.makeScheduler()
     // Held, so every action below is pending when it is disposed; half are disposed
@@ -26,9 +26,14 @@ func disposedBeforeItsTurnNeverRuns(_ ctx: RuleContext) throws(RuleFailure) {
             try ctx.unwrap(handles.value[index], "`schedule` returned no handle").dispose()
         }
     }
+    // A recursion disposed before its first run, while that run waits behind the rest.
+    let recursionRan = Box(false)
+    let recursion = scheduler.scheduleRecursive { _ in recursionRan.value = true }
+    try ctx.unwrap(recursion, "`scheduleRecursive` returned no handle").dispose()
     gate.fire()
     try ctx.waitFor(later, on: scheduler, "an action scheduled after the disposed ones ran")
     try ctx.quiesce(scheduler)
+    try ctx.expect(!recursionRan.value, "a recursion disposed before its first run ran")
     let observed = ran.all
     let wrongly = observed.filter { disposed.contains($0) }
     try ctx.expect(

@@ -7,7 +7,8 @@ import Schedulers
 /// (which no scheduler drives) and again from inside one of the scheduler's own actions,
 /// where "already on the queue" fast paths live: `schedule`, `schedule(at:)` a second in the
 /// past, at the present and a millisecond ahead, a repeating timer whose start has passed
-/// (its first tick is due at once), and the first run of `scheduleRecursive`.
+/// (its first tick is due at once), the first run of `scheduleRecursive`, and a reschedule
+/// made after a recursion's run returned (which schedules the next run, never runs it).
 ///
 /// Each call gets its own probe, so calls on different threads cannot confuse each other: an
 /// action that runs on the thread that is still inside its call ran inline.
@@ -19,7 +20,7 @@ func everyEntryPointIsAsynchronous(_ ctx: RuleContext) throws(RuleFailure) {
     let failures = Recorder<String>()
 
     /// Makes every call; `place` says where from, for the message.
-    @Sendable func callEveryEntryPoint(from place: String) {
+    @Sendable func callEveryEntryPoint(from place: String, late: LateReschedule) {
         func probe(_ entry: String, _ call: (EntryCallProbe) throws(SchedulerError) -> (any Disposable)?) {
             let probe = EntryCallProbe("\(entry) (\(place))")
             probes.record(probe)
@@ -51,12 +52,22 @@ func everyEntryPointIsAsynchronous(_ ctx: RuleContext) throws(RuleFailure) {
             }
         }
         probe("scheduleRecursive's first run") { probe in scheduler.scheduleRecursive { _ in probe.action() } }
+        probe("a reschedule after the recursion's run returned") { probe in
+            late.probe.value = probe
+            late.reschedule.value?()
+            return nil
+        }
     }
 
-    callEveryEntryPoint(from: "from a plain thread")
+    let late = [LateReschedule(), LateReschedule()]
+    for recursion in late {
+        if let handle = recursion.start(on: scheduler) { handles.record(handle) }
+        try ctx.waitFor(recursion.firstRan, on: scheduler, "a recursion's first run")
+    }
+    callEveryEntryPoint(from: "from a plain thread", late: late[0])
     let inside = Signal()
     scheduler.schedule {
-        callEveryEntryPoint(from: "from inside one of its own actions")
+        callEveryEntryPoint(from: "from inside one of its own actions", late: late[1])
         inside.fire()
     }
     try ctx.waitFor(inside, on: scheduler, "an action calling every entry point ran")
@@ -64,6 +75,8 @@ func everyEntryPointIsAsynchronous(_ ctx: RuleContext) throws(RuleFailure) {
         try ctx.waitFor(probe.ran, on: scheduler, "the action of \(probe.name) ran")
     }
     for handle in handles.all { handle.dispose() }
+    // A kept `reschedule` holds its recursion, whose block holds the keeper.
+    for recursion in late { recursion.reschedule.value = nil }
     try ctx.expect(failures.count == 0, failures.all.joined(separator: "; "), kind: .error)
     let inline = probes.all.filter { $0.inline.value }.map(\.name)
     try ctx.expect(inline.isEmpty, "ran inside the call: \(inline.joined(separator: ", "))")
@@ -163,5 +176,24 @@ final class EntryCallProbe: Sendable {
     func action() {
         if caller.value == ThreadProbe.id { inline.value = true }
         ran.fire()
+    }
+}
+
+/// A recursion whose first run keeps its `reschedule`; the runs after it call the probe set
+/// by then.
+final class LateReschedule: Sendable {
+    let reschedule = Box<(@Sendable () -> Void)?>(nil)
+    let probe = Box<EntryCallProbe?>(nil)
+    let firstRan = Signal()
+
+    func start(on scheduler: any Scheduler) -> (any Disposable)? {
+        scheduler.scheduleRecursive { [self] reschedule in
+            if let probe = probe.value {
+                probe.action()
+            } else {
+                self.reschedule.value = reschedule
+                firstRan.fire()
+            }
+        }
     }
 }

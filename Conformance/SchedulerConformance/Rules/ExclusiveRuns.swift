@@ -32,6 +32,16 @@ func actionsNeverOverlap(_ ctx: RuleContext) throws(RuleFailure) {
     let sawOverlap = Signal()
     let meter = OverlapMeter()
     let gate = try ctx.hold(scheduler, inside: holding)
+    // Work through the other doors (a timer and a tick due at once, a recursion's first run),
+    // on a scheduler that runs it on a queue of its own, starts beside the held action within
+    // the wait below.
+    @Sendable func timed() {
+        if holding.value {
+            beside.update { $0 += 1 }
+            sawOverlap.fire()
+        }
+    }
+    let timers = try besideTheHeldAction(ctx, scheduler, timed)
     // The held action has been running a while before work arrives: a scheduler
     // that sends work elsewhere when its current action is slow must show it.
     if ctx.canHold { Thread.sleep(forTimeInterval: 0.005) }
@@ -53,10 +63,12 @@ func actionsNeverOverlap(_ ctx: RuleContext) throws(RuleFailure) {
     if ctx.canHold { _ = sawOverlap.wait(ctx.timing.quietWindow) }
     gate.fire()
     try ctx.quiesce(scheduler)
+    for timer in timers { timer.dispose() }
     try ctx.expect(
         beside.value == 0,
         """
-        \(beside.value) of \(ctx.producerCount * 500) actions started while an earlier action was still running
+        \(beside.value) of \(ctx.producerCount * 500) actions (and the timers scheduled beside them) started while an \
+        earlier action was still running
         """
     )
     try ctx.expect(meter.maximum == 1, "\(meter.maximum) actions ran at the same time")
@@ -64,4 +76,31 @@ func actionsNeverOverlap(_ ctx: RuleContext) throws(RuleFailure) {
     // and need long actions to be seen (a scheduler that can be held runs on threads
     // of its own; the others run actions only on the caller's thread).
     if ctx.canHold { try exclusiveWithCloseProducers(ctx) }
+}
+
+/// A delayed action due now, a recursion's first run and a repeating timer's first tick due
+/// now, each running `action`, through the doors the subject has besides plain `schedule`;
+/// their handles, to dispose once they had their chance.
+private func besideTheHeldAction(
+    _ ctx: RuleContext, _ scheduler: any Scheduler, _ action: @escaping SchedulerAction
+) throws(RuleFailure) -> [any Disposable] {
+    // Only where an action can be held: elsewhere nothing would run beside it, and a virtual
+    // scheduler's quiescence would tick the repeating one for ever.
+    guard ctx.canHold else { return [] }
+    let capabilities = ctx.subject.capabilities
+    var handles: [any Disposable] = []
+    if capabilities.contains(.timers) {
+        let timer = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
+            try scheduler.schedule(at: scheduler.now, action)
+        }
+        if let timer { handles.append(timer) }
+    }
+    if let handle = scheduler.scheduleRecursive({ _ in action() }) { handles.append(handle) }
+    if capabilities.contains(.repeating) {
+        let timer = try ctx.attempt("schedule(at:repeatingEvery:)") { () throws(SchedulerError) in
+            try scheduler.schedule(at: scheduler.now, repeatingEvery: .seconds(3_600), leeway: .zero, action)
+        }
+        handles.append(timer)
+    }
+    return handles
 }

@@ -123,8 +123,7 @@ extension RuleCatalogue {
         ) { context throws(RuleFailure) in
             let virtual = context.subject.makeExecutor().drive != nil
             // A real executor's narrowest race is an enqueue landing as a drain goes idle after
-            // a job returned: twice the meetings (with 300, a drain that looks again 1 µs after
-            // going idle escaped one loaded run in the gate).
+            // a job returned, a window of a microsecond or so: twice the meetings.
             var exploration = context.exploration
             if !virtual { exploration.meetings *= 2 }
             try ScenarioExplorer.explore(
@@ -198,5 +197,28 @@ extension RuleCatalogue {
                 DisposableScenarios.actionInstance { ActionDisposable($0) }
             }
         },
+        Rule(
+            .lin6,
+            """
+            One thread's programs of schedules, recursions, late reschedules and disposals, made at the top and from \
+            inside actions, give the events the immediate or trampoline model gives
+            """,
+            anyOf: [.synchronous, .trampoline], excludes: .virtualTime,
+            rationale:
+                """
+                Code on the immediate and trampoline schedulers nests: actions schedule actions, recursions reschedule \
+                from inside their runs and after them, and disposals come from anywhere in the chain. Which runs at \
+                once, which waits its turn, in what order, as which current scheduler, and what a disposal stops is \
+                fixed for one thread, so generated programs of every call are judged against a model of it event by \
+                event.
+                """,
+            hint:
+                """
+                Replay the printed seed with `conformance replay --rule LIN-6`. Look for work queued from inside an \
+                action run outside the current-scheduler scope, a reschedule made in a run queued ahead of what the \
+                run queued, a late reschedule dropped while the thread is busy, or a disposal checked for a whole \
+                batch instead of as each entry is taken.
+                """
+        ) { context throws(RuleFailure) in try OneThreadPrograms.explore(context) },
     ]
 }

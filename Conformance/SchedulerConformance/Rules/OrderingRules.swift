@@ -58,10 +58,9 @@ extension RuleCatalogue {
             needsIdleCores: true
         ) { ctx throws(RuleFailure) in
             // The fault shows only when calls collide, and a loaded machine can have producers
-            // take turns, their few overlaps being preemptions at a wake-up outside any lock (a
-            // mutant escaped with 172 of 4,000 calls overlapping). So runs are repeated, up to
-            // five, until 250 overlaps were seen in all; with fewer than 20 nothing collided
-            // and the rule cannot judge.
+            // take turns, their few overlaps being preemptions at a wake-up outside any lock. So
+            // runs are repeated, up to five, until 250 overlaps were seen in all; with fewer than
+            // 20 nothing collided and the rule cannot judge.
             var overlaps = 0
             for _ in 0..<5 where overlaps < 250 {
                 overlaps += try manyProducersKeepTheirOrder(ctx)

@@ -115,18 +115,18 @@ func interleavedCalls(_ first: [Int], _ second: [Int]) -> Int {
 /// `reschedule` to the other thread and returns, and that thread calls it; one of the two
 /// pauses first (the block before it returns, or the call). A trial counts as exercised when
 /// the call overlapped the stretch from the block's return to `scheduleRecursive`'s, on
-/// threads that kept their cores; the part goes on until 5,000 did and the trials swept every
-/// offset (up to 100,000 trials or 10 s, else inconclusive), and stops at the first lost
-/// run: a window between two critical sections is a few nanoseconds wide, and few of the
-/// trials that met land in it.
+/// threads that kept their cores; the part goes on until 12,000 did and the trials swept every
+/// offset (about one trial in ten meets: up to 300,000 trials or 10 s, else inconclusive),
+/// and stops at the first lost run: a window between two critical sections is a few
+/// nanoseconds wide, and few of the trials that met land in it.
 func reschedulesAsTheLoopEndsEachRun(_ ctx: RuleContext) throws(RuleFailure) {
     let scheduler = ctx.makeScheduler()
     let race = CallRace(bound: ctx.timing.mustHappen)
     let bound = ctx.timing.mustHappen
     try race.explore(
-        ctx, until: 5_000,
+        ctx, until: 12_000,
         pairs: "reschedules from another thread overlapped the end of the recursion's loop with both threads on a core",
-        batch: 16,
+        batch: 16, most: 300_000,
         prepare: { _ in LoopEndTrial() },
         race: { setup, thread, lag in
             // The hand-over lines the two threads up: the recursion's thread pauses after

@@ -7,15 +7,19 @@ import Schedulers
 func sleepNeverReturnsBeforeItsDeadline(_ ctx: RuleContext) throws(RuleFailure) {
     let session = ClockSession(ctx)
     guard session.clock.capabilities.contains(.virtualTime) else {
-        // Deadlines just short of whole milliseconds: a sleep that rounds down wakes
-        // 950 µs early. The task may then wait longer than that for a core before it
+        // Deadlines just short of whole milliseconds (a sleep that rounds down wakes 950 µs
+        // early) and just under half past (one rounded to the nearest wakes 450 µs early);
+        // half of them with a tolerance, which lets a sleep end later, never earlier.
+        // The task may then wait longer than that for a core before it
         // reads the clock, so the clock is also read on the thread that hands the
         // task back, as it does (the last hand-back before the sleep returned is its
         // wake; a correct clock makes none before its deadline). That thread may be
         // as late on a loaded machine, so twenty sleeps are judged, not one.
         let timeMovesByItself = !session.clock.capabilities.contains(.synchronous)
         for index in 0..<20 {
-            let span = Duration.milliseconds(1 + index % 4) + .microseconds(950)
+            let span = Duration.milliseconds(1 + index % 4) + .microseconds(index % 2 == 0 ? 950 : 450)
+            let tolerance: Duration? = index % 4 < 2 ? nil : .milliseconds(1)
+            let call = "sleep(until: now + \(span), tolerance: \(tolerance.map { "\($0)" } ?? "nil"))"
             let deadline = Lock<Duration?>(nil)
             let handedBack = Lock<Duration?>(nil)
             let clock = session.clock
@@ -23,11 +27,11 @@ func sleepNeverReturnsBeforeItsDeadline(_ ctx: RuleContext) throws(RuleFailure) 
             let sleeper = session.start(resumed: resumed) { clock in
                 let due = clock.now() + span
                 deadline.withLock { $0 = due }
-                try await clock.sleepUntil(due, nil)
+                try await clock.sleepUntil(due, tolerance)
             }
-            let outcome = try session.outcome(of: sleeper, "sleep(until: now + \(span))")
+            let outcome = try session.outcome(of: sleeper, call)
             guard case .returned(let woke) = outcome, let due = deadline.withLock({ $0 }) else {
-                throw RuleFailure("sleep(until: now + \(span)) ended with \(outcome)")
+                throw RuleFailure("\(call) ended with \(outcome)")
             }
             // Only where time moves by itself: a clock whose sleeps move its time
             // (an immediate clock) may hand the task back before it does so.
@@ -36,7 +40,7 @@ func sleepNeverReturnsBeforeItsDeadline(_ ctx: RuleContext) throws(RuleFailure) 
             try ctx.expect(
                 seen >= due,
                 """
-                sleep(until: now + \(span)) woke \(due - seen) before its deadline (the clock's time as \
+                \(call) woke \(due - seen) before its deadline (the clock's time as \
                 the task was handed back \(handed.map { "\($0)" } ?? "unseen"), as its body read it after \
                 the sleep \(woke), the deadline \(due))
                 """

@@ -62,24 +62,16 @@ extension RuleCatalogue {
             try ctx.expect(seen.current, "no scheduler was current inside the background action")
         },
         Rule(
-            .sub3, "timers go to the current scheduler",
+            .sub3, "timers, repeating actions and recursion go to the current scheduler",
             requires: [.subscription, .timers],
-            rationale: "Delayed subscription work belongs to the scheduler the caller is on.",
-            hint: "`schedule(at:)` forwards to `CurrentScheduler.value` when there is one."
-        ) { ctx throws(RuleFailure) in
-            let scheduler = ctx.makeScheduler()
-            let host = QueueScheduler(name: "SUB-3 host")
-            let seen = Box<Bool?>(nil)
-            let done = Signal()
-            host.schedule {
-                _ = try? scheduler.schedule(after: .milliseconds(1)) {
-                    seen.value = CurrentScheduler.value === host
-                    done.fire()
-                }
-            }
-            try ctx.waitFor(done, on: host, "the delayed action ran")
-            try ctx.expect(seen.value == true, "the delayed action did not run on the caller's current scheduler")
-        },
+            rationale: "Delayed, periodic and recursive subscription work belongs to the scheduler the caller is on.",
+            hint:
+                """
+                `schedule(at:)`, the repeating `schedule` and `scheduleRecursive` forward to `CurrentScheduler.value` \
+                when there is one that can run them.
+                """,
+            check: laterWorkGoesToTheCurrentScheduler
+        ),
         Rule(
             .sub4, "an inline run leaves the caller's scheduler current, inside and after",
             requires: .subscription,
@@ -110,4 +102,42 @@ extension RuleCatalogue {
             try ctx.expect(observed.after, "after the inline action the caller's scheduler was no longer current")
         },
     ]
+}
+
+/// SUB-3: from inside an action of a queue scheduler, a delayed action, a repeating one's
+/// ticks and a recursion's runs all run on that queue scheduler, as its current one.
+private func laterWorkGoesToTheCurrentScheduler(_ ctx: RuleContext) throws(RuleFailure) {
+    let scheduler = ctx.makeScheduler()
+    let host = QueueScheduler(name: "SUB-3 host")
+    let repeating = ctx.subject.capabilities.contains(.repeating)
+    let delayed = Recorder<Bool>(expecting: 1)
+    let ticks = Recorder<Bool>(expecting: 2)
+    let runs = Recorder<Bool>(expecting: 2)
+    let timer = Box<(any Disposable)?>(nil)
+    let failed = Box<SchedulerError?>(nil)
+    host.schedule {
+        do throws(SchedulerError) {
+            _ = try scheduler.schedule(after: .milliseconds(1)) { delayed.record(CurrentScheduler.value === host) }
+            if repeating {
+                timer.value = try scheduler.schedule(repeatingEvery: .milliseconds(1)) {
+                    ticks.record(CurrentScheduler.value === host)
+                }
+            }
+        } catch {
+            failed.value = error
+        }
+        scheduler.scheduleRecursive { reschedule in
+            if runs.record(CurrentScheduler.value === host) == 0 { reschedule() }
+        }
+    }
+    // The recursion, queued last, runs once the host's action has returned.
+    try ctx.waitFor(runs.complete, on: host, "the recursion ran twice")
+    if let error = failed.value { throw RuleFailure("scheduling from inside the host's action threw \(error)") }
+    try ctx.waitFor(delayed.complete, on: host, "the delayed action ran")
+    if repeating { try ctx.waitFor(ticks.complete, on: host, "the repeating action ticked twice") }
+    timer.value?.dispose()
+    try ctx.expect(delayed.all == [true], "the delayed action did not run on the caller's current scheduler")
+    try ctx.expect(
+        !ticks.all.contains(false), "a repeating action's tick did not run on the caller's current scheduler")
+    try ctx.expect(!runs.all.contains(false), "a recursion's run did not run on the caller's current scheduler")
 }

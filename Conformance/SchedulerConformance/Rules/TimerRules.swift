@@ -17,41 +17,10 @@ extension RuleCatalogue {
                     """
                     deadlines are converted to the clock the timer uses (monotonic for real time) without rounding \
                     down; `now` reads a monotonic clock at its true rate; virtual time moves to the deadline before \
-                    the action runs.
-                    """
-            ) { ctx throws(RuleFailure) in
-                let scheduler = ctx.makeScheduler()
-                let realTime = !ctx.subject.capabilities.contains(.virtualTime)
-                let early = Recorder<String>()
-                let remaining = Box(20)
-                let done = Signal()
-                for index in 0..<20 {
-                    let delay = Duration.milliseconds(1) + .microseconds(Int64((index * 7_919) % 20_000))
-                    // The suite's clock is read before the subject's, so the delay it measures
-                    // from here can only be longer than the one the subject was asked for.
-                    let referenceStart = RuleContext.referenceNow()
-                    let deadline = try ctx.deadline(delay, on: scheduler)
-                    _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
-                        try scheduler.schedule(at: deadline) {
-                            let now = scheduler.now
-                            let elapsed = RuleContext.referenceNow() - referenceStart
-                            if now < deadline { early.record("\(now.duration(to: deadline)) early on its own clock") }
-                            if realTime && elapsed < delay {
-                                early.record("\(delay - elapsed) early on the suite's monotonic clock")
-                            }
-                            if remaining.update({
-                                $0 -= 1
-                                return $0
-                            }) == 0 {
-                                done.fire()
-                            }
-                        }
-                    }
-                }
-                try ctx.waitFor(done, on: scheduler, "twenty delayed actions ran")
-                try ctx.expect(
-                    early.count == 0, "\(early.count) ran early: \(early.all.prefix(3).joined(separator: ", "))")
-            },
+                    the action runs; `now` read inside an action is the present, not when the action began.
+                    """,
+                check: delayedActionsNeverRunEarly
+            ),
             Rule(
                 .tim2, "a delayed action is late by no more than the calibrated bound",
                 level: .stochastic,

@@ -2,14 +2,16 @@ import Schedulers
 
 /// LIN-1's specification of a real-time scheduler, from the semantics (§2, §3) and the
 /// ORD, CAN and CUR rules: plain actions start in the order they were scheduled (serial
-/// subjects) or in any order (concurrent ones); a serial subject runs one at a time; an
-/// action whose handle was disposed before it started never starts; disposing one that
-/// started changes nothing; each runs as the current scheduler when the subject tracks it.
+/// subjects) or in any order (concurrent ones), those scheduled from inside an action
+/// included; a serial subject runs one at a time; an action whose handle was disposed before
+/// it started (from any thread, or from inside another action) never starts; disposing one
+/// that started changes nothing; each runs as the current scheduler when the subject tracks it.
 public struct SchedulerModel: SequentialModel, CustomStringConvertible {
     /// A call, or what an action saw. Actions are numbered in the order the scenario makes them.
     public enum Operation: Hashable, Sendable, CustomStringConvertible {
-        /// `schedule` of action n.
-        case schedule(Int)
+        /// `schedule` of action n, which makes the calls of `body` (schedules and disposals,
+        /// themselves without bodies) when it runs; in a history they are entries of their own.
+        case schedule(Int, body: [Operation] = [])
         /// `dispose()` of action n's handle (nothing, when n was not scheduled yet).
         case dispose(Int)
         /// A step the subject declared (``SchedulerModel/ExtraOperation``), by name.
@@ -23,7 +25,8 @@ public struct SchedulerModel: SequentialModel, CustomStringConvertible {
 
         public var description: String {
             switch self {
-            case .schedule(let n): "schedule #\(n)"
+            case .schedule(let n, let body):
+                "schedule #\(n)" + (body.isEmpty ? "" : " { " + body.map(\.description).joined(separator: "; ") + " }")
             case .dispose(let n): "dispose #\(n)"
             case .extra(let name): name
             case .start(let n): "#\(n) starts"
@@ -78,7 +81,7 @@ public struct SchedulerModel: SequentialModel, CustomStringConvertible {
     public func apply(_ operation: Operation) -> [(outcome: Outcome, next: SchedulerModel)] {
         var next = self
         switch operation {
-        case .schedule(let n):
+        case .schedule(let n, _):
             next.pending.append(n)
         case .dispose(let n):
             next.pending.removeAll { $0 == n }

@@ -10,18 +10,28 @@ enum SchedulerScenarios {
         _ random: inout SplitMix64, cancellation: Bool, extras: [SchedulerModel.ExtraOperation]
     ) -> Scenario<SchedulerModel.Operation> {
         var made = 0
+        // One action in four makes one or two calls when it runs: a schedule, which queues
+        // behind work already waiting, or a disposal of an action made before it or of one of
+        // the next two, which may be waiting by then.
+        func schedule(_ random: inout SplitMix64) -> SchedulerModel.Operation {
+            made += 1
+            let n = made
+            guard random.next() % 4 == 0 else { return .schedule(n) }
+            let body = (0..<1 + Int(random.next() % 2)).map { _ -> SchedulerModel.Operation in
+                if cancellation, random.next() % 2 == 0 { return .dispose(1 + Int(random.next() % UInt64(made + 2))) }
+                made += 1
+                return .schedule(made)
+            }
+            return .schedule(n, body: body)
+        }
         func operation(_ random: inout SplitMix64) -> SchedulerModel.Operation {
             let roll = random.next() % 10
             if !extras.isEmpty, roll == 0 { return .extra(extras[Int(random.next() % UInt64(extras.count))].name) }
             if cancellation, made > 0, roll >= 5 { return .dispose(random.action(of: made)) }
-            made += 1
-            return .schedule(made)
+            return schedule(&random)
         }
         // The set-up only schedules, so the parallel part has pending work to dispose.
-        let initial = (0..<1 + Int(random.next() % 3)).map { _ -> SchedulerModel.Operation in
-            made += 1
-            return .schedule(made)
-        }
+        let initial = (0..<1 + Int(random.next() % 3)).map { _ in schedule(&random) }
         let parallel = (0..<2 + Int(random.next() % 2)).map { _ in
             (0..<1 + Int(random.next() % 4)).map { _ in operation(&random) }
         }
@@ -34,7 +44,7 @@ enum SchedulerScenarios {
         switch operation {
         case .dispose(let n): .action(n)
         case .extra: .crossing()
-        case .schedule(let n): .makes(n)
+        case .schedule(let n, _): .makes(n)
         case .start, .end, .quiescent: .nothing
         }
     }
@@ -53,12 +63,40 @@ enum SchedulerScenarios {
         let extras = subject.scenarioOperations
         let model = SchedulerModel(serial: serial, tracksCurrent: tracksCurrent, extras: extras)
 
-        @Sendable func action(_ n: Int) -> SchedulerAction {
+        // Calls the suite's actions make: entries of the subject's side of the history.
+        let calls = Box<[HistoryEntry<SchedulerModel.Operation, SchedulerModel.Outcome>]>([])
+        let inside = HistoryEntry<SchedulerModel.Operation, SchedulerModel.Outcome>.subject
+
+        @Sendable func perform(_ operation: SchedulerModel.Operation) -> SchedulerModel.Outcome {
+            switch operation {
+            case .schedule(let n, let body):
+                if let handle = scheduler.schedule(action(n, body)) { handles.update { $0[n] = handle } }
+            case .dispose(let n):
+                // Without a handle the subject is not called, whenever its schedule took effect.
+                guard let handle = handles.value[n] else { return .noHandle }
+                handle.dispose()
+            case .extra(let name):
+                extras.first { $0.name == name }?.perform(scheduler)
+            case .start, .end, .quiescent:
+                preconditionFailure("\(operation) is observed, never performed")
+            }
+            return .done
+        }
+
+        @Sendable func action(_ n: Int, _ body: [SchedulerModel.Operation]) -> SchedulerAction {
             let pause = jitter.inside(action: n)
             return {
                 let started = HistoryClock.tick()
                 let current =
                     tracksCurrent ? CurrentScheduler.value.map { ObjectIdentifier($0) == identity } ?? false : nil
+                for call in body {
+                    let invoked = HistoryClock.tick()
+                    let outcome = perform(call)
+                    let returned = HistoryClock.tick()
+                    calls.update {
+                        $0.append(HistoryEntry(call, outcome, invoked: invoked, returned: returned, thread: inside))
+                    }
+                }
                 if pause > .zero { spin(pause) }
                 jitter.beforeReturn(of: n)
                 let returned = HistoryClock.tick()
@@ -70,23 +108,12 @@ enum SchedulerScenarios {
         }
         return ScenarioInstance(
             initial: model,
-            perform: { operation in
-                switch operation {
-                case .schedule(let n):
-                    if let handle = scheduler.schedule(action(n)) { handles.update { $0[n] = handle } }
-                case .dispose(let n):
-                    // Without a handle the subject is not called, whenever its schedule took effect.
-                    guard let handle = handles.value[n] else { return [(operation, .noHandle)] }
-                    handle.dispose()
-                case .extra(let name):
-                    extras.first { $0.name == name }?.perform(scheduler)
-                case .start, .end, .quiescent:
-                    preconditionFailure("\(operation) is observed, never performed")
-                }
-                return [(operation, .done)]
-            },
+            perform: { operation in [(operation, perform(operation))] },
             finish: { () throws(RuleFailure) in
                 let invoked = HistoryClock.tick()
+                // Twice: what an action scheduled while the first sentinel waited behind it
+                // is queued before the second.
+                try context.quiesce(scheduler)
                 try context.quiesce(scheduler)
                 let returned = HistoryClock.tick()
                 let runs = ObservedRun.entries(
@@ -94,7 +121,7 @@ enum SchedulerScenarios {
                     end: SchedulerModel.Operation.end, done: .done)
                 let quiescent = HistoryEntry<SchedulerModel.Operation, SchedulerModel.Outcome>(
                     .quiescent, .pending([]), invoked: invoked, returned: returned, thread: 0)
-                return (runs.observed + [quiescent], runs.busy)
+                return (runs.observed + calls.value + [quiescent], runs.busy)
             })
     }
 }

@@ -25,8 +25,10 @@ public struct VirtualTimeModel: SequentialModel, CustomStringConvertible {
 
     /// A call, or what an action saw. Actions are numbered in the order the scenario makes them.
     public enum Operation: Hashable, Sendable, CustomStringConvertible {
-        /// `schedule` of action n for the present, or for a time (`schedule(at:)`).
-        case schedule(Int, at: Int?)
+        /// `schedule` of action n for the present, or for a time (`schedule(at:)`); the
+        /// action makes the calls of `body` (schedules and disposals, without bodies) when it
+        /// runs, each an entry of its own in a history.
+        case schedule(Int, at: Int?, body: [Operation] = [])
         case dispose(Int)
         case now
         /// A driving call, in a scenario; in a history, the moment it begins choosing work.
@@ -39,7 +41,9 @@ public struct VirtualTimeModel: SequentialModel, CustomStringConvertible {
 
         public var description: String {
             switch self {
-            case .schedule(let n, let at): at.map { "schedule #\(n) at \($0) ms" } ?? "schedule #\(n)"
+            case .schedule(let n, let at, let body):
+                (at.map { "schedule #\(n) at \($0) ms" } ?? "schedule #\(n)")
+                    + (body.isEmpty ? "" : " { " + body.map(\.description).joined(separator: "; ") + " }")
             case .dispose(let n): "dispose #\(n)"
             case .now: "now"
             case .drive(let target): "\(target)"
@@ -128,7 +132,7 @@ public struct VirtualTimeModel: SequentialModel, CustomStringConvertible {
     public func apply(_ operation: Operation) -> [(outcome: Outcome, next: VirtualTimeModel)] {
         var next = self
         switch operation {
-        case .schedule(let n, let at):
+        case .schedule(let n, let at, _):
             next.queue.append(Entry(action: n, time: max(at.map { Int64($0) * 1_000_000 } ?? now, now), order: made))
             next.made += 1
         case .dispose(let n):

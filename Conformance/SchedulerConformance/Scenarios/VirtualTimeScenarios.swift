@@ -11,9 +11,18 @@ enum VirtualTimeScenarios {
     {
         var made = 0
         let cancellation = capabilities.contains(.cancellation)
-        func schedule(_ random: inout SplitMix64) -> VirtualTimeModel.Operation {
+        // One action in four makes one or two calls when it runs: a schedule (for the present
+        // or a time) or a disposal of an action made before it or of one of the next two.
+        func schedule(_ random: inout SplitMix64, body allowed: Bool = true) -> VirtualTimeModel.Operation {
             made += 1
-            return .schedule(made, at: random.next() % 3 == 0 ? nil : Int(random.next() % 6))
+            let n = made
+            let at = random.next() % 3 == 0 ? nil : Int(random.next() % 6)
+            guard allowed, random.next() % 4 == 0 else { return .schedule(n, at: at) }
+            let body = (0..<1 + Int(random.next() % 2)).map { _ -> VirtualTimeModel.Operation in
+                if cancellation, random.next() % 2 == 0 { return .dispose(1 + Int(random.next() % UInt64(made + 2))) }
+                return schedule(&random, body: false)
+            }
+            return .schedule(n, at: at, body: body)
         }
         func caller(_ random: inout SplitMix64) -> VirtualTimeModel.Operation {
             switch random.next() % 10 {
@@ -44,8 +53,8 @@ enum VirtualTimeScenarios {
         case .dispose(let n): .action(n)
         case .drive(.by), .drive(.to): .advances
         case .drive: .shared
-        case .schedule(let n, nil): .arrives(n)
-        case .schedule(let n, _): .makes(n)
+        case .schedule(let n, nil, _): .arrives(n)
+        case .schedule(let n, _, _): .makes(n)
         default: .nothing
         }
     }
@@ -67,13 +76,42 @@ enum VirtualTimeScenarios {
             let duration = origin.duration(to: time)
             return duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
         }
-        @Sendable func action(_ n: Int) -> SchedulerAction {
+        // Calls the suite's actions make: entries of the subject's side of the history.
+        let calls = Box<[HistoryEntry<VirtualTimeModel.Operation, VirtualTimeModel.Outcome>]>([])
+        let inside = HistoryEntry<VirtualTimeModel.Operation, VirtualTimeModel.Outcome>.subject
+        @Sendable func at(_ ms: Int) -> SchedulerTime { (try? origin.advanced(by: .milliseconds(ms))) ?? origin }
+        /// A schedule or a dispose, from a scenario's thread or an action.
+        @Sendable func call(_ operation: VirtualTimeModel.Operation) -> VirtualTimeModel.Outcome {
+            switch operation {
+            case .schedule(let n, let ms, let body):
+                let made = action(n, body)
+                let handle = ms.map { try? scheduler.schedule(at: at($0), made) } ?? scheduler.schedule(made)
+                if let handle { handles.update { $0[n] = handle } }
+            case .dispose(let n):
+                // Without a handle the subject is not called, whenever its schedule took effect.
+                guard let handle = handles.value[n] else { return .noHandle }
+                handle.dispose()
+            default:
+                preconditionFailure("\(operation) is not made from inside an action")
+            }
+            return .done
+        }
+        @Sendable func action(_ n: Int, _ body: [VirtualTimeModel.Operation]) -> SchedulerAction {
             let pause = jitter.inside(action: n)
             return {
                 let started = HistoryClock.tick()
                 let time = offset(scheduler.now)
                 let current =
                     tracksCurrent ? CurrentScheduler.value.map { ObjectIdentifier($0) == identity } ?? false : nil
+                for operation in body {
+                    let invoked = HistoryClock.tick()
+                    let outcome = call(operation)
+                    let returned = HistoryClock.tick()
+                    calls.update {
+                        $0.append(
+                            HistoryEntry(operation, outcome, invoked: invoked, returned: returned, thread: inside))
+                    }
+                }
                 if pause > .zero { spin(pause) }
                 jitter.beforeReturn(of: n)
                 let returned = HistoryClock.tick()
@@ -84,20 +122,13 @@ enum VirtualTimeScenarios {
                 }
             }
         }
-        @Sendable func at(_ ms: Int) -> SchedulerTime { (try? origin.advanced(by: .milliseconds(ms))) ?? origin }
         return ScenarioInstance(
             initial: VirtualTimeModel(
                 tracksCurrent: tracksCurrent, exclusive: context.subject.declared.advanceTarget == .exclusive),
             perform: { operation in
                 switch operation {
-                case .schedule(let n, let ms):
-                    let handle =
-                        ms.map { try? scheduler.schedule(at: at($0), action(n)) } ?? scheduler.schedule(action(n))
-                    if let handle { handles.update { $0[n] = handle } }
-                case .dispose(let n):
-                    // Without a handle the subject is not called, whenever its schedule took effect.
-                    guard let handle = handles.value[n] else { return [(operation, .noHandle)] }
-                    handle.dispose()
+                case .schedule, .dispose:
+                    return [(operation, call(operation))]
                 case .now:
                     return [(.now, .time(offset(scheduler.now)))]
                 case .drive(let target):
@@ -112,12 +143,12 @@ enum VirtualTimeScenarios {
                 case .settle, .start, .end:
                     preconditionFailure("\(operation) is observed, never performed")
                 }
-                return [(operation, .done)]
             },
             finish: { () throws(RuleFailure) in
-                ObservedRun.entries(
+                let runs = ObservedRun.entries(
                     observed.value, serial: true, start: VirtualTimeModel.Operation.start,
                     end: VirtualTimeModel.Operation.end, done: .done)
+                return (runs.observed + calls.value, runs.busy)
             })
     }
 }

@@ -29,7 +29,7 @@ public enum RuleCategory: String, Codable, Sendable, CaseIterable {
         case .threadSafety: "Thread safety and lifetime"
         case .clock: "Clocks"
         case .executor: "Executors"
-        case .modelChecked: "Concurrent scenarios, model-checked"
+        case .modelChecked: "Generated scenarios, model-checked"
         }
     }
 

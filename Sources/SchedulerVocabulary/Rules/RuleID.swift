@@ -110,6 +110,7 @@ public enum RuleID: String, CaseIterable, Hashable, Comparable, Sendable, Codabl
     case lin3 = "LIN-3"
     case lin4 = "LIN-4"
     case lin5 = "LIN-5"
+    case lin6 = "LIN-6"
 
     /// The published ID written as text, as reports and the command line have it (`ORD-1`,
     /// case-insensitive); nil for any other text.

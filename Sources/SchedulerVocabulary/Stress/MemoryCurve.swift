@@ -29,8 +29,7 @@ public struct MemoryCurve: Codable, Sendable, Equatable {
     public var residentGrowthPerMillion: Double?
     /// The share of the second half's windows whose heap floor rose above the one before:
     /// a leak raises every one; memory held for reuse (libdispatch keeps, per thread, the
-    /// blocks it ran, up to 65,536) rises in steps and falls back: 2 to 6 of 7 in thirteen
-    /// loaded 15 s runs of a correct concurrent scheduler.
+    /// blocks it ran, up to 65,536) rises in steps and falls back, so some windows do not.
     public var liveRisingShare: Double?
 
     /// Whether the heap grew with the work: faster than ``leakThreshold``, and in every

@@ -9,11 +9,13 @@ import Schedulers
 /// pointfreeco's swift-clocks, SwiftNIO's event loop as an executor, and a bare serial
 /// `DispatchQueue` executor (on Linux, Dispatch's queues are not executors of their own).
 enum ClockAndExecutorSubjects {
+    private typealias Name = ThirdPartySubjectName
+
     static let all: [ConformanceSubject] = [
-        ConformanceSubject(name: "stdlib-continuous-clock", clock: { ClockUnderTest(ContinuousClock()) }),
-        ConformanceSubject(name: "stdlib-suspending-clock", clock: { ClockUnderTest(SuspendingClock()) }),
+        ConformanceSubject(name: Name.stdlibContinuousClock.rawValue, clock: { ClockUnderTest(ContinuousClock()) }),
+        ConformanceSubject(name: Name.stdlibSuspendingClock.rawValue, clock: { ClockUnderTest(SuspendingClock()) }),
         ConformanceSubject(
-            name: "swift-clocks-testclock",
+            name: Name.swiftClocksTestClock.rawValue,
             clock: {
                 // Advanced from a task (its `advance` and `run` are async); its sleepers run
                 // wherever the suite puts them, and it lets them run by yielding many times.
@@ -21,15 +23,16 @@ enum ClockAndExecutorSubjects {
             }
             // By design, pinned by its own test (`testSleepUntilExactlyNow`).
         ).declaring(.dueSleep(.parksUntilNextAdvance)),
-        ConformanceSubject(name: "swift-clocks-immediateclock", clock: { ClockUnderTest(immediate: ImmediateClock()) }),
         ConformanceSubject(
-            name: "dispatch-queue-executor",
+            name: Name.swiftClocksImmediateClock.rawValue, clock: { ClockUnderTest(immediate: ImmediateClock()) }),
+        ConformanceSubject(
+            name: Name.dispatchQueueExecutor.rawValue,
             executor: {
                 ExecutorUnderTest(
                     serial: DispatchQueueExecutor(label: "dispatch-queue-executor"), checksIsolation: false)
             }),
         ConformanceSubject(
-            name: "nio-eventloop-executor",
+            name: Name.nioEventLoopExecutor.rawValue,
             executor: {
                 // NIO implements `checkIsolated` (a precondition that the loop is current), not
                 // `isIsolatingCurrentContext`, whose default answers nil.

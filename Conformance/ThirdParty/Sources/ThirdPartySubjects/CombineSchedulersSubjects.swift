@@ -8,12 +8,9 @@ import Schedulers
 /// `TestScheduler` in virtual time, and its `ImmediateScheduler`.
 enum CombineSchedulersSubjects {
     static let all: [ConformanceSubject] = [
-        ConformanceSubject(name: "combine-schedulers-test", origin: .thirdParty) {
-            CombineTestSchedulerSubject(name: "combine-schedulers-test")
-        },
-        ConformanceSubject(name: "combine-schedulers-immediate", origin: .thirdParty) {
-            CombineSubject(
-                name: "combine-schedulers-immediate", capabilities: [.synchronous], base: DispatchQueue.immediate)
+        ThirdPartySubjects.subject(.combineSchedulersTest) { name in CombineTestSchedulerSubject(name: name) },
+        ThirdPartySubjects.subject(.combineSchedulersImmediate) { name in
+            CombineSubject(name: name, capabilities: [.synchronous], base: DispatchQueue.immediate)
         },
     ]
 }

@@ -9,7 +9,7 @@ public enum Deviations {
     /// Keyed by "subject rule-ID", "* rule-ID" or "subject *" (see ``Explanations``); stress
     /// scenarios are keyed the same way, by scenario ID ("swift-actor fan-in").
     public static let explanations: Explanations = [
-        .rule(.can3, of: "nio-eventloop"):
+        .rule(.can3, of: .nioEventLoop):
             """
         library design, documented: the loop copies a batch of due tasks out of its queue under its lock and runs \
         them after releasing it (`SelectableEventLoop`'s `tasksCopy`); `Scheduled.cancel()` removes the task from \
@@ -18,22 +18,24 @@ public enum Deviations {
         ahead of it in the same batch runs. Reproduction: schedule two tasks due now, cancel the second from \
         another thread while the first runs: the second runs.
         """,
-        .rule(.lin1, of: "nio-eventloop"):
+        .rule(.lin1, of: .nioEventLoop):
             """
-        the CAN-3 design seen again by a generated scenario: a task cancelled from another thread while it sits \
-        in the loop's running batch still runs after `cancel()` returned.
+        the CAN-3 design seen again by a generated scenario: a task cancelled while it sits in the loop's running \
+        batch still runs after `cancel()` returned, whether the cancel comes from another thread or from a task \
+        ahead of it in the same batch. Reproduction on one thread: schedule two tasks due now (`scheduleTask`) \
+        and cancel the second's `Scheduled` from inside the first: the second runs.
         """,
-        .rule(.lin1, of: "swift-actor"):
+        .rule(.lin1, of: .swiftActor):
             """
         the ORD-1 difference seen again by a generated scenario: unstructured tasks reach the actor in no \
         promised order, so actions (and the sentinel the rule waits on) run out of the order they were scheduled in.
         """,
-        .rule(.lin2, of: "combine-schedulers-test"):
+        .rule(.lin2, of: .combineSchedulersTest):
             """
         the VT-10 bug seen again by a generated scenario: work scheduled for a time the scheduler has already \
         passed runs at that past time, not at the present.
         """,
-        .rule(.lin3, of: "swift-clocks-testclock"):
+        .rule(.lin3, of: .swiftClocksTestClock):
             """
         library design, found by a generated scenario once its parked due sleeps were declared \
         (`.dueSleep(.parksUntilNextAdvance)`): `sleep(until:)` checks cancellation again after its wake-up (`for \
@@ -47,7 +49,7 @@ public enum Deviations {
             """
         stochastic rule, reported only: lateness beyond the bound calibrated at start-up, usually a loaded machine.
         """,
-        .rule(.can9, of: "dispatch-serial"):
+        .rule(.can9, of: .dispatchSerial):
             """
         library design: a `DispatchWorkItem` owns its block for its whole life, so while the caller keeps the \
         item (the adapter's handle) the block, and everything it captured, stays alive after it ran. The adapter \
@@ -55,14 +57,14 @@ public enum Deviations {
         item as the handle, the leak is the price of cancellation. Reproduction: `let item = DispatchWorkItem { _ \
         = token }; queue.async(execute: item); item.wait()`: `token` lives until `item` is released.
         """,
-        .rule(.can9, of: "foundation-operationqueue-serial"):
+        .rule(.can9, of: .foundationOperationQueueSerial):
             """
         library design: a `BlockOperation` keeps its blocks after it finished (`executionBlocks` stays readable), \
         so while the caller keeps the operation (the adapter's handle, the only way to cancel it) the block and \
         its captures stay alive. Reproduction: `let op = BlockOperation { _ = token }; queue.addOperation(op); \
         op.waitUntilFinished()`: `token` lives until `op` is released.
         """,
-        .rule(.can2, of: "foundation-operationqueue-serial"):
+        .rule(.can2, of: .foundationOperationQueueSerial):
             """
         library design: `Operation.cancel()` has no effect on an operation that already finished (Foundation \
         documents this), so `isCancelled`, the only cancellation state an operation has and the adapter's \
@@ -70,17 +72,17 @@ public enum Deviations {
         cancelled. Reproduction: `let op = BlockOperation {}; queue.addOperation(op); op.waitUntilFinished(); \
         op.cancel()`: `op.isCancelled` is false (swift-corelibs-foundation, checked on Linux).
         """,
-        .rule(.can12, of: "dispatch-concurrent"):
+        .rule(.can12, of: .dispatchConcurrent):
             """
         the dispatch-serial CAN-9 design on a concurrent queue: each handle is a `DispatchWorkItem`, which owns \
         its block for its whole life, so a thousand held handles keep a thousand blocks after they ran.
         """,
-        .rule(.can12, of: "foundation-operationqueue"):
+        .rule(.can12, of: .foundationOperationQueue):
             """
         the foundation-operationqueue-serial CAN-9 design on a concurrent queue: each handle is a \
         `BlockOperation`, which keeps its blocks after it finished, so held handles keep them alive.
         """,
-        .rule(.tim12, of: "opencombine-operationqueue"):
+        .rule(.tim12, of: .openCombineOperationQueue):
             """
         library bug: OpenCombine's `OperationQueue` scheduler repeats by making the next operation ready \
         `interval` after the current action *returned* (`DelayReadyOperation.main`, `becomeReady(after: interval, \
@@ -89,7 +91,7 @@ public enum Deviations {
         Reproduction: `queue.schedule(after: queue.now, interval: .milliseconds(20)) { busy(8 ms); print(Date()) \
         }`: successive prints come 28 ms apart, not 20.
         """,
-        .rule(.ord3, of: "swift-actor"):
+        .rule(.ord3, of: .swiftActor):
             """
         legitimate difference: an actor serialises its work but unstructured `Task`s reach it in no promised \
         order, so actions from one producer can run out of order under contention (and a sentinel can overtake \
@@ -97,28 +99,28 @@ public enum Deviations {
         it; swift-serial-executor shows the FIFO alternative: `Task.immediate` onto an actor whose custom \
         `SerialExecutor` is a queue.
         """,
-        .rule(.ord1, of: "swift-actor"):
+        .rule(.ord1, of: .swiftActor):
             "legitimate difference: as ORD-3 — task creation order is not execution order.",
-        .scenario(.fanIn, of: "swift-actor"):
+        .scenario(.fanIn, of: .swiftActor):
             "legitimate difference: as swift-actor ORD-3, under load: producers' actions reach the actor out of order.",
-        .scenario(.trampolineAndVirtualLoad, of: "nio-asynctesting"):
+        .scenario(.trampolineAndVirtualLoad, of: .nioAsyncTesting):
             """
         library bug: VT-10 under load: a producer computes a deadline from `now` while the driver advances past \
         it, and the late task then runs with the clock set back to its deadline.
         """,
-        .scenario(.timerStorm, of: "foundation-runloop"):
+        .scenario(.timerStorm, of: .foundationRunLoop):
             """
         legitimate difference of clocks (probable cause, seen in some runs, not all): a `Timer` fires by a \
         wall-clock `Date`, so the adapter converts the monotonic deadline into a `Date` when it arms the timer; \
         while NTP slews the wall clock (up to 500 ppm), a deadline 20 ms out can come a few microseconds early on \
         the monotonic clock the scenario judges by. Foundation offers no monotonic timer to use instead.
         """,
-        .scenario(.timerStorm, of: "opencombine-runloop"):
+        .scenario(.timerStorm, of: .openCombineRunLoop):
             """
         legitimate difference of clocks: as foundation-runloop timer-storm; OpenCombine's `RunLoop` scheduler \
         arms Foundation `Timer`s at wall-clock `Date`s too.
         """,
-        .rule(.ord1, of: "foundation-runloop"):
+        .rule(.ord1, of: .foundationRunLoop):
             """
         legitimate limitation of Foundation timers (seen in some runs, not all): the adapter arms each action as \
         a `Timer` firing at `Date()` (RunLoop's `perform` does not wake an idle loop), and a `Date` is a `Double` \
@@ -126,53 +128,53 @@ public enum Deviations {
         that share a fire date, or after rounding even swap, and the run loop keeps no insertion order among \
         equal fire dates. ORD-1 queues 500 actions back to back while the loop is held, which is when it shows.
         """,
-        .rule(.ord3, of: "foundation-runloop"):
+        .rule(.ord3, of: .foundationRunLoop):
             """
         the same as foundation-runloop ORD-1, with several producers: one producer's actions scheduled within a \
         `Date`'s resolution of each other can swap.
         """,
-        .scenario(.fanIn, of: "foundation-runloop"):
+        .scenario(.fanIn, of: .foundationRunLoop):
             """
         the same as foundation-runloop ORD-3, under load: a producer's actions armed within a `Date`'s resolution \
         of each other can swap. Measured outside the suite: one thread arming 20,000 `Timer`s at \
         `Date(timeIntervalSinceNow: 0)` on a run loop's thread saw about 5,900 of them fire before one armed \
         earlier (swift-corelibs-foundation, Linux).
         """,
-        .rule(.ord6, of: "foundation-runloop"):
+        .rule(.ord6, of: .foundationRunLoop):
             """
         the same as foundation-runloop ORD-1, across threads: a baton handed from one thread to the next \
         schedules the next action within a `Date`'s resolution of the last, and the two can swap.
         """,
-        .rule(.can9, of: "foundation-runloop"):
+        .rule(.can9, of: .foundationRunLoop):
             """
         looks like a library bug (swift-corelibs-foundation on Linux): a one-shot `Timer` that has fired is never \
         freed, so its block and everything the block captured stay alive. Not checked on Apple's Foundation here.
         """,
-        .rule(.can10, of: "foundation-runloop"):
+        .rule(.can10, of: .foundationRunLoop):
             "the same leak as CAN-9: a timer whose block returned early (disposed) is never freed either.",
-        .rule(.thr3, of: "foundation-runloop"):
+        .rule(.thr3, of: .foundationRunLoop):
             "the same leak as CAN-9, a thousand times: every fired timer keeps its block.",
-        .subject("opencombine-runloop"):
+        .subject(.openCombineRunLoop):
             """
         library bug: OpenCombine's `RunLoop` scheduler hands a one-shot action to `RunLoop.perform`, which queues \
         the block without waking the loop (CFRunLoopPerformBlock semantics), so on an idle loop the action waits \
         for the next timer or input source to wake it: here, until the rule gives up. Its timers do wake the \
         loop, which is why the timer rules pass. Combine's contract is that `schedule` runs the action soon.
         """,
-        .rule(.vt10, of: "nio-embedded"):
+        .rule(.vt10, of: .nioEmbedded):
             """
         library bug: a task scheduled with a deadline already past runs with `now` set back to that deadline \
         (`advanceTime` sets the clock to each batch's ready time), so time moves backwards while it runs and \
         jumps forward again after. Past deadlines are ordinary (a timeout computed before a slow step).
         """,
-        .rule(.vt10, of: "nio-asynctesting"):
+        .rule(.vt10, of: .nioAsyncTesting):
             "library bug: as nio-embedded VT-10; the async loop shares the algorithm.",
-        .rule(.lin2, of: "nio-asynctesting"):
+        .rule(.lin2, of: .nioAsyncTesting):
             """
         the VT-10 and CAN-1 bugs seen again by generated scenarios: a past deadline runs at its own time, and \
         disposing a pending task does not always stop it.
         """,
-        .rule(.clk7, of: "swift-clocks-testclock"):
+        .rule(.clk7, of: .swiftClocksTestClock):
             """
         library design (seen in some runs, under load): `TestClock.advance` lets a resumed sleeper run by \
         yielding the advancing task a fixed number of times (`Task.megaYield`, 20 by default) instead of waiting \
@@ -181,7 +183,7 @@ public enum Deviations {
         sleepers at 1, 2 and 3 s, `await clock.advance(by: .seconds(5))` while other threads keep the cores busy: \
         a sleeper sometimes reads 5 s.
         """,
-        .rule(.clk10, of: "swift-clocks-testclock"):
+        .rule(.clk10, of: .swiftClocksTestClock):
             """
         the same cause as swift-clocks-testclock CLK-7, in `run()`: a task that sleeps again after waking \
         registers its next sleep only when it gets to run, and `run()` looks for the next sleeper after a fixed \
@@ -190,7 +192,7 @@ public enum Deviations {
         `run(timeout:)`; reproduction: a task sleeping 1 s three times, `await clock.run()` under load, sometimes \
         returns with the task still asleep.
         """,
-        .rule(.clk4, of: "swift-clocks-immediateclock"):
+        .rule(.clk4, of: .swiftClocksImmediateClock):
             """
         library bug: `ImmediateClock.sleep(until:)` sets `now` to the deadline even when the deadline is in the \
         past, so sleeping until a moment already passed sends the clock backwards (and every duration measured \
@@ -198,7 +200,7 @@ public enum Deviations {
         without `max`; reproduction: `let clock = ImmediateClock(); let start = clock.now; try await \
         clock.sleep(until: start.advanced(by: .seconds(-5)))`, after which `clock.now < start`.
         """,
-        .rule(.vt10, of: "combine-schedulers-test"):
+        .rule(.vt10, of: .combineSchedulersTest):
             """
         library bug: `TestScheduler.advance(to:)` sets `now` to each action's date, so an action scheduled with a \
         date already past moves the clock backwards while it runs (and `run()` can then spin, since \
@@ -208,23 +210,23 @@ public enum Deviations {
         5 s. It also sorts its whole queue before every action, so advancing through n queued actions costs n² \
         log n (VT-9's thousands of ties take about a minute).
         """,
-        .scenario(.throughput, of: "combine-schedulers-test"):
+        .scenario(.throughput, of: .combineSchedulersTest):
             """
         library performance bug: as combine-schedulers-test VT-10 notes, `advance(to:)` re-sorts its whole queue \
         before every action, comparing `(date, sequence)` tuples generically, so draining n queued actions costs \
         n² log n: the benchmark's batch of 20,000 does not drain within the budget.
         """,
-        .scenario(.growth, of: "combine-schedulers-test"):
+        .scenario(.growth, of: .combineSchedulersTest):
             """
         the same quadratic drain, measured: an action costs about 0.24 ms with 10³ queued and 2.4 ms with 10⁴ \
         (exponent 2.0); 10⁵ would take hours.
         """,
-        .scenario(.trampolineAndVirtualLoad, of: "combine-schedulers-test"):
+        .scenario(.trampolineAndVirtualLoad, of: .combineSchedulersTest):
             """
         the same quadratic drain as combine-schedulers-test throughput: several producers keep thousands of \
         actions queued while the driver advances.
         """,
-        .rule(.can1, of: "nio-asynctesting"):
+        .rule(.can1, of: .nioAsyncTesting):
             """
         library bug: cancelling a `Scheduled` from outside the loop fails its promise, and completing a promise \
         off the loop goes through `execute`, which on this loop runs every due task at once; the removal of the \
@@ -232,4 +234,17 @@ public enum Deviations {
         makes the loop run without being driven.
         """,
     ]
+}
+
+extension Explanations.Key {
+    /// `subject` failing the rule `id`.
+    static func rule(_ id: RuleID, of subject: ThirdPartySubjectName) -> Self { rule(id, of: subject.rawValue) }
+
+    /// `subject` failing the stress scenario `scenario`.
+    static func scenario(_ scenario: StressScenario, of subject: ThirdPartySubjectName) -> Self {
+        .scenario(scenario, of: subject.rawValue)
+    }
+
+    /// Every check of `subject`, failing for one cause.
+    static func subject(_ subject: ThirdPartySubjectName) -> Self { .subject(subject.rawValue) }
 }

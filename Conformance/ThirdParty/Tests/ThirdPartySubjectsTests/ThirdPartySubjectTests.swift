@@ -18,29 +18,30 @@ import Testing
         .appendingPathComponent("matrix-conformance").path
 
     @Test func meetTheRulesButTheirExplainedDeviations() async throws {
-        let expected: [String: Set<RuleID>] = [
-            "nio-embedded": [.vt10],
-            "nio-asynctesting": [.vt10, .can1, .lin2],  // LIN-2 sees VT-10 and CAN-1 again
-            "dispatch-serial": [.can9],
-            "swift-serial-executor": [],
-            "stdlib-continuous-clock": [],
+        let expected: [ThirdPartySubjectName: Set<RuleID>] = [
+            .nioEmbedded: [.vt10],
+            .nioAsyncTesting: [.vt10, .can1, .lin2],  // LIN-2 sees VT-10 and CAN-1 again
+            .dispatchSerial: [.can9],
+            .swiftSerialExecutor: [],
+            .stdlibContinuousClock: [],
             // Declares its parked due sleeps: CLK-4 holds it to that, and passes.
-            "swift-clocks-testclock": [],
-            "swift-clocks-immediateclock": [.clk4],
-            "dispatch-queue-executor": [],
-            "nio-eventloop-executor": [],
-            "combine-schedulers-immediate": [],
+            .swiftClocksTestClock: [],
+            .swiftClocksImmediateClock: [.clk4],
+            .dispatchQueueExecutor: [],
+            .nioEventLoopExecutor: [],
+            .combineSchedulersImmediate: [],
         ]
         // Deviations that need a loaded machine to show: allowed, not required.
         // (LIN-3 finds a cancellation that lands after an advance took its sleeper when a
         // generated scenario makes the two meet.)
-        let intermittent: [String: Set<RuleID>] = ["swift-clocks-testclock": [.clk7, .clk10, .lin3]]
+        let intermittent: [ThirdPartySubjectName: Set<RuleID>] = [.swiftClocksTestClock: [.clk7, .clk10, .lin3]]
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("third-party-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let run = try await Subprocess.run(
             .path(.init(Self.executable)),
             arguments: .init([
-                "run", "--subject", expected.keys.sorted().joined(separator: ","), "--quiet", "--report-dir",
+                "run", "--subject", expected.keys.map(\.rawValue).sorted().joined(separator: ","), "--quiet",
+                "--report-dir",
                 folder.path,
             ]),
             output: .discarded, error: .string(limit: 1 << 20)
@@ -50,8 +51,9 @@ import Testing
         let report = try JSONDecoder().decode(
             ConformanceReport.self, from: Data(contentsOf: folder.appendingPathComponent("conformance.json")))
         for subject in report.subjects {
-            let deviations = try #require(expected[subject.name])
-            let maybe = intermittent[subject.name] ?? []
+            let name = try #require(ThirdPartySubjectName(rawValue: subject.name))
+            let deviations = try #require(expected[name])
+            let maybe = intermittent[name] ?? []
             let failedRequired = subject.results.filter { result in
                 result.status.isFailure && RuleCatalogue.rule(result.rule).level == .required
                     && !maybe.contains(result.rule)
@@ -65,19 +67,20 @@ import Testing
                     "\(subject.name) \(id) has no explanation")
             }
         }
-        #expect(Set(report.subjects.map(\.name)) == Set(expected.keys))
+        #expect(Set(report.subjects.map(\.name)) == Set(expected.keys.map(\.rawValue)))
         // The embedded loop is never called from another thread: every rule that would is skipped.
-        let embedded = try #require(report.subjects.first { $0.name == "nio-embedded" })
+        let embedded = try #require(report.subjects.first { $0.name == ThirdPartySubjectName.nioEmbedded.rawValue })
         let threaded = Set(RuleCatalogue.all.filter { $0.excludes.contains(.threadConfined) }.map(\.id))
         #expect(!threaded.isEmpty)
         #expect(embedded.results.filter { threaded.contains($0.rule) }.allSatisfy { $0.status == .skipped })
     }
 
     @Test func everyExplanationNamesAKnownSubjectAndRuleOrScenario() {
-        let subjects = Set(ThirdPartySubjects.all.map(\.name)).union(["*"])
+        // The explanations name subjects by `ThirdPartySubjectName`: each name is a subject's.
+        #expect(ThirdPartySubjects.all.map(\.name).sorted() == ThirdPartySubjectName.allCases.map(\.rawValue).sorted())
+        let subjects = Set(ThirdPartySubjects.all.map(\.name))
         let checks = Set(
             RuleCatalogue.all.map { CheckID.rule($0.id) } + StressCatalogue.all.map { CheckID.scenario($0.id) })
-        // Rule and scenario IDs are checked by the compiler; subject names are strings.
         for key in Deviations.explanations.entries.keys {
             #expect(key.subject.map(subjects.contains) ?? true, "bad deviation key '\(key)': no such subject")
             #expect(key.check.map(checks.contains) ?? true, "bad deviation key '\(key)'")
