@@ -8,7 +8,7 @@ import Schedulers
 func disposedWorkReleasedThroughOtherDoors(_ ctx: RuleContext, _ scheduler: any Scheduler) throws(RuleFailure) {
     if ctx.subject.capabilities.contains(.timers) {
         let live = LiveCounter()
-        let deadline = try ctx.deadline(.milliseconds(20), on: scheduler)
+        let deadline = try ctx.deadline(.milliseconds(1), on: scheduler)
         do {
             let token = live.token()
             let handle = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in

@@ -23,6 +23,12 @@ public struct SchedulerModel: SequentialModel, CustomStringConvertible {
         /// Observed: everything scheduled has run or been skipped.
         case quiescent
 
+        /// Whether it is a `schedule`.
+        var isSchedule: Bool {
+            if case .schedule = self { return true }
+            return false
+        }
+
         public var description: String {
             switch self {
             case .schedule(let n, let body):
