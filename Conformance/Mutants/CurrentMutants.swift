@@ -159,21 +159,36 @@ final class FaultySubscriptionMutant: Scheduler {
 }
 
 /// Runs a recursion's first run through `schedule`, and its reruns straight on its queue, a
-/// shortcut past its own wrapper: the reruns run without the current scheduler.
+/// shortcut past its own wrapper: the reruns run without the current scheduler. Otherwise as
+/// the reference: a run's reschedules are queued once its block returned.
 final class RerunsNotCurrentMutant: MutantBase, @unchecked Sendable {
+    /// One run's reschedules: counted while its block runs, queued once it returned.
+    private final class Run: Sendable {
+        let state = Lock((inBlock: true, wanted: 0))
+    }
+
     override func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (
         any Disposable
     )? {
         let disposable = BooleanDisposable()
         let queue = self.queue
-        @Sendable func rerun() {
-            queue.async {
-                if !disposable.isDisposed { block(rerun) }
+        @Sendable func runBlock() {
+            guard !disposable.isDisposed else { return }
+            let run = Run()
+            block {
+                let late = run.state.withLock { state in
+                    if state.inBlock { state.wanted += 1 }
+                    return !state.inBlock
+                }
+                if late { queue.async(execute: runBlock) }
             }
+            let wanted = run.state.withLock { state in
+                state.inBlock = false
+                return state.wanted
+            }
+            for _ in 0..<wanted { queue.async(execute: runBlock) }
         }
-        schedule {
-            if !disposable.isDisposed { block(rerun) }
-        }
+        schedule { runBlock() }
         return disposable
     }
 }

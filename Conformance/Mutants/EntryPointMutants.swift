@@ -67,17 +67,21 @@ final class InlineOnOwnQueueMutant: MutantBase, @unchecked Sendable {
 /// Work an action schedules on its own scheduler goes to a list that runs as soon as the
 /// action returns (a fast path for follow-up work), ahead of work queued earlier.
 final class NestedScheduleJumpsQueueMutant: MutantBase, @unchecked Sendable {
-    /// Follow-ups of the action running now; only touched on the queue.
+    /// Follow-ups of the action running now, and whether one runs (a tick's are queued as
+    /// usual, so none is stranded); only touched on the queue.
     private var followUps: [(SchedulerAction, BooleanDisposable)] = []
+    private var running = false
 
     override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
-        guard CurrentScheduler.value === self else { return super.schedule(action) }
+        guard running, CurrentScheduler.value === self else { return super.schedule(action) }
         let disposable = BooleanDisposable()
         followUps.append((action, disposable))
         return disposable
     }
 
     override func run(_ action: @escaping SchedulerAction, unless disposable: BooleanDisposable) {
+        running = true
+        defer { running = false }
         super.run(action, unless: disposable)
         while !followUps.isEmpty {
             let (next, handle) = followUps.removeFirst()
@@ -91,17 +95,19 @@ final class NestedScheduleJumpsQueueMutant: MutantBase, @unchecked Sendable {
 /// it: an action disposed by the one before it still runs.
 final class DisposeFromActionDeferredMutant: MutantBase, @unchecked Sendable {
     private final class Handle: Disposable {
-        let flag = BooleanDisposable()
+        /// What the queue checks, and what the handle reports (at once, as users expect).
+        let flag = BooleanDisposable(), asked = BooleanDisposable()
         let owner: DisposeFromActionDeferredMutant
 
         init(owner: DisposeFromActionDeferredMutant) { self.owner = owner }
 
         func dispose() {
+            asked.dispose()
             guard CurrentScheduler.value === owner else { return flag.dispose() }
             owner.queue.async { [flag] in flag.dispose() }
         }
 
-        var isDisposed: Bool { flag.isDisposed }
+        var isDisposed: Bool { asked.isDisposed }
     }
 
     override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
@@ -133,11 +139,7 @@ final class TimersBesidePlainMutant: MutantBase, @unchecked Sendable {
     override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
         any Disposable
     )? {
-        let disposable = BooleanDisposable()
-        timers.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1))) {
-            self.run(action, unless: disposable)
-        }
-        return disposable
+        delayed(on: timers, at: deadline, action)
     }
 }
 

@@ -41,6 +41,13 @@ class MutantBase: Scheduler, @unchecked Sendable {
     func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
         any Disposable
     )? {
+        delayed(on: queue, at: deadline, action)
+    }
+
+    /// `action` run as this scheduler at `deadline`, from `queue`, unless disposed first.
+    func delayed(on queue: DispatchQueue, at deadline: SchedulerTime, _ action: @escaping SchedulerAction)
+        -> any Disposable
+    {
         let disposable = BooleanDisposable()
         queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1))) {
             self.run(action, unless: disposable)

@@ -72,6 +72,8 @@ final class RacyVirtualScheduler: VirtualTimeScheduler {
     private final class DeferringHandle: Disposable {
         let claim: Claim
         let owner: RacyVirtualScheduler
+        /// Reported at once, as users expect: only the claim's disposal waits.
+        let asked = Atomic(false)
 
         init(_ claim: Claim, owner: RacyVirtualScheduler) {
             self.claim = claim
@@ -79,11 +81,12 @@ final class RacyVirtualScheduler: VirtualTimeScheduler {
         }
 
         func dispose() {
+            asked.store(true, ordering: .releasing)
             guard CurrentScheduler.value === owner else { return claim.dispose() }
             owner.state.withLock { $0.deferred.append(claim) }
         }
 
-        var isDisposed: Bool { claim.isDisposed }
+        var isDisposed: Bool { asked.load(ordering: .acquiring) || claim.isDisposed }
     }
 
     private struct Entry {
@@ -98,6 +101,9 @@ final class RacyVirtualScheduler: VirtualTimeScheduler {
         var entries: [Entry] = []
         /// Disposals kept for the end of the driving call (`disposeFromActionLate`).
         var deferred: [Claim] = []
+        /// Entries the running action put ahead of those due with them
+        /// (`nestedScheduleJumpsQueue`): the next goes behind them, so its own stay in order.
+        var jumped = 0
 
         var earliest: Int? { entries.isEmpty ? nil : 0 }
 
@@ -106,7 +112,7 @@ final class RacyVirtualScheduler: VirtualTimeScheduler {
             let handle = Claim()
             let stamp = max(time, now)
             // After every entry not later than it: equal times keep their order of scheduling
-            // (or, `first`, before every entry at its time).
+            // (or, `first`, before every entry at its time but those the running action put there).
             var low = 0
             var high = entries.count
             while low < high {
@@ -116,6 +122,11 @@ final class RacyVirtualScheduler: VirtualTimeScheduler {
                 } else {
                     high = middle
                 }
+            }
+            if first {
+                let front = low
+                while low < entries.count, entries[low].time == stamp, low - front < jumped { low += 1 }
+                jumped += 1
             }
             entries.insert(Entry(time: stamp, action: action, handle: handle), at: low)
             return handle
@@ -127,6 +138,7 @@ final class RacyVirtualScheduler: VirtualTimeScheduler {
             while let index = earliest, exclusive ? entries[index].time < limit : entries[index].time <= limit {
                 let first = entries.remove(at: index)
                 guard first.handle.claim() else { continue }
+                jumped = 0
                 now = max(now, first.time)
                 guard batch else { return [first] }
                 var taken = [first]

@@ -217,16 +217,19 @@ public struct PackageVerdicts: Sendable {
 
     /// The order in which to judge `plan`'s subjects (indices into it): each subject that is
     /// the lightest for one of the package's own rules first, then the rest, each group in
-    /// the plan's order. The lightest subject a rule applies to is the one with the fewest
-    /// rules to judge (the earliest of equals), so the one extra rule does not go to a
-    /// subject whose checks already take longest.
+    /// the plan's order. The lightest subject a rule applies to is a virtual-time one (its
+    /// rules drive its time instead of waiting for the clock, so they end soonest whatever
+    /// their number), else the one with the fewest rules to judge (the earliest of equals):
+    /// the one extra rule does not go to a subject whose checks already take longest.
     public static func order(of plan: [(subject: ConformanceSubject, rules: [Rule])]) -> [Int] {
         let applicable = plan.map { entry in entry.rules.filter { $0.skipReason(for: entry.subject) == nil } }
         let packageRules = Set(applicable.joined().filter(\.judgesOnlyThePackage).map(\.id))
+        func weight(_ index: Int) -> (Int, Int, Int) {
+            (plan[index].subject.capabilities.contains(.virtualTime) ? 0 : 1, applicable[index].count, index)
+        }
         let first = Set(
             packageRules.compactMap { id in
-                applicable.indices.filter { applicable[$0].contains { $0.id == id } }
-                    .min { (applicable[$0].count, $0) < (applicable[$1].count, $1) }
+                applicable.indices.filter { applicable[$0].contains { $0.id == id } }.min { weight($0) < weight($1) }
             })
         return plan.indices.filter(first.contains) + plan.indices.filter { !first.contains($0) }
     }

@@ -1,5 +1,7 @@
+import Foundation
 import SchedulerProbes
 import Schedulers
+import Synchronization
 
 /// LIN-6: programs one thread runs against an immediate or trampoline scheduler, every call
 /// of the two at the top and from inside actions, each judged event by event against
@@ -44,12 +46,14 @@ private struct ProgramJudge {
     let tracksCurrent: Bool
     let host = QueueScheduler(name: "LIN-6 host")
 
-    /// The model's events and the subject's, when they differ.
-    func refusal(_ program: OneThreadProgram) -> (expected: [ProgramEvent], got: [ProgramEvent])? {
+    /// The model's events and the subject's, when they differ, and whether some action
+    /// started on another thread than the program's (which neither profile ever does).
+    func refusal(_ program: OneThreadProgram) -> (expected: [ProgramEvent], got: [ProgramEvent], strayed: Bool)? {
         let run = ProgramRun(scheduler: scheduler, host: host, judgesInside: tracksCurrent || kind == .immediate)
         run.run(program)
         let expected = OneThreadModel.events(of: program, kind, tracksCurrent: tracksCurrent, handles: run.handles)
-        return expected == run.events ? nil : (expected, run.events)
+        let strayed = run.strayed
+        return expected == run.events && !strayed ? nil : (expected, run.events, strayed)
     }
 
     /// The failure: the smallest program still refused, both event lists and where they part.
@@ -72,7 +76,7 @@ private struct ProgramJudge {
         guard let refused = refusal(smallest) else {
             return "one thread's program (seed \(seed)) was refused once and not again:\n\(program)"
         }
-        let (expected, got) = refused
+        let (expected, got, strayed) = refused
         let common = min(expected.count, got.count)
         let at = (0..<common).first { expected[$0] != got[$0] } ?? common
         func event(_ events: [ProgramEvent]) -> String { at < events.count ? "\(events[at])" : "nothing more" }
@@ -82,20 +86,30 @@ private struct ProgramJudge {
             \(smallest)
             They part at event \(at + 1): the model has \(event(expected)), the subject \(event(got)).
             The model: \(expected.map(\.description).joined(separator: "; "))
-            The subject: \(got.map(\.description).joined(separator: "; "))
+            The subject: \(got.map(\.description).joined(separator: "; "))\(strayed ? Self.strayedNote : "")
             Replay: conformance replay --subject \(subject) --rule LIN-6 --seed \(seed)
             """
     }
+
+    private static let strayedNote = """
+
+        Some action started on another thread than the program's: a synchronous scheduler runs \
+        every action on the thread that called it (that action's events are not in the list).
+        """
 }
 
 /// One run of a program against the subject, recording what it saw.
 ///
-/// @unchecked Sendable: used by one thread only, on which the subject runs every action
-/// (the two profiles LIN-6 judges run work on the caller's thread).
+/// @unchecked Sendable: its records are touched by the thread that made it only. The two
+/// profiles LIN-6 judges run work on the caller's thread; an action a subject starts on
+/// another thread (one that claims to be synchronous and is not) touches nothing but
+/// ``strayed``, so such a subject is refused, never raced.
 private final class ProgramRun: @unchecked Sendable {
     let scheduler: any Scheduler
     let host: any Scheduler
     let judgesInside: Bool
+    private let owner = pthread_self()
+    private let straying = Atomic(false)
     private(set) var events: [ProgramEvent] = []
     private(set) var handles: [ProgramHandleKey: Bool] = [:]
     private var insideHost = false
@@ -119,6 +133,18 @@ private final class ProgramRun: @unchecked Sendable {
             }
         }
         if program.insideHost { CurrentScheduler.run(as: host, calls) } else { calls() }
+        // A kept reschedule holds its recursion, whose block holds this run.
+        kept.removeAll()
+    }
+
+    /// Whether some action started on another thread than the program's.
+    var strayed: Bool { straying.load(ordering: .acquiring) }
+
+    /// Whether an action starting now runs on the program's thread; records it when not.
+    private func onOwnThread() -> Bool {
+        if pthread_equal(owner, pthread_self()) != 0 { return true }
+        straying.store(true, ordering: .releasing)
+        return false
     }
 
     private var seen: ProgramEvent.Seen {
@@ -133,6 +159,7 @@ private final class ProgramRun: @unchecked Sendable {
         case .schedule(let n, let body):
             let key = take(n)
             let handle = scheduler.schedule { [self] in
+                guard onOwnThread() else { return }
                 let run = start(n)
                 for call in body { perform(call) }
                 events.append(.ended(n, run: run))
@@ -142,6 +169,7 @@ private final class ProgramRun: @unchecked Sendable {
             let key = take(n)
             let done = Box(0)
             let handle = scheduler.scheduleRecursive { [self] reschedule in
+                guard onOwnThread() else { return }
                 let run = start(n)
                 for call in body { perform(call) }
                 done.value += 1

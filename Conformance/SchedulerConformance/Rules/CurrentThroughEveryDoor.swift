@@ -52,6 +52,8 @@ func mainThroughEveryDoor(_ ctx: RuleContext, _ scheduler: any Scheduler) throws
         if runs.value < 2 { reschedule() }
     }
     let timer = Box<(any Disposable)?>(nil)
+    // On every path: a timer ticking every millisecond would disturb the rules after this one.
+    defer { timer.value?.dispose() }
     do {
         if timers {
             _ = try scheduler.schedule(after: .milliseconds(1)) { observe("a delayed action") }
@@ -68,6 +70,5 @@ func mainThroughEveryDoor(_ ctx: RuleContext, _ scheduler: any Scheduler) throws
         throw RuleFailure("scheduling threw \(error)")
     }
     try ctx.waitFor(ran.complete, on: scheduler, "every kind of work ran (so far: \(ran.all.joined(separator: ", ")))")
-    timer.value?.dispose()
     try ctx.expect(wrong.count == 0, wrong.all.joined(separator: "; "))
 }

@@ -5,21 +5,35 @@ import Schedulers
 /// latest once the deadline has passed (a scheduler that keeps timers in a table until they
 /// fire, and skips a disposed one before removing it, keeps it for its whole life), and a
 /// recursion disposed between its runs, released once the scheduler reached its next run.
+/// The delayed action's deadline is 1 ms ahead, so the rule waits little; a thread stopped
+/// past it lets the action run before its disposal, which tests nothing, so that trial is
+/// made again 10 and 100 ms ahead.
 func disposedWorkReleasedThroughOtherDoors(_ ctx: RuleContext, _ scheduler: any Scheduler) throws(RuleFailure) {
     if ctx.subject.capabilities.contains(.timers) {
-        let live = LiveCounter()
-        let deadline = try ctx.deadline(.milliseconds(1), on: scheduler)
-        do {
-            let token = live.token()
-            let handle = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
-                try scheduler.schedule(at: deadline) { blackHole(token) }
+        var disposedInTime = false
+        for ahead in [1, 10, 100] where !disposedInTime {
+            let live = LiveCounter()
+            let ran = Signal()
+            let deadline = try ctx.deadline(.milliseconds(ahead), on: scheduler)
+            do {
+                let token = live.token()
+                let handle = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
+                    try scheduler.schedule(at: deadline) {
+                        blackHole(token)
+                        ran.fire()
+                    }
+                }
+                try ctx.unwrap(handle, "`schedule(at:)` returned no handle").dispose()
             }
-            try ctx.unwrap(handle, "`schedule(at:)` returned no handle").dispose()
+            try ctx.waitPast(deadline, on: scheduler)
+            try ctx.quiesce(scheduler)
+            disposedInTime = !ran.hasFired
+            guard disposedInTime else { continue }
+            try ctx.expectReleased(
+                live, "a delayed action disposed before its deadline still holds its closure once the deadline passed")
         }
-        try ctx.waitPast(deadline, on: scheduler)
-        try ctx.quiesce(scheduler)
-        try ctx.expectReleased(
-            live, "a delayed action disposed before its deadline still holds its closure once the deadline passed")
+        try ctx.requireExercised(
+            disposedInTime, "a delayed action ran before its disposal, 1, 10 and 100 ms ahead: this thread was stopped")
     }
     // In real time the recursion runs on until disposed; in virtual time a drive may run
     // every run due at its instant, so it reschedules once, leaving one run queued.

@@ -64,6 +64,9 @@ func everyEntryPointIsAsynchronous(_ ctx: RuleContext) throws(RuleFailure) {
         if let handle = recursion.start(on: scheduler) { handles.record(handle) }
         try ctx.waitFor(recursion.firstRan, on: scheduler, "a recursion's first run")
     }
+    // The first runs fire inside their blocks: a reschedule before they returned would be
+    // one made in the block, not a late one.
+    try ctx.settle(scheduler)
     callEveryEntryPoint(from: "from a plain thread", late: late[0])
     let inside = Signal()
     scheduler.schedule {

@@ -115,6 +115,9 @@ private func laterWorkGoesToTheCurrentScheduler(_ ctx: RuleContext) throws(RuleF
     let runs = Recorder<Bool>(expecting: 2)
     let timer = Box<(any Disposable)?>(nil)
     let failed = Box<SchedulerError?>(nil)
+    // On every path, and on the host, after the action that set it: a timer ticking every
+    // millisecond would disturb the rules after this one.
+    defer { host.schedule { timer.value?.dispose() } }
     host.schedule {
         do throws(SchedulerError) {
             _ = try scheduler.schedule(after: .milliseconds(1)) { delayed.record(CurrentScheduler.value === host) }
@@ -135,7 +138,6 @@ private func laterWorkGoesToTheCurrentScheduler(_ ctx: RuleContext) throws(RuleF
     if let error = failed.value { throw RuleFailure("scheduling from inside the host's action threw \(error)") }
     try ctx.waitFor(delayed.complete, on: host, "the delayed action ran")
     if repeating { try ctx.waitFor(ticks.complete, on: host, "the repeating action ticked twice") }
-    timer.value?.dispose()
     try ctx.expect(delayed.all == [true], "the delayed action did not run on the caller's current scheduler")
     try ctx.expect(
         !ticks.all.contains(false), "a repeating action's tick did not run on the caller's current scheduler")

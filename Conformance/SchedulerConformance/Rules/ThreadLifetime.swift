@@ -107,6 +107,7 @@ func threadsLeaveNothingBehind(_ ctx: RuleContext) throws(RuleFailure) {
         let baseline = grown.map(\.control).sorted()[1]
         quiet = grown.count { $0.shortLived - baseline < half }
     }
+    ctx.note("\(quiet) quiet rounds of short-lived threads in \(grown.count) pairs")
     try ctx.expect(
         quiet >= quietToPass,
         """
