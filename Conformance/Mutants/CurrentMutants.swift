@@ -159,12 +159,20 @@ final class FaultySubscriptionMutant: Scheduler {
 }
 
 /// Runs a recursion's first run through `schedule`, and its reruns straight on its queue, a
-/// shortcut past its own wrapper: the reruns run without the current scheduler. Otherwise as
-/// the reference: a run's reschedules are queued once its block returned.
+/// shortcut past its own wrapper: the reruns run without the current scheduler (with
+/// `lateOnly`, only those asked for after a run returned). Otherwise as the reference: a
+/// run's reschedules are queued once its block returned.
 final class RerunsNotCurrentMutant: MutantBase, @unchecked Sendable {
     /// One run's reschedules: counted while its block runs, queued once it returned.
     private final class Run: Sendable {
         let state = Lock((inBlock: true, wanted: 0))
+    }
+
+    private let lateOnly: Bool
+
+    init(_ name: String, lateOnly: Bool = false) {
+        self.lateOnly = lateOnly
+        super.init(name)
     }
 
     override func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (
@@ -186,7 +194,9 @@ final class RerunsNotCurrentMutant: MutantBase, @unchecked Sendable {
                 state.inBlock = false
                 return state.wanted
             }
-            for _ in 0..<wanted { queue.async(execute: runBlock) }
+            for _ in 0..<wanted {
+                if lateOnly { schedule { runBlock() } } else { queue.async(execute: runBlock) }
+            }
         }
         schedule { runBlock() }
         return disposable
@@ -205,6 +215,11 @@ extension Mutants {
         mutant("reruns-not-current", "a recursion's reruns run without the current scheduler", .cur1) {
             RerunsNotCurrentMutant($0)
         },
+        mutant(
+            "late-reruns-not-current",
+            "a recursion's runs asked for after a run returned run without the current scheduler",
+            .cur1
+        ) { RerunsNotCurrentMutant($0, lateOnly: true) },
         mutant("current-not-set-on-timers", "delayed actions run without the current scheduler", .cur2) {
             CurrentNotSetOnTimersMutant($0)
         },

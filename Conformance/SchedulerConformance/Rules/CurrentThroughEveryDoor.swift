@@ -3,11 +3,16 @@ import SchedulerProbes
 import Schedulers
 
 /// CUR-1's other doors: actions scheduled from inside an action (a trampoline drains them
-/// after the outer one; a queue may run them from its backlog) and a recursion's reruns
-/// (a scheduler may send them on a shortcut past its own wrapper).
+/// after the outer one; a queue may run them from its backlog) and a recursion's reruns,
+/// asked for inside a run and after one returned (a scheduler may send either on a shortcut
+/// past its own wrapper).
 func currentThroughEveryDoor(_ ctx: RuleContext, _ scheduler: any Scheduler) throws(RuleFailure) {
     let nested = Recorder<Bool>(expecting: 3)
     let runs = Recorder<Bool>(expecting: 4)
+    let late = Recorder<Bool>(expecting: 2)
+    let kept = Box<(@Sendable () -> Void)?>(nil)
+    // A kept `reschedule` holds its recursion, whose block holds the box.
+    defer { kept.value = nil }
     try ctx.onFreshThread { () throws(RuleFailure) in
         scheduler.schedule {
             for _ in 0..<3 { scheduler.schedule { nested.record(CurrentScheduler.value === scheduler) } }
@@ -17,6 +22,18 @@ func currentThroughEveryDoor(_ ctx: RuleContext, _ scheduler: any Scheduler) thr
             if runs.record(CurrentScheduler.value === scheduler) < 3 { reschedule() }
         }
         try ctx.waitFor(runs.complete, on: scheduler, "a recursion's first run and three reruns ran")
+        let firstRan = Signal()
+        scheduler.scheduleRecursive { reschedule in
+            late.record(CurrentScheduler.value === scheduler)
+            guard kept.value == nil else { return }
+            kept.value = reschedule
+            firstRan.fire()
+        }
+        try ctx.waitFor(firstRan, on: scheduler, "a recursion's first run")
+        // It fired inside its block: a reschedule before the block returned is not a late one.
+        try ctx.settle(scheduler)
+        try ctx.unwrap(kept.value, "the recursion's first run kept no reschedule")()
+        try ctx.waitFor(late.complete, on: scheduler, "a run asked for after the first one returned")
     }
     try ctx.expect(
         !nested.all.contains(false),
@@ -24,6 +41,8 @@ func currentThroughEveryDoor(_ ctx: RuleContext, _ scheduler: any Scheduler) thr
     try ctx.expect(
         !runs.all.contains(false),
         "current was wrong in \(runs.all.filter { !$0 }.count) of a recursion's 4 runs (the first and 3 reruns)")
+    try ctx.expect(late.all.first != false, "current was wrong in a recursion's first run")
+    try ctx.expect(late.all.last != false, "current was wrong in a run asked for after the recursion's run returned")
 }
 
 /// CUR-8 through every door: a plain action, one scheduled from inside an action, a delayed
