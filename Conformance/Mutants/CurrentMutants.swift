@@ -158,20 +158,29 @@ final class FaultySubscriptionMutant: Scheduler {
     }
 }
 
-/// Runs a recursion's first run through `schedule`, and its reruns straight on its queue, a
-/// shortcut past its own wrapper: the reruns run without the current scheduler (with
-/// `lateOnly`, only those asked for after a run returned). Otherwise as the reference: a
-/// run's reschedules are queued once its block returned.
-final class RerunsNotCurrentMutant: MutantBase, @unchecked Sendable {
+/// Runs a recursion's first run through `schedule`, and some of its reruns on a shortcut past
+/// its own wrapper. Otherwise as the reference: a run's reschedules are queued once its
+/// block returned, and one asked for later is queued at once.
+final class RerunShortcutMutant: MutantBase, @unchecked Sendable {
+    enum Shortcut {
+        /// Every rerun straight on its queue: without the current scheduler.
+        case everyRerun
+        /// Reruns asked for after a run returned straight on its queue.
+        case lateRerunsWithoutCurrent
+        /// Reruns asked for after a run returned at once on a pool thread, as the current
+        /// scheduler ("no run is in flight"): beside whatever action the queue is running.
+        case lateRerunsBeside
+    }
+
     /// One run's reschedules: counted while its block runs, queued once it returned.
     private final class Run: Sendable {
         let state = Lock((inBlock: true, wanted: 0))
     }
 
-    private let lateOnly: Bool
+    private let shortcut: Shortcut
 
-    init(_ name: String, lateOnly: Bool = false) {
-        self.lateOnly = lateOnly
+    init(_ name: String, _ shortcut: Shortcut) {
+        self.shortcut = shortcut
         super.init(name)
     }
 
@@ -179,7 +188,7 @@ final class RerunsNotCurrentMutant: MutantBase, @unchecked Sendable {
         any Disposable
     )? {
         let disposable = BooleanDisposable()
-        let queue = self.queue
+        let (queue, shortcut) = (self.queue, self.shortcut)
         @Sendable func runBlock() {
             guard !disposable.isDisposed else { return }
             let run = Run()
@@ -188,14 +197,18 @@ final class RerunsNotCurrentMutant: MutantBase, @unchecked Sendable {
                     if state.inBlock { state.wanted += 1 }
                     return !state.inBlock
                 }
-                if late { queue.async(execute: runBlock) }
+                guard late else { return }
+                switch shortcut {
+                case .everyRerun, .lateRerunsWithoutCurrent: queue.async(execute: runBlock)
+                case .lateRerunsBeside: DispatchQueue.global().async { CurrentScheduler.run(as: self, runBlock) }
+                }
             }
             let wanted = run.state.withLock { state in
                 state.inBlock = false
                 return state.wanted
             }
             for _ in 0..<wanted {
-                if lateOnly { schedule { runBlock() } } else { queue.async(execute: runBlock) }
+                if shortcut == .everyRerun { queue.async(execute: runBlock) } else { schedule { runBlock() } }
             }
         }
         schedule { runBlock() }
@@ -213,13 +226,17 @@ extension Mutants {
             .cur1
         ) { CurrentNotSetFromBacklogMutant($0) },
         mutant("reruns-not-current", "a recursion's reruns run without the current scheduler", .cur1) {
-            RerunsNotCurrentMutant($0)
+            RerunShortcutMutant($0, .everyRerun)
         },
         mutant(
             "late-reruns-not-current",
             "a recursion's runs asked for after a run returned run without the current scheduler",
             .cur1
-        ) { RerunsNotCurrentMutant($0, lateOnly: true) },
+        ) { RerunShortcutMutant($0, .lateRerunsWithoutCurrent) },
+        mutant(
+            "late-reruns-beside", "a recursion's runs asked for after a run returned start at once on a pool thread",
+            .ord2
+        ) { RerunShortcutMutant($0, .lateRerunsBeside) },
         mutant("current-not-set-on-timers", "delayed actions run without the current scheduler", .cur2) {
             CurrentNotSetOnTimersMutant($0)
         },

@@ -3,25 +3,36 @@ import SchedulerProbes
 import SchedulerVocabulary
 import Schedulers
 
+/// Actions kept by key until taken: the table the retention mutants prune only when work runs.
+final class KeptActions: Sendable {
+    private let table = Lock<(next: Int, actions: [Int: SchedulerAction])>((0, [:]))
+
+    /// Keeps `action`; returns its key.
+    func keep(_ action: @escaping SchedulerAction) -> Int {
+        table.withLock { table in
+            defer { table.next += 1 }
+            table.actions[table.next] = action
+            return table.next
+        }
+    }
+
+    /// Removes and returns the action kept under `key`.
+    func take(_ key: Int) -> SchedulerAction? { table.withLock { $0.actions.removeValue(forKey: key) } }
+}
+
 /// Keeps each delayed action in a table until it fires, and skips a disposed one before
 /// removing it: every disposed timer's closure stays for the scheduler's life.
 final class DisposedTimerKeepsClosureMutant: MutantBase, @unchecked Sendable {
-    private let pending = Lock<(next: Int, actions: [Int: SchedulerAction])>((0, [:]))
+    private let pending = KeptActions()
 
     override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
         any Disposable
     )? {
         let disposable = BooleanDisposable()
-        let key = pending.withLock { pending in
-            defer { pending.next += 1 }
-            pending.actions[pending.next] = action
-            return pending.next
-        }
+        let key = pending.keep(action)
         queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1))) {
-            guard !disposable.isDisposed else { return }
-            if let action = self.pending.withLock({ $0.actions.removeValue(forKey: key) }) {
-                self.run(action, unless: disposable)
-            }
+            guard !disposable.isDisposed, let action = self.pending.take(key) else { return }
+            self.run(action, unless: disposable)
         }
         return disposable
     }
@@ -52,6 +63,23 @@ final class DisposedRecursionKeptMutant: MutantBase, @unchecked Sendable {
     }
 }
 
+/// Keeps the work its actions schedule in a table of follow-ups, so a dispose from the same
+/// action could find it; an entry leaves the table when it runs, so one disposed first stays.
+final class DisposedFollowUpKeptMutant: MutantBase, @unchecked Sendable {
+    private let followUps = KeptActions()
+
+    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        guard CurrentScheduler.value === self else { return super.schedule(action) }
+        let disposable = BooleanDisposable()
+        let key = followUps.keep(action)
+        queue.async {
+            guard !disposable.isDisposed, let action = self.followUps.take(key) else { return }
+            self.run(action, unless: disposable)
+        }
+        return disposable
+    }
+}
+
 extension Mutants {
     /// Disposed work kept alive through a door other than plain `schedule`.
     static let retention: [Mutant] = [
@@ -61,5 +89,8 @@ extension Mutants {
         mutant("disposed-recursion-kept", "a disposed recursion's block stays in its table of recursions", .can10) {
             DisposedRecursionKeptMutant($0)
         },
+        mutant(
+            "disposed-follow-up-kept", "work its actions schedule, disposed, stays in its table of follow-ups", .can10
+        ) { DisposedFollowUpKeptMutant($0) },
     ]
 }

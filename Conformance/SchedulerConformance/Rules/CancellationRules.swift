@@ -214,8 +214,8 @@ extension RuleCatalogue {
             rationale: "Cancelling must free what the action captured, at the latest when the scheduler reaches it.",
             hint:
                 """
-                disposal (or the skipped run) clears the stored closure, on every path (a timer's, a recursion's); \
-                the handle does not keep it, nor does a table of pending work.
+                disposal (or the skipped run) clears the stored closure, on every path (a timer's, a recursion's, \
+                work an action scheduled); the handle does not keep it, nor does a table of pending work.
                 """
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()

@@ -3,7 +3,8 @@ import Schedulers
 
 /// CAN-10's other doors: a delayed action disposed before its deadline, released at the
 /// latest once the deadline has passed (a scheduler that keeps timers in a table until they
-/// fire, and skips a disposed one before removing it, keeps it for its whole life), and a
+/// fire, and skips a disposed one before removing it, keeps it for its whole life), work an
+/// action schedules and disposes at once, released once the scheduler reached it, and a
 /// recursion disposed between its runs, released once the scheduler reached its next run.
 /// The delayed action's deadline is 1 ms ahead, so the rule waits little; a thread stopped
 /// past it lets the action run before its disposal, which tests nothing, so that trial is
@@ -35,6 +36,19 @@ func disposedWorkReleasedThroughOtherDoors(_ ctx: RuleContext, _ scheduler: any 
         try ctx.requireExercised(
             disposedInTime, "a delayed action ran before its disposal, 1, 10 and 100 ms ahead: this thread was stopped")
     }
+    let nestedLive = LiveCounter()
+    let nestedDone = Signal()
+    scheduler.schedule {
+        do {
+            let token = nestedLive.token()
+            scheduler.schedule { blackHole(token) }?.dispose()
+        }
+        nestedDone.fire()
+    }
+    try ctx.waitFor(nestedDone, on: scheduler, "an action that disposes the work it scheduled")
+    try ctx.quiesce(scheduler)
+    try ctx.expectReleased(
+        nestedLive, "work an action scheduled and disposed still holds its closure once the scheduler reached it")
     // In real time the recursion runs on until disposed; in virtual time a drive may run
     // every run due at its instant, so it reschedules once, leaving one run queued.
     let runs = ctx.subject.capabilities.contains(.virtualTime) ? 2 : 1_000_000

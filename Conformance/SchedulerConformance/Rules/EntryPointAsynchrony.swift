@@ -53,7 +53,7 @@ func everyEntryPointIsAsynchronous(_ ctx: RuleContext) throws(RuleFailure) {
         }
         probe("scheduleRecursive's first run") { probe in scheduler.scheduleRecursive { _ in probe.action() } }
         probe("a reschedule after the recursion's run returned") { probe in
-            late.probe.value = probe
+            late.later.value = probe.action
             late.reschedule.value?()
             return nil
         }
@@ -182,17 +182,17 @@ final class EntryCallProbe: Sendable {
     }
 }
 
-/// A recursion whose first run keeps its `reschedule`; the runs after it call the probe set
-/// by then.
+/// A recursion whose first run keeps its `reschedule`; the runs after it call the action set
+/// by then. Clear ``reschedule`` when done: it holds the recursion, whose block holds this.
 final class LateReschedule: Sendable {
     let reschedule = Box<(@Sendable () -> Void)?>(nil)
-    let probe = Box<EntryCallProbe?>(nil)
+    let later = Box<(@Sendable () -> Void)?>(nil)
     let firstRan = Signal()
 
     func start(on scheduler: any Scheduler) -> (any Disposable)? {
         scheduler.scheduleRecursive { [self] reschedule in
-            if let probe = probe.value {
-                probe.action()
+            if let later = later.value {
+                later()
             } else {
                 self.reschedule.value = reschedule
                 firstRan.fire()

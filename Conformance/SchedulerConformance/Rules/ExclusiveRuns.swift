@@ -31,10 +31,20 @@ func actionsNeverOverlap(_ ctx: RuleContext) throws(RuleFailure) {
     let beside = Box(0)
     let sawOverlap = Signal()
     let meter = OverlapMeter()
+    // A recursion whose first run returned before the hold: a run asked for while the action
+    // is held waits behind it like any other work.
+    let late = LateReschedule()
+    defer { late.reschedule.value = nil }
+    let lateHandle = ctx.canHold ? late.start(on: scheduler) : nil
+    defer { lateHandle?.dispose() }
+    if ctx.canHold {
+        try ctx.waitFor(late.firstRan, on: scheduler, "a recursion's first run")
+        try ctx.quiesce(scheduler)
+    }
     let gate = try ctx.hold(scheduler, inside: holding)
-    // Work through the other doors (a timer and a tick due at once, a recursion's first run),
-    // on a scheduler that runs it on a queue of its own, starts beside the held action within
-    // the wait below.
+    // Work through the other doors (a timer and a tick due at once, a recursion's first run
+    // and a late run), on a scheduler that runs it on a queue of its own, starts beside the
+    // held action within the wait below.
     @Sendable func timed() {
         if holding.value {
             beside.update { $0 += 1 }
@@ -42,6 +52,8 @@ func actionsNeverOverlap(_ ctx: RuleContext) throws(RuleFailure) {
         }
     }
     let timers = try besideTheHeldAction(ctx, scheduler, timed)
+    late.later.value = timed
+    late.reschedule.value?()
     // The held action has been running a while before work arrives: a scheduler
     // that sends work elsewhere when its current action is slow must show it.
     if ctx.canHold { Thread.sleep(forTimeInterval: 0.005) }
@@ -79,7 +91,8 @@ func actionsNeverOverlap(_ ctx: RuleContext) throws(RuleFailure) {
 }
 
 /// A delayed action due now, a recursion's first run and a repeating timer's first tick due
-/// now, each running `action`, through the doors the subject has besides plain `schedule`;
+/// now, each running `action`, through the doors the subject has besides plain `schedule`
+/// (the late run is set up before the hold, by the caller);
 /// their handles, to dispose once they had their chance.
 private func besideTheHeldAction(
     _ ctx: RuleContext, _ scheduler: any Scheduler, _ action: @escaping SchedulerAction

@@ -41,7 +41,8 @@ extension RuleCatalogue {
             hint:
                 """
                 the private queue is serial even when its target is concurrent; `schedule` from several threads does \
-                not start workers in parallel, nor hand work to another queue while the current action is slow.
+                not start workers in parallel, nor hand work to another queue while the current action is slow; a \
+                recursion's run asked for after its run returned goes through the same queue.
                 """,
             needsIdleCores: true, check: actionsNeverOverlap),
         Rule(
