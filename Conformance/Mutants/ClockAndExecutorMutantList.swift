@@ -98,6 +98,8 @@ extension Mutants {
         executor(.taskRoleElsewhere, "its task-executor role runs jobs on the global queue", .exe8),
         executor(.runsEagerlyWhenIdle, "runs a job at once when nothing is pending", .exe9, virtual: true),
         executor(
+            .runsInlineWhenIdle, "runs a job enqueued while idle inside `enqueue`, on the caller's thread", .exe3),
+        executor(
             .nestedRunsNext, "a job enqueued by one of its own jobs runs next, ahead of jobs already queued", .exe3),
         executor(.nestedAfterBacklog, "jobs enqueued by its own jobs wait until nothing else is queued", .exe3),
         executor(.priorityOrder, "runs the highest-priority queued job first, undeclared", .exe3),

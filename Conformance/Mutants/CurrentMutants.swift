@@ -170,6 +170,9 @@ final class RerunShortcutMutant: MutantBase, @unchecked Sendable {
         /// Reruns asked for after a run returned at once on a pool thread, as the current
         /// scheduler ("no run is in flight"): beside whatever action the queue is running.
         case lateRerunsBeside
+        /// A rerun asked for inside a run is queued at the call: the serial queue still runs
+        /// it only after the run returned, but ahead of work queued while the run went on.
+        case inRunRerunsQueuedAtTheCall
     }
 
     /// One run's reschedules: counted while its block runs, queued once it returned.
@@ -194,13 +197,15 @@ final class RerunShortcutMutant: MutantBase, @unchecked Sendable {
             let run = Run()
             block {
                 let late = run.state.withLock { state in
-                    if state.inBlock { state.wanted += 1 }
+                    if state.inBlock && shortcut != .inRunRerunsQueuedAtTheCall { state.wanted += 1 }
                     return !state.inBlock
                 }
-                guard late else { return }
-                switch shortcut {
-                case .everyRerun, .lateRerunsWithoutCurrent: queue.async(execute: runBlock)
-                case .lateRerunsBeside: DispatchQueue.global().async { CurrentScheduler.run(as: self, runBlock) }
+                switch (late, shortcut) {
+                case (false, .inRunRerunsQueuedAtTheCall), (true, .inRunRerunsQueuedAtTheCall): self.schedule(runBlock)
+                case (false, _): break
+                case (true, .everyRerun), (true, .lateRerunsWithoutCurrent): queue.async(execute: runBlock)
+                case (true, .lateRerunsBeside):
+                    DispatchQueue.global().async { CurrentScheduler.run(as: self, runBlock) }
                 }
             }
             let wanted = run.state.withLock { state in
@@ -237,6 +242,10 @@ extension Mutants {
             "late-reruns-beside", "a recursion's runs asked for after a run returned start at once on a pool thread",
             .ord2
         ) { RerunShortcutMutant($0, .lateRerunsBeside) },
+        mutant(
+            "in-run-reruns-queued-at-the-call",
+            "queues a run asked for inside a run at the call, ahead of work scheduled while the run went on", .rec2
+        ) { RerunShortcutMutant($0, .inRunRerunsQueuedAtTheCall) },
         mutant("current-not-set-on-timers", "delayed actions run without the current scheduler", .cur2) {
             CurrentNotSetOnTimersMutant($0)
         },

@@ -73,7 +73,8 @@ final class NestedScheduleJumpsQueueMutant: MutantBase, @unchecked Sendable {
     private var running = false
 
     override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
-        guard running, CurrentScheduler.value === self else { return super.schedule(action) }
+        // `running` is read only on the queue, where the scheduler is current.
+        guard CurrentScheduler.value === self, running else { return super.schedule(action) }
         let disposable = BooleanDisposable()
         followUps.append((action, disposable))
         return disposable

@@ -19,6 +19,9 @@ final class FaultyExecutor: SerialExecutor, TaskExecutor {
         case checkIsolatedNeverTraps = "executor-check-isolated-never-traps"
         case taskRoleElsewhere = "executor-task-role-elsewhere"
         case runsEagerlyWhenIdle = "virtual-executor-runs-eagerly-when-idle"
+        /// Runs a job enqueued while it has nothing to do inside `enqueue`, on the caller's
+        /// thread ("there is nothing to wait for"), then hands the drain back to its worker.
+        case runsInlineWhenIdle = "executor-runs-inline-when-idle"
         case nestedRunsNext = "executor-nested-runs-next"
         case nestedAfterBacklog = "executor-nested-after-backlog"
         /// Declares its jobs' follow-ups ahead of the waiting jobs, but runs them last first.
@@ -102,6 +105,10 @@ final class FaultyExecutor: SerialExecutor, TaskExecutor {
             if fault == .runsEagerlyWhenIdle, !state.draining, state.pending.isEmpty {
                 return (false, false, false, true)
             }
+            if fault == .runsInlineWhenIdle, !state.draining, state.pending.isEmpty {
+                state.draining = true
+                return (false, false, false, true)
+            }
             state.pending.append(job)
             guard !virtual, !state.draining else { return (false, false, false, false) }
             state.draining = true
@@ -109,7 +116,11 @@ final class FaultyExecutor: SerialExecutor, TaskExecutor {
         }
         if drop { return }
         if beside { return DispatchQueue.global().async { self.run(job, marked: true) } }
-        if inline { return run(job, marked: true) }
+        if inline {
+            run(job, marked: true)
+            if fault == .runsInlineWhenIdle { worker.async { self.drain() } }
+            return
+        }
         if startWorker {
             if fault?.sharesPool == true {
                 SharedWorkerPool.shared.submit { self.drain() }

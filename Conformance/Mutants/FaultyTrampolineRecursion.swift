@@ -10,8 +10,9 @@ final class FaultyTrampolineRecursion: Sendable {
     private let trampoline: FaultyTrampolineMutant
     private let block: @Sendable (_ reschedule: @escaping @Sendable () -> Void) -> Void
     private let handle = BooleanDisposable()
-    /// The thread a run executes on, and the reschedules it made there.
-    private let state = Lock<(executingOn: UInt?, deferred: Int)>((nil, 0))
+    /// The reschedules made by the run executing on each thread: runs asked for late from
+    /// other threads execute on those threads' trampolines, beside each other.
+    private let deferred = Lock<[UInt: Int]>([:])
 
     init(
         on trampoline: FaultyTrampolineMutant,
@@ -36,21 +37,20 @@ final class FaultyTrampolineRecursion: Sendable {
 
     private func execute() {
         guard fault == .queuedRecursionIgnoresDispose || !handle.isDisposed else { return }
-        state.withLock { $0 = (ThreadProbe.id, 0) }
+        let thread = ThreadProbe.id
+        deferred.withLock { $0[thread] = 0 }
         block { self.reschedule() }
-        let deferred = state.withLock { state in
-            defer { state = (nil, 0) }
-            return state.deferred
-        }
-        for _ in 0..<deferred {
+        let wanted = deferred.withLock { $0.removeValue(forKey: thread) ?? 0 }
+        for _ in 0..<wanted {
             if fault == .rerunJumpsQueue { trampoline.enqueueFirst { self.execute() } } else { requestRun() }
         }
     }
 
     private func reschedule() {
-        let counted = state.withLock { state in
-            guard state.executingOn == ThreadProbe.id else { return false }
-            state.deferred += 1
+        let thread = ThreadProbe.id
+        let counted = deferred.withLock { deferred in
+            guard let made = deferred[thread] else { return false }
+            deferred[thread] = made + 1
             return true
         }
         guard !counted else { return }

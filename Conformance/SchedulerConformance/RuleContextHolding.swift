@@ -52,13 +52,23 @@ extension RuleContext {
         guard !(scheduler is any VirtualTimeScheduler),
             subject.capabilities.isDisjoint(with: [.synchronous, .trampoline])
         else { return gate }
+        let held = holding(gate, inside: inside)
+        scheduler.schedule(held.body)
+        try waitFor(held.started, on: scheduler, "the blocking action started")
+        return gate
+    }
+
+    /// What a held action does, for work that holds its scheduler from inside another kind of
+    /// action (a recursion's run): fires `started`, then waits for `gate`, which is released
+    /// after the rule at the latest, as ``hold(_:inside:)``'s is.
+    func holding(_ gate: Signal, inside: Box<Bool>? = nil) -> (body: @Sendable () -> Void, started: Signal) {
         track(gate)
         let started = Signal()
         // Let go only well after a wait of `mustHappen` that started later, and never while
         // a hang is being diagnosed: a subject that deadlocks on the held action must still be
         // stuck when its stacks are read. The runner fires the gate after the rule.
         let bound = timing.mustHappen * 1.5
-        scheduler.schedule { [self] in
+        let body: @Sendable () -> Void = { [self] in
             inside?.value = true
             started.fire()
             while !gate.wait(bound) {
@@ -68,8 +78,7 @@ extension RuleContext {
             }
             inside?.value = false
         }
-        try waitFor(started, on: scheduler, "the blocking action started")
-        return gate
+        return (body, started)
     }
 
     /// Records, from a held action that waited `bound` for the rule to let it go, where the

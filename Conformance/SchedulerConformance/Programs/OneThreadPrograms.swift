@@ -7,7 +7,9 @@ import Synchronization
 /// of the two at the top and from inside actions, each judged event by event against
 /// ``OneThreadModel``, shrunk when refused and replayable from its seed.
 enum OneThreadPrograms {
-    /// Programs per exploration: a few thousand take a few hundredths of a second.
+    /// Programs per exploration: a few thousand take a few hundredths of a second (fewer
+    /// where a build is slow, as a sanitizer's: the exploration and its shrinking each stop at
+    /// a share of the helper thread's bound).
     static let programs = 3_000
     /// Runs at most that shrinking a refused program may make.
     static let shrinkingRuns = 2_000
@@ -20,10 +22,14 @@ enum OneThreadPrograms {
         let first = exploration.seed ?? UInt64.random(in: 0 ... .max)
         let count = exploration.replay ? 1 : programs
         let name = context.subject.name
+        let bound = context.timing.mustHappen
         let outcome = try context.onFreshThread { () throws(RuleFailure) -> (failure: String?, ran: Int) in
             let judge = ProgramJudge(
-                scheduler: context.makeScheduler(), kind: kind, tracksCurrent: tracksCurrent)
+                scheduler: context.makeScheduler(), kind: kind, tracksCurrent: tracksCurrent,
+                shrinkingTime: bound / 4)
+            let deadline = ContinuousClock.now + bound / 2
             for index in 0..<count {
+                if index > 0 && ContinuousClock.now > deadline { return (nil, index) }
                 let seed = first &+ UInt64(index)
                 var random = SplitMix64(seed: seed)
                 let program = OneThreadProgram.generate(&random)
@@ -44,6 +50,7 @@ private struct ProgramJudge {
     let scheduler: any Scheduler
     let kind: OneThreadModel.Kind
     let tracksCurrent: Bool
+    let shrinkingTime: Duration
     let host = QueueScheduler(name: "LIN-6 host")
 
     /// The model's events and the subject's, when they differ, and whether some action
@@ -61,7 +68,8 @@ private struct ProgramJudge {
         var smallest = program
         var runs = 0
         var shrank = true
-        while shrank && runs < OneThreadPrograms.shrinkingRuns {
+        let deadline = ContinuousClock.now + shrinkingTime
+        while shrank && runs < OneThreadPrograms.shrinkingRuns && ContinuousClock.now < deadline {
             shrank = false
             for candidate in smallest.shrinks {
                 runs += 1

@@ -9,10 +9,9 @@ import Schedulers
 func currentThroughEveryDoor(_ ctx: RuleContext, _ scheduler: any Scheduler) throws(RuleFailure) {
     let nested = Recorder<Bool>(expecting: 3)
     let runs = Recorder<Bool>(expecting: 4)
-    let late = Recorder<Bool>(expecting: 2)
-    let kept = Box<(@Sendable () -> Void)?>(nil)
-    // A kept `reschedule` holds its recursion, whose block holds the box.
-    defer { kept.value = nil }
+    let late = LateReschedule()
+    defer { late.stop() }
+    let lateRan = Box<Bool?>(nil)
     try ctx.onFreshThread { () throws(RuleFailure) in
         scheduler.schedule {
             for _ in 0..<3 { scheduler.schedule { nested.record(CurrentScheduler.value === scheduler) } }
@@ -22,18 +21,18 @@ func currentThroughEveryDoor(_ ctx: RuleContext, _ scheduler: any Scheduler) thr
             if runs.record(CurrentScheduler.value === scheduler) < 3 { reschedule() }
         }
         try ctx.waitFor(runs.complete, on: scheduler, "a recursion's first run and three reruns ran")
-        let firstRan = Signal()
-        scheduler.scheduleRecursive { reschedule in
-            late.record(CurrentScheduler.value === scheduler)
-            guard kept.value == nil else { return }
-            kept.value = reschedule
-            firstRan.fire()
-        }
-        try ctx.waitFor(firstRan, on: scheduler, "a recursion's first run")
+        let handle = late.start(on: scheduler)
+        defer { handle?.dispose() }
+        try ctx.waitFor(late.firstRan, on: scheduler, "a recursion's first run")
         // It fired inside its block: a reschedule before the block returned is not a late one.
         try ctx.settle(scheduler)
-        try ctx.unwrap(kept.value, "the recursion's first run kept no reschedule")()
-        try ctx.waitFor(late.complete, on: scheduler, "a run asked for after the first one returned")
+        let ran = Signal()
+        late.later.value = {
+            lateRan.value = CurrentScheduler.value === scheduler
+            ran.fire()
+        }
+        late.reschedule.value?()
+        try ctx.waitFor(ran, on: scheduler, "a run asked for after the first one returned")
     }
     try ctx.expect(
         !nested.all.contains(false),
@@ -41,8 +40,7 @@ func currentThroughEveryDoor(_ ctx: RuleContext, _ scheduler: any Scheduler) thr
     try ctx.expect(
         !runs.all.contains(false),
         "current was wrong in \(runs.all.filter { !$0 }.count) of a recursion's 4 runs (the first and 3 reruns)")
-    try ctx.expect(late.all.first != false, "current was wrong in a recursion's first run")
-    try ctx.expect(late.all.last != false, "current was wrong in a run asked for after the recursion's run returned")
+    try ctx.expect(lateRan.value != false, "current was wrong in a run asked for after the recursion's run returned")
 }
 
 /// CUR-8 through every door: a plain action, one scheduled from inside an action, a delayed

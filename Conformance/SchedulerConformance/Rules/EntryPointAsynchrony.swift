@@ -60,6 +60,11 @@ func everyEntryPointIsAsynchronous(_ ctx: RuleContext) throws(RuleFailure) {
     }
 
     let late = [LateReschedule(), LateReschedule()]
+    // On every path: the repeating timer ticks hourly until disposed.
+    defer {
+        for handle in handles.all { handle.dispose() }
+        for recursion in late { recursion.stop() }
+    }
     for recursion in late {
         if let handle = recursion.start(on: scheduler) { handles.record(handle) }
         try ctx.waitFor(recursion.firstRan, on: scheduler, "a recursion's first run")
@@ -77,9 +82,6 @@ func everyEntryPointIsAsynchronous(_ ctx: RuleContext) throws(RuleFailure) {
     for probe in probes.all {
         try ctx.waitFor(probe.ran, on: scheduler, "the action of \(probe.name) ran")
     }
-    for handle in handles.all { handle.dispose() }
-    // A kept `reschedule` holds its recursion, whose block holds the keeper.
-    for recursion in late { recursion.reschedule.value = nil }
     try ctx.expect(failures.count == 0, failures.all.joined(separator: "; "), kind: .error)
     let inline = probes.all.filter { $0.inline.value }.map(\.name)
     try ctx.expect(inline.isEmpty, "ran inside the call: \(inline.joined(separator: ", "))")
@@ -183,7 +185,7 @@ final class EntryCallProbe: Sendable {
 }
 
 /// A recursion whose first run keeps its `reschedule`; the runs after it call the action set
-/// by then. Clear ``reschedule`` when done: it holds the recursion, whose block holds this.
+/// by then. Call ``stop()`` when done.
 final class LateReschedule: Sendable {
     let reschedule = Box<(@Sendable () -> Void)?>(nil)
     let later = Box<(@Sendable () -> Void)?>(nil)
@@ -199,4 +201,7 @@ final class LateReschedule: Sendable {
             }
         }
     }
+
+    /// Lets go of the kept `reschedule`, which holds the recursion, whose block holds this.
+    func stop() { reschedule.value = nil }
 }

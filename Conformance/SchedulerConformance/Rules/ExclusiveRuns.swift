@@ -34,7 +34,7 @@ func actionsNeverOverlap(_ ctx: RuleContext) throws(RuleFailure) {
     // A recursion whose first run returned before the hold: a run asked for while the action
     // is held waits behind it like any other work.
     let late = LateReschedule()
-    defer { late.reschedule.value = nil }
+    defer { late.stop() }
     let lateHandle = ctx.canHold ? late.start(on: scheduler) : nil
     defer { lateHandle?.dispose() }
     if ctx.canHold {

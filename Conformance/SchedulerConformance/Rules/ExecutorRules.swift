@@ -129,6 +129,7 @@ extension RuleCatalogue {
                 try ctx.expectSequence(order.all, Array(0..<count))
                 try nestedOrder(ctx, session)
                 try priorityOrder(ctx, session)
+                try enqueueOnAnIdleExecutorQueues(ctx, session)
             },
             Rule(
                 .exe4, "a job enqueued from inside a job starts only after that job returns",
@@ -169,6 +170,29 @@ extension RuleCatalogue {
                 }
             },
         ] + executorIsolation
+}
+
+/// EXE-3 from a plain thread, on a real executor with nothing to do: `enqueue` queues the
+/// job and returns, and the job runs after, never inside it on the caller's thread. Five
+/// trials, each once the last job ran: one that lands while the worker is still going idle
+/// meets a busy executor, so the others carry the check.
+private func enqueueOnAnIdleExecutorQueues(_ ctx: RuleContext, _ session: ExecutorSession) throws(RuleFailure) {
+    guard session.executor.drive == nil else { return }
+    for trial in 1...5 {
+        let caller = ThreadProbe.id
+        let returned = Box(false)
+        let inline = Box(false)
+        let ran = Signal()
+        session.submit {
+            if ThreadProbe.id == caller && !returned.value { inline.value = true }
+            ran.fire()
+        }
+        returned.value = true
+        try session.waitFor(ran, "a job enqueued on an idle executor (trial \(trial))")
+        try ctx.expect(
+            !inline.value, "a job enqueued from a plain thread on an idle executor ran inside `enqueue`, on that thread"
+        )
+    }
 }
 
 /// EXE-3's nested part: a backlog, the first of which enqueues two jobs from inside itself

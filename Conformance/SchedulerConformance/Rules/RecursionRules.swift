@@ -31,7 +31,7 @@ extension RuleCatalogue {
             hint:
                 """
                 `reschedule` called while the block executes only bumps a counter; the runs are scheduled after the \
-                block returns.
+                block returns, behind work scheduled while it ran.
                 """
         ) { ctx throws(RuleFailure) in
             let scheduler = ctx.makeScheduler()
@@ -97,6 +97,7 @@ extension RuleCatalogue {
                 let index = try ctx.unwrap(events.firstIndex(of: later), "no '\(later)' in \(events)")
                 try ctx.expect(index > endOfFirst, "'\(later)' came before the first run returned: \(events)")
             }
+            try recursionRunsQueueInOrder(ctx, scheduler)
         },
         Rule(
             .rec3, "reschedule twice: exactly two more runs",
