@@ -108,9 +108,10 @@ extension RuleContext {
 
     /// Runs `body` on a new thread that no scheduler drives, waits for it and returns its
     /// result.
-    public func onFreshThread<T: Sendable>(_ body: @escaping @Sendable () throws(RuleFailure) -> T) throws(RuleFailure)
-        -> T
-    {
+    public func onFreshThread<T: Sendable>(
+        within bound: Duration? = nil, _ body: @escaping @Sendable () throws(RuleFailure) -> T
+    ) throws(RuleFailure) -> T {
+        let bound = bound ?? timing.mustHappen
         let result = Lock<Result<T, RuleFailure>?>(nil)
         let done = Signal()
         let threadID = Lock<Int32?>(nil)
@@ -123,9 +124,9 @@ extension RuleContext {
             done.fire()
         }
         thread.start()
-        guard done.wait(timing.mustHappen) else {
+        guard done.wait(bound) else {
             throw hang(
-                "a helper thread did not finish within \(timing.mustHappen)",
+                "a helper thread did not finish within \(bound)",
                 stuck: [("the helper thread", threadID.withLock { $0 })])
         }
         return try result.withLock { $0 }!.get()

@@ -7,10 +7,13 @@ import Synchronization
 /// of the two at the top and from inside actions, each judged event by event against
 /// ``OneThreadModel``, shrunk when refused and replayable from its seed.
 enum OneThreadPrograms {
-    /// Programs per exploration: a few thousand take a few hundredths of a second (fewer
-    /// where a build is slow, as a sanitizer's: the exploration and its shrinking each stop at
-    /// a share of the helper thread's bound).
-    static let programs = 3_000
+    /// Programs per exploration: a few thousand take a few hundredths of a second in a release
+    /// build, a few seconds in a loaded debug one; a tenth of them under the sanitizer, which
+    /// runs about ten times slower and looks for races, not for rare programs.
+    static let programs = ThreadSanitizerBuild.isEnabled ? 300 : 3_000
+    /// How long the helper thread running them may take before the subject is called stuck;
+    /// shrinking a refused program may take a quarter of it.
+    static let bound = Duration.seconds(20)
     /// Runs at most that shrinking a refused program may make.
     static let shrinkingRuns = 2_000
 
@@ -22,14 +25,12 @@ enum OneThreadPrograms {
         let first = exploration.seed ?? UInt64.random(in: 0 ... .max)
         let count = exploration.replay ? 1 : programs
         let name = context.subject.name
-        let bound = context.timing.mustHappen
-        let outcome = try context.onFreshThread { () throws(RuleFailure) -> (failure: String?, ran: Int) in
+        let outcome = try context.onFreshThread(within: bound) {
+            () throws(RuleFailure) -> (failure: String?, ran: Int) in
             let judge = ProgramJudge(
                 scheduler: context.makeScheduler(), kind: kind, tracksCurrent: tracksCurrent,
                 shrinkingTime: bound / 4)
-            let deadline = ContinuousClock.now + bound / 2
             for index in 0..<count {
-                if index > 0 && ContinuousClock.now > deadline { return (nil, index) }
                 let seed = first &+ UInt64(index)
                 var random = SplitMix64(seed: seed)
                 let program = OneThreadProgram.generate(&random)
