@@ -86,78 +86,6 @@ final class ConcurrentSpillWithoutCurrentMutant: MutantBase, @unchecked Sendable
     }
 }
 
-/// The subscription scheduler's faults, one per instance.
-final class FaultySubscriptionMutant: Scheduler {
-    enum Fault: String, Sendable {
-        /// Never runs inline, not even inside a current scheduler.
-        case alwaysAsync = "always-async-subscription"
-        /// Runs inline even when the calling thread has no current scheduler.
-        case inlineWithoutCurrent = "subscription-inline-without-current"
-        /// Sends timers to its background scheduler even inside a current scheduler.
-        case timersToBackground = "subscription-timers-to-background"
-        /// Runs inline actions as itself, hiding the caller's current scheduler.
-        case runsAsItself = "subscription-runs-as-itself"
-        /// Sends repeating actions to its background scheduler even inside a current scheduler.
-        case repeatingToBackground = "subscription-repeating-to-background"
-        /// Sends recursion to its background scheduler even inside a current scheduler.
-        case recursionToBackground = "subscription-recursion-to-background"
-    }
-
-    let fault: Fault
-    var name: String { fault.rawValue }
-    var capabilities: SchedulerCapabilities { [.subscription, .timers, .repeating] }
-    private let background: QueueScheduler
-
-    init(_ fault: Fault) {
-        self.fault = fault
-        self.background = QueueScheduler(priority: .default, name: "\(fault.rawValue).background")
-    }
-
-    var now: SchedulerTime { background.now }
-
-    private var inlineTarget: (any Scheduler)? {
-        fault == .alwaysAsync ? nil : CurrentScheduler.value
-    }
-
-    @discardableResult
-    func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
-        if inlineTarget != nil || fault == .inlineWithoutCurrent {
-            if fault == .runsAsItself { CurrentScheduler.run(as: self, action) } else { action() }
-            return nil
-        }
-        return background.schedule(action)
-    }
-
-    @discardableResult
-    func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
-        any Disposable
-    )? {
-        try target(for: .timers, unless: .timersToBackground).schedule(at: deadline, action)
-    }
-
-    func schedule(
-        at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
-        _ action: @escaping SchedulerAction
-    ) throws(SchedulerError) -> any Disposable {
-        try target(for: .repeating, unless: .repeatingToBackground).schedule(
-            at: deadline, repeatingEvery: interval, leeway: leeway, action)
-    }
-
-    @discardableResult
-    func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (any Disposable)? {
-        (fault == .recursionToBackground ? background : CurrentScheduler.value ?? background).scheduleRecursive(block)
-    }
-
-    /// The current scheduler when it can do `capability`, else the background one; always
-    /// the background one with `bypass`.
-    private func target(for capability: SchedulerCapabilities, unless bypass: Fault) -> any Scheduler {
-        guard fault != bypass, let current = CurrentScheduler.value, current.capabilities.contains(capability) else {
-            return background
-        }
-        return current
-    }
-}
-
 /// Runs a recursion's first run through `schedule`, and some of its reruns on a shortcut past
 /// its own wrapper. Otherwise as the reference: a run's reschedules are queued once its
 /// block returned, and one asked for later is queued at once.
@@ -173,6 +101,9 @@ final class RerunShortcutMutant: MutantBase, @unchecked Sendable {
         /// A rerun asked for inside a run is queued at the call: the serial queue still runs
         /// it only after the run returned, but ahead of work queued while the run went on.
         case inRunRerunsQueuedAtTheCall
+        /// A rerun asked for after a run returned is queued as a plain action, which runs the
+        /// block without looking at the recursion's disposal ("it was asked for, so it runs").
+        case lateRerunsIgnoreDispose
     }
 
     /// One run's reschedules: counted while its block runs, queued once it returned.
@@ -192,8 +123,9 @@ final class RerunShortcutMutant: MutantBase, @unchecked Sendable {
     )? {
         let disposable = BooleanDisposable()
         let (queue, shortcut) = (self.queue, self.shortcut)
-        @Sendable func runBlock() {
-            guard !disposable.isDisposed else { return }
+        @Sendable func runBlock() { start(checked: true) }
+        @Sendable func start(checked: Bool) {
+            guard !checked || !disposable.isDisposed else { return }
             let run = Run()
             block {
                 let late = run.state.withLock { state in
@@ -206,6 +138,8 @@ final class RerunShortcutMutant: MutantBase, @unchecked Sendable {
                 case (true, .everyRerun), (true, .lateRerunsWithoutCurrent): queue.async(execute: runBlock)
                 case (true, .lateRerunsBeside):
                     DispatchQueue.global().async { CurrentScheduler.run(as: self, runBlock) }
+                case (true, .lateRerunsIgnoreDispose):
+                    queue.async { CurrentScheduler.run(as: self) { start(checked: false) } }
                 }
             }
             let wanted = run.state.withLock { state in
@@ -246,6 +180,10 @@ extension Mutants {
             "in-run-reruns-queued-at-the-call",
             "queues a run asked for inside a run at the call, ahead of work scheduled while the run went on", .rec2
         ) { RerunShortcutMutant($0, .inRunRerunsQueuedAtTheCall) },
+        mutant(
+            "late-reruns-ignore-dispose",
+            "runs asked for after a recursion's run returned run even once the recursion was disposed", .rec5
+        ) { RerunShortcutMutant($0, .lateRerunsIgnoreDispose) },
         mutant("current-not-set-on-timers", "delayed actions run without the current scheduler", .cur2) {
             CurrentNotSetOnTimersMutant($0)
         },
@@ -259,25 +197,5 @@ extension Mutants {
             "concurrent-spill-without-current", "work spilling onto a second worker runs without the current scheduler",
             .cur7
         ) { ConcurrentSpillWithoutCurrentMutant($0) },
-        faulty(FaultySubscriptionMutant.Fault.alwaysAsync, "never runs inline", .sub1) { FaultySubscriptionMutant($0) },
-        faulty(FaultySubscriptionMutant.Fault.inlineWithoutCurrent, "runs inline with no current scheduler", .sub2) {
-            FaultySubscriptionMutant($0)
-        },
-        faulty(
-            FaultySubscriptionMutant.Fault.timersToBackground,
-            "sends timers to the background inside a current scheduler", .sub3
-        ) { FaultySubscriptionMutant($0) },
-        faulty(
-            FaultySubscriptionMutant.Fault.repeatingToBackground,
-            "sends repeating actions to the background inside a current scheduler", .sub3
-        ) { FaultySubscriptionMutant($0) },
-        faulty(
-            FaultySubscriptionMutant.Fault.recursionToBackground,
-            "sends recursion to the background inside a current scheduler", .sub3
-        ) { FaultySubscriptionMutant($0) },
-        faulty(
-            FaultySubscriptionMutant.Fault.runsAsItself, "runs inline actions as itself, hiding the caller's scheduler",
-            .sub4
-        ) { FaultySubscriptionMutant($0) },
     ]
 }

@@ -41,5 +41,9 @@ extension FaultyVirtualMutant {
         /// section: a dispose between the two disposes the handles recorded so far, not this
         /// one, which a step then runs.
         case recursionRecordsHandleLate = "virtual-recursion-records-handle-late"
+        /// Its recursion queues a run asked for inside a run at the call, ahead of the work
+        /// that run queues after asking (it still never re-enters the run: nothing runs
+        /// outside a drive).
+        case inRunRerunsQueuedAtTheCall = "virtual-in-run-reruns-queued-at-the-call"
     }
 }

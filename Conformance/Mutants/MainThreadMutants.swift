@@ -60,6 +60,9 @@ final class FaultyMainMutant: Scheduler, Sendable {
         /// Sends work scheduled from inside one of its actions to a background queue, to keep
         /// the main thread free.
         case nestedOffMain = "main-nested-schedule-off-main"
+        /// Hands an action scheduled on the main thread, outside its own actions, straight to
+        /// the main queue ("already on main"), without the current scheduler.
+        case mainCallersSkipCurrent = "main-callers-skip-current"
     }
 
     let fault: Fault
@@ -71,7 +74,12 @@ final class FaultyMainMutant: Scheduler, Sendable {
 
     @discardableResult
     func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
-        let queue = fault == .nestedOffMain && CurrentScheduler.value === self ? DispatchQueue.global() : .main
+        let inside = CurrentScheduler.value === self
+        if fault == .mainCallersSkipCurrent && Thread.isMainThread && !inside {
+            DispatchQueue.main.async(execute: action)
+            return nil
+        }
+        let queue = fault == .nestedOffMain && inside ? DispatchQueue.global() : .main
         queue.async { CurrentScheduler.run(as: self, action) }
         return nil
     }
@@ -98,6 +106,10 @@ extension Mutants {
         faulty(
             FaultyMainMutant.Fault.nestedOffMain, "runs work scheduled from inside its actions off the main thread",
             .cur8
+        ) { FaultyMainMutant($0) },
+        faulty(
+            FaultyMainMutant.Fault.mainCallersSkipCurrent,
+            "runs work scheduled on the main thread, outside its actions, without the current scheduler", .cur8
         ) { FaultyMainMutant($0) },
         mutant("main-inline-when-idle", "runs inline on the main thread with nothing queued, undeclared", .ord5) {
             InlineOnMainMutant($0, overtakes: false)

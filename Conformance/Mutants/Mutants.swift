@@ -12,7 +12,8 @@ public enum Mutants {
     /// they test the harness's isolation, not the rules.
     public static let all: [Mutant] =
         ordering + drainLoop + entryPoint + concurrency + optimisedOnly + cancellation + releaseAndTimerDisposal
-        + heldHandle + retention + current + recursion + timer + repeatingTimer + repeatingGrid + immediate + trampoline
+        + heldHandle + retention + current + subscription + recursion + timer + repeatingTimer + repeatingGrid
+        + immediate + trampoline
         + virtual
         + threadSafety + clocks + executors + scenarios + mainThread
 

@@ -51,26 +51,51 @@ final class RunsPendingTwiceOnReleaseMutant: MutantBase, @unchecked Sendable {
     }
 }
 
-/// Keeps its repeating timers in a table driven by one timer source, and registers a timer
-/// by copying the table and writing it back with the new entry (two critical sections, as
-/// code made "thread-safe" one access at a time is): a timer registered by another thread
-/// in between is lost, and never ticks.
+/// Keeps its repeating timers (or its delayed actions) in a table driven by one timer source,
+/// and registers one by copying the table and writing it back with the new entry (two
+/// critical sections, as code made "thread-safe" one access at a time is): one registered by
+/// another thread in between is lost, and never runs.
 final class LossyTimerRegistryMutant: MutantBase, @unchecked Sendable {
+    /// Which work goes through the table; the other kind is the base's, correct.
+    enum Kind { case repeating, delayed }
+
     private struct Entry: @unchecked Sendable {
         let action: SchedulerAction
         let flag: BooleanDisposable
         let start: UInt64
+        let repeats: Bool
+        /// Set once a delayed entry ran: a stale copy written back cannot run it again.
+        let ran = BooleanDisposable()
     }
 
+    private let kind: Kind
     private let table = Lock<[Entry]>([])
     private let driver = Lock<(any DispatchSourceTimer)?>(nil)
+
+    init(_ name: String, _ kind: Kind) {
+        self.kind = kind
+        super.init(name)
+    }
+
+    override func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
+        any Disposable
+    )? {
+        guard kind == .delayed else { return try super.schedule(at: deadline, action) }
+        return register(Entry(action: action, flag: BooleanDisposable(), start: deadline.nanoseconds, repeats: false))
+    }
 
     override func schedule(
         at deadline: SchedulerTime, repeatingEvery interval: Duration, leeway: Duration,
         _ action: @escaping SchedulerAction
     ) throws(SchedulerError) -> any Disposable {
+        guard kind == .repeating else {
+            return try super.schedule(at: deadline, repeatingEvery: interval, leeway: leeway, action)
+        }
         _ = try RepeatSpec(interval: interval, leeway: leeway)
-        let entry = Entry(action: action, flag: BooleanDisposable(), start: deadline.nanoseconds)
+        return register(Entry(action: action, flag: BooleanDisposable(), start: deadline.nanoseconds, repeats: true))
+    }
+
+    private func register(_ entry: Entry) -> any Disposable {
         let copy = table.withLock { $0 }
         // The window in which another registration is lost.
         usleep(20)
@@ -79,7 +104,8 @@ final class LossyTimerRegistryMutant: MutantBase, @unchecked Sendable {
         return entry.flag
     }
 
-    /// One source, every millisecond, ticks every registered timer that is due.
+    /// One source, every millisecond, runs every registered entry that is due; a delayed one
+    /// only once.
     private func startDriver() {
         driver.withLock { driver in
             guard driver == nil else { return }
@@ -88,9 +114,12 @@ final class LossyTimerRegistryMutant: MutantBase, @unchecked Sendable {
             source.setEventHandler { [weak self] in
                 guard let self else { return }
                 let now = DispatchTime.now().uptimeNanoseconds
-                for entry in table.withLock({ $0 }) where entry.start <= now {
+                let due = table.withLock { $0.filter { $0.start <= now && !$0.ran.isDisposed } }
+                for entry in due {
                     run(entry.action, unless: entry.flag)
+                    if !entry.repeats { entry.ran.dispose() }
                 }
+                table.withLock { $0.removeAll { $0.ran.isDisposed } }
             }
             source.resume()
             driver = source
@@ -131,8 +160,11 @@ extension Mutants {
         },
         mutant("lossy-timer-registry", "registers repeating timers in two critical sections, losing racing ones", .thr1)
         {
-            LossyTimerRegistryMutant($0)
+            LossyTimerRegistryMutant($0, .repeating)
         },
+        mutant(
+            "lossy-delayed-registry", "registers delayed actions in two critical sections, losing racing ones", .thr1
+        ) { LossyTimerRegistryMutant($0, .delayed) },
         mutant("runs-pending-twice-on-release", "on release runs pending work that its queue runs too", .thr2) {
             RunsPendingTwiceOnReleaseMutant($0)
         },

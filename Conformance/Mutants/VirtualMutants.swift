@@ -138,6 +138,7 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
         any Disposable
     )? {
         if fault == .recursionRecordsHandleLate { return LateRecordingRecursion(on: self, block).start() }
+        if fault == .inRunRerunsQueuedAtTheCall { return recursionQueuedAtTheCall(block) }
         guard fault == .recursionLeavesPendingRun else { return RecursiveScheduling.start(on: self, block) }
         let recursion = BooleanDisposable()
         @Sendable func run() {
@@ -157,6 +158,25 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
             for _ in 0..<count { _ = schedule { run() } }
         }
         _ = schedule { run() }
+        return recursion
+    }
+
+    /// Every run queued at its `reschedule`, in the recursion's composite, so disposing the
+    /// recursion withdraws it.
+    private func recursionQueuedAtTheCall(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void)
+        -> any Disposable
+    {
+        let recursion = CompositeDisposable()
+        @Sendable func queueRun() {
+            guard !recursion.isDisposed, let handle = schedule({ run() }) else { return }
+            // Refused once the recursion was disposed, which disposes the handle.
+            _ = recursion.add(handle)
+        }
+        @Sendable func run() {
+            guard !recursion.isDisposed else { return }
+            block { queueRun() }
+        }
+        queueRun()
         return recursion
     }
 
@@ -233,6 +253,10 @@ extension Mutants {
             a step
             """,
             .rec5
+        ) { FaultyVirtualMutant($0) },
+        faulty(
+            FaultyVirtualMutant.Fault.inRunRerunsQueuedAtTheCall,
+            "queues a run asked for inside a run at the call, ahead of the work the run queues after asking", .rec2
         ) { FaultyVirtualMutant($0) },
         faulty(FaultyVirtualMutant.Fault.emptyStepMovesTime, "an empty step moves time", .vt2) {
             FaultyVirtualMutant($0)

@@ -2,63 +2,93 @@ import SchedulerProbes
 import Schedulers
 import Synchronization
 
-/// THR-1's second half, for a subject that repeats: each producer thread starts 20
-/// repeating timers (every millisecond, from a millisecond on) while the others start
-/// theirs, and plain actions go in between: every timer must tick, none is lost to a racing
-/// registration (a timer queue's insert made outside its lock loses its neighbours).
-func concurrentTimersAllTick(_ ctx: RuleContext) throws(RuleFailure) {
+/// THR-1's second half, through the other doors: while the other producer threads do the
+/// same, each starts 20 of every kind of work the subject offers besides plain actions (a
+/// delayed action due in a millisecond, a repeating timer ticking every millisecond from a
+/// millisecond on, a recursion that runs twice), with plain actions in between. Every one
+/// must run, and a delayed or plain action once: none is lost to a racing registration (a
+/// timer queue's insert made outside its lock loses its neighbours), nor run twice.
+func everyDoorFromManyThreads(_ ctx: RuleContext) throws(RuleFailure) {
     let scheduler = ctx.makeScheduler()
+    let capabilities = ctx.subject.capabilities
     let producers = ctx.producerCount
     let perProducer = 20
     let total = producers * perProducer
-    // Per timer whether it ticked; and how many timers, and plain actions, are still missing.
-    let ticked = Box([Bool](repeating: false, count: total))
-    let missing = Box((timers: total, plain: total))
+    let doors = Set<Door>([.plain, .recursion]).union(
+        [(Door.delayed, SchedulerCapabilities.timers), (.tick, .repeating)].filter { capabilities.contains($0.1) }.map(
+            \.0))
+    // How often each one ran, by door and slot, and how many have not run yet.
+    let runs = Box(
+        (
+            counts: Dictionary(uniqueKeysWithValues: doors.map { ($0, [Int](repeating: 0, count: total)) }),
+            missing: doors.count * total
+        ))
+    let everything = Signal()
+    @Sendable func arrived(_ door: Door, _ slot: Int) {
+        let missing = runs.update { runs in
+            runs.counts[door]![slot] += 1
+            if runs.counts[door]![slot] == 1 { runs.missing -= 1 }
+            return runs.missing
+        }
+        if missing == 0 { everything.fire() }
+    }
     let handles = Box([(any Disposable)?](repeating: nil, count: total))
-    let everyTick = Signal()
-    let everyPlain = Signal()
+    defer { for handle in handles.value { handle?.dispose() } }
     let refused = Box<String?>(nil)
     try ctx.onThreads(producers) { producer in
         for index in 0..<perProducer {
             let slot = producer * perProducer + index
             do {
-                let start = try scheduler.now.advanced(by: .milliseconds(1))
-                let handle = try scheduler.schedule(at: start, repeatingEvery: .milliseconds(1), leeway: .zero) {
-                    let first = ticked.update { ticked -> Bool in
-                        defer { ticked[slot] = true }
-                        return !ticked[slot]
-                    }
-                    if first,
-                        missing.update({
-                            $0.timers -= 1
-                            return $0.timers
-                        }) == 0
-                    {
-                        everyTick.fire()
+                if doors.contains(.delayed) {
+                    _ = try scheduler.schedule(at: scheduler.now.advanced(by: .milliseconds(1))) {
+                        arrived(.delayed, slot)
                     }
                 }
-                handles.update { $0[slot] = handle }
+                if doors.contains(.tick) {
+                    let start = try scheduler.now.advanced(by: .milliseconds(1))
+                    let handle = try scheduler.schedule(at: start, repeatingEvery: .milliseconds(1), leeway: .zero) {
+                        arrived(.tick, slot)
+                    }
+                    handles.update { $0[slot] = handle }
+                }
             } catch {
-                refused.value = "a repeating timer was refused: \(error)"
+                refused.value = "scheduling a timer was refused: \(error)"
             }
-            scheduler.schedule {
-                if missing.update({
-                    $0.plain -= 1
-                    return $0.plain
-                }) == 0 {
-                    everyPlain.fire()
+            let recursed = Box(false)
+            scheduler.scheduleRecursive { reschedule in
+                if recursed.update({ recursed in
+                    defer { recursed = true }
+                    return recursed
+                }) {
+                    arrived(.recursion, slot)
+                } else {
+                    reschedule()
                 }
             }
+            scheduler.schedule { arrived(.plain, slot) }
         }
     }
-    defer { for handle in handles.value { handle?.dispose() } }
     if let refused = refused.value { throw RuleFailure(refused) }
-    try ctx.waitFor(everyPlain, on: scheduler, "the plain actions scheduled between the timers ran")
     try ctx.waitFor(
-        everyTick, on: scheduler,
+        everything, on: scheduler,
         """
-        every one of \(total) repeating timers started from \(producers) threads at once ticked \
-        (\(missing.value.timers) never did)
+        everything \(producers) threads scheduled at once ran (never ran: \
+        \(runs.value.counts.map { "\($0.value.count(where: { $0 == 0 })) of \(total) \($0.key.rawValue)" }.sorted()))
         """
     )
+    // Time for a second run of a delayed or plain action to show, once the timers stopped (a
+    // virtual scheduler would tick them for ever).
+    for handle in handles.value { handle?.dispose() }
+    try ctx.settle(scheduler)
+    let twice = runs.value.counts.filter { $0.key == .delayed || $0.key == .plain }
+        .map { ($0.key, $0.value.count(where: { $0 > 1 })) }.filter { $0.1 > 0 }
+    try ctx.expect(twice.isEmpty, "ran more than once: \(twice.map { "\($0.1) \($0.0.rawValue)" }.sorted())")
+}
+
+/// A kind of work THR-1's second half schedules from every producer.
+private enum Door: String, Sendable, Hashable {
+    case plain = "plain actions"
+    case delayed = "delayed actions"
+    case tick = "repeating timers' first ticks"
+    case recursion = "recursions' second runs"
 }

@@ -21,17 +21,13 @@ func currentThroughEveryDoor(_ ctx: RuleContext, _ scheduler: any Scheduler) thr
             if runs.record(CurrentScheduler.value === scheduler) < 3 { reschedule() }
         }
         try ctx.waitFor(runs.complete, on: scheduler, "a recursion's first run and three reruns ran")
-        let handle = late.start(on: scheduler)
-        defer { handle?.dispose() }
-        try ctx.waitFor(late.firstRan, on: scheduler, "a recursion's first run")
-        // It fired inside its block: a reschedule before the block returned is not a late one.
-        try ctx.settle(scheduler)
+        let handles = try LateReschedule.start([late], on: scheduler, ctx)
+        defer { for handle in handles { handle.dispose() } }
         let ran = Signal()
-        late.later.value = {
+        late.rerun {
             lateRan.value = CurrentScheduler.value === scheduler
             ran.fire()
         }
-        late.reschedule.value?()
         try ctx.waitFor(ran, on: scheduler, "a run asked for after the first one returned")
     }
     try ctx.expect(
@@ -43,7 +39,8 @@ func currentThroughEveryDoor(_ ctx: RuleContext, _ scheduler: any Scheduler) thr
     try ctx.expect(lateRan.value != false, "current was wrong in a run asked for after the recursion's run returned")
 }
 
-/// CUR-8 through every door: a plain action, one scheduled from inside an action, a delayed
+/// CUR-8 through every door: a plain action scheduled from another thread and one scheduled
+/// on the main thread outside its actions, one scheduled from inside an action, a delayed
 /// one, a repeating one's ticks and a recursion's runs each run on the main thread, with the
 /// scheduler current.
 func mainThroughEveryDoor(_ ctx: RuleContext, _ scheduler: any Scheduler) throws(RuleFailure) {
@@ -51,8 +48,8 @@ func mainThroughEveryDoor(_ ctx: RuleContext, _ scheduler: any Scheduler) throws
     let timers = capabilities.contains(.timers)
     let repeating = capabilities.contains(.repeating)
     let wrong = Recorder<String>()
-    // A plain action, its nested one, two runs of a recursion, and the timed kinds claimed.
-    let ran = Recorder<String>(expecting: 4 + (timers ? 1 : 0) + (repeating ? 1 : 0))
+    // Two plain actions, a nested one, two runs of a recursion, and the timed kinds claimed.
+    let ran = Recorder<String>(expecting: 5 + (timers ? 1 : 0) + (repeating ? 1 : 0))
     @Sendable func observe(_ door: String) {
         if !Thread.isMainThread { wrong.record("\(door) ran off the main thread") }
         if CurrentScheduler.value !== scheduler { wrong.record("\(door) ran without the scheduler current") }
@@ -61,6 +58,9 @@ func mainThroughEveryDoor(_ ctx: RuleContext, _ scheduler: any Scheduler) throws
     scheduler.schedule {
         observe("a plain action")
         scheduler.schedule { observe("an action scheduled from inside an action") }
+    }
+    DispatchQueue.main.async {
+        scheduler.schedule { observe("an action scheduled on the main thread, outside its actions") }
     }
     let runs = Box(0)
     scheduler.scheduleRecursive { reschedule in

@@ -53,8 +53,7 @@ func everyEntryPointIsAsynchronous(_ ctx: RuleContext) throws(RuleFailure) {
         }
         probe("scheduleRecursive's first run") { probe in scheduler.scheduleRecursive { _ in probe.action() } }
         probe("a reschedule after the recursion's run returned") { probe in
-            late.later.value = probe.action
-            late.reschedule.value?()
+            late.rerun(probe.action)
             return nil
         }
     }
@@ -65,13 +64,7 @@ func everyEntryPointIsAsynchronous(_ ctx: RuleContext) throws(RuleFailure) {
         for handle in handles.all { handle.dispose() }
         for recursion in late { recursion.stop() }
     }
-    for recursion in late {
-        if let handle = recursion.start(on: scheduler) { handles.record(handle) }
-        try ctx.waitFor(recursion.firstRan, on: scheduler, "a recursion's first run")
-    }
-    // The first runs fire inside their blocks: a reschedule before they returned would be
-    // one made in the block, not a late one.
-    try ctx.settle(scheduler)
+    for handle in try LateReschedule.start(late, on: scheduler, ctx) { handles.record(handle) }
     callEveryEntryPoint(from: "from a plain thread", late: late[0])
     let inside = Signal()
     scheduler.schedule {
@@ -182,26 +175,4 @@ final class EntryCallProbe: Sendable {
         if caller.value == ThreadProbe.id { inline.value = true }
         ran.fire()
     }
-}
-
-/// A recursion whose first run keeps its `reschedule`; the runs after it call the action set
-/// by then. Call ``stop()`` when done.
-final class LateReschedule: Sendable {
-    let reschedule = Box<(@Sendable () -> Void)?>(nil)
-    let later = Box<(@Sendable () -> Void)?>(nil)
-    let firstRan = Signal()
-
-    func start(on scheduler: any Scheduler) -> (any Disposable)? {
-        scheduler.scheduleRecursive { [self] reschedule in
-            if let later = later.value {
-                later()
-            } else {
-                self.reschedule.value = reschedule
-                firstRan.fire()
-            }
-        }
-    }
-
-    /// Lets go of the kept `reschedule`, which holds the recursion, whose block holds this.
-    func stop() { reschedule.value = nil }
 }

@@ -35,12 +35,8 @@ func actionsNeverOverlap(_ ctx: RuleContext) throws(RuleFailure) {
     // is held waits behind it like any other work.
     let late = LateReschedule()
     defer { late.stop() }
-    let lateHandle = ctx.canHold ? late.start(on: scheduler) : nil
-    defer { lateHandle?.dispose() }
-    if ctx.canHold {
-        try ctx.waitFor(late.firstRan, on: scheduler, "a recursion's first run")
-        try ctx.quiesce(scheduler)
-    }
+    let lateHandles = ctx.canHold ? try LateReschedule.start([late], on: scheduler, ctx) : []
+    defer { for handle in lateHandles { handle.dispose() } }
     let gate = try ctx.hold(scheduler, inside: holding)
     // Work through the other doors (a timer and a tick due at once, a recursion's first run
     // and a late run), on a scheduler that runs it on a queue of its own, starts beside the
@@ -52,8 +48,7 @@ func actionsNeverOverlap(_ ctx: RuleContext) throws(RuleFailure) {
         }
     }
     let timers = try besideTheHeldAction(ctx, scheduler, timed)
-    late.later.value = timed
-    late.reschedule.value?()
+    late.rerun(timed)
     // The held action has been running a while before work arrives: a scheduler
     // that sends work elsewhere when its current action is slow must show it.
     if ctx.canHold { Thread.sleep(forTimeInterval: 0.005) }

@@ -73,8 +73,33 @@ func disposingStopsEveryFurtherRun(_ ctx: RuleContext) throws(RuleFailure) {
                 + ")"
         )
     }
+    if ctx.canHold { try disposedLateRunNeverStarts(ctx) }
     // The race needs a second thread, which a confined scheduler must never meet.
     if ctx.subject.capabilities.contains(.cancellation), !ctx.subject.capabilities.contains(.threadConfined) {
         try disposeRacingARescheduleLeavesNoRun(ctx)
     }
+}
+
+/// REC-5 through the late door: a run asked for after the recursion's run returned waits
+/// behind a held action, and the recursion is disposed from another thread meanwhile.
+private func disposedLateRunNeverStarts(_ ctx: RuleContext) throws(RuleFailure) {
+    let scheduler = ctx.makeScheduler()
+    let late = LateReschedule()
+    defer { late.stop() }
+    let recursion = try ctx.unwrap(
+        try LateReschedule.start([late], on: scheduler, ctx).first, "scheduleRecursive returned no handle")
+    let gate = try ctx.hold(scheduler)
+    defer { gate.fire() }
+    let ran = Box(false)
+    late.rerun { ran.value = true }
+    try ctx.fromAnotherThreadIfAllowed { recursion.dispose() }
+    gate.fire()
+    try ctx.quiesce(scheduler)
+    try ctx.expect(
+        !ran.value,
+        """
+        a run asked for after the recursion's run returned, queued behind a held action, ran though the recursion was \
+        disposed before it started
+        """
+    )
 }

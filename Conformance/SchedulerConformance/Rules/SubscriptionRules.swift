@@ -142,4 +142,101 @@ private func laterWorkGoesToTheCurrentScheduler(_ ctx: RuleContext) throws(RuleF
     try ctx.expect(
         !ticks.all.contains(false), "a repeating action's tick did not run on the caller's current scheduler")
     try ctx.expect(!runs.all.contains(false), "a recursion's run did not run on the caller's current scheduler")
+    // Both parts call from a thread of their own, which a confined scheduler must never meet.
+    guard !ctx.subject.capabilities.contains(.threadConfined) else { return }
+    try lateRunGoesToTheCurrentScheduler(ctx, scheduler, host: host)
+    try laterWorkWithoutACurrentGoesToTheBackground(ctx)
+}
+
+/// SUB-3 through the late door: a recursion started inside the host's action keeps the host
+/// for a run asked for after its run returned, from a thread with no current scheduler.
+private func lateRunGoesToTheCurrentScheduler(
+    _ ctx: RuleContext, _ scheduler: any Scheduler, host: QueueScheduler
+) throws(RuleFailure) {
+    let late = LateReschedule()
+    defer { late.stop() }
+    let recursion = Box<(any Disposable)?>(nil)
+    defer { recursion.value?.dispose() }
+    host.schedule { recursion.value = late.begin(on: scheduler) }
+    try ctx.waitFor(late.firstRan, on: host, "a recursion's first run")
+    // It fired inside its block; the host is serial, so an action after it runs once it returned.
+    let returned = Signal()
+    host.schedule { returned.fire() }
+    try ctx.waitFor(returned, on: host, "an action queued behind the recursion's first run")
+    let onHost = Box<Bool?>(nil)
+    let ran = Signal()
+    try ctx.onFreshThread {
+        late.rerun {
+            onHost.value = CurrentScheduler.value === host
+            ran.fire()
+        }
+    }
+    try ctx.waitFor(ran, on: host, "a run asked for after the recursion's run returned")
+    try ctx.expect(
+        onHost.value == true,
+        """
+        a run asked for after the recursion's run returned, from a thread with no current scheduler, did not run on \
+        the scheduler that was current when the recursion started
+        """
+    )
+}
+
+/// SUB-3 with no current scheduler: from a plain thread, a delayed action, a repeating one's
+/// tick and a recursion's runs go where a plain action goes, to the background scheduler:
+/// off the caller's thread, with one scheduler current for all of them, never the
+/// subscription scheduler itself.
+private func laterWorkWithoutACurrentGoesToTheBackground(_ ctx: RuleContext) throws(RuleFailure) {
+    let scheduler = ctx.makeScheduler()
+    let repeating = ctx.subject.capabilities.contains(.repeating)
+    let seen = Recorder<(door: String, offCaller: Bool, current: ObjectIdentifier?)>(
+        expecting: repeating ? 5 : 4)
+    let timer = Box<(any Disposable)?>(nil)
+    // On every path: a timer ticking every millisecond would disturb the rules after this one.
+    defer { timer.value?.dispose() }
+    try ctx.onFreshThread { () throws(RuleFailure) in
+        let caller = ThreadProbe.id
+        @Sendable func observe(_ door: String) {
+            seen.record((door, ThreadProbe.id != caller, CurrentScheduler.value.map { ObjectIdentifier($0) }))
+        }
+        scheduler.schedule { observe("a plain action") }
+        _ = try ctx.attempt("schedule(after:)") { () throws(SchedulerError) in
+            try scheduler.schedule(after: .milliseconds(1)) { observe("a delayed action") }
+        }
+        if repeating {
+            let ticked = Box(false)
+            timer.value = try ctx.attempt("schedule(repeatingEvery:)") { () throws(SchedulerError) in
+                try scheduler.schedule(repeatingEvery: .milliseconds(1)) {
+                    if !ticked.update({ ticked in
+                        defer { ticked = true }
+                        return ticked
+                    }) {
+                        observe("a repeating action's tick")
+                    }
+                }
+            }
+        }
+        let runs = Box(0)
+        scheduler.scheduleRecursive { reschedule in
+            observe("a recursion's run")
+            if runs.update({
+                $0 += 1
+                return $0
+            }) == 1 {
+                reschedule()
+            }
+        }
+        try ctx.waitFor(seen.complete, on: scheduler, "every kind of work ran, with no current scheduler")
+    }
+    let observed = seen.all
+    let onCaller = observed.filter { !$0.offCaller }.map(\.door)
+    try ctx.expect(onCaller.isEmpty, "ran on the caller's thread: \(onCaller.joined(separator: ", "))")
+    let none = observed.filter { $0.current == nil }.map(\.door)
+    try ctx.expect(none.isEmpty, "ran with no current scheduler: \(none.joined(separator: ", "))")
+    let itself = observed.filter { $0.current == ObjectIdentifier(scheduler) }.map(\.door)
+    try ctx.expect(itself.isEmpty, "ran as the subscription scheduler itself: \(itself.joined(separator: ", "))")
+    let elsewhere = observed.filter { $0.current != observed.first?.current }.map(\.door)
+    try ctx.expect(
+        elsewhere.isEmpty,
+        "ran with another scheduler current than the plain action's: \(elsewhere.joined(separator: ", "))"
+    )
 }

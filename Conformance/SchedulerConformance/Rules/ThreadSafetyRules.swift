@@ -6,7 +6,10 @@ extension RuleCatalogue {
     static let threadSafety: [Rule] = [
         Rule(
             .thr1,
-            "concurrent scheduling from many threads runs every action exactly once, and every repeating timer ticks",
+            """
+            scheduling from many threads at once runs every action exactly once, and every timer, repeating timer and \
+            recursion
+            """,
             excludes: .threadConfined,
             rationale:
                 "Schedulers are shared by every thread of an app; a lost or doubled action is a lost or doubled event.",
@@ -37,7 +40,7 @@ extension RuleCatalogue {
             let lost = counts.filter { $0 == 0 }.count
             let doubled = counts.filter { $0 > 1 }.count
             try ctx.expect(lost == 0 && doubled == 0, "\(lost) actions lost, \(doubled) run more than once")
-            if ctx.subject.capabilities.contains(.repeating) { try concurrentTimersAllTick(ctx) }
+            try everyDoorFromManyThreads(ctx)
         },
         Rule(
             .thr2, "releasing a scheduler with pending work does not crash, and no action runs twice",
