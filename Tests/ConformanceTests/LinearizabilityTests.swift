@@ -142,16 +142,6 @@ import Testing
         #expect(task.outcome == .cancelled)
     }
 
-    @Test func aSerialSchedulerModelRefusesAStartOutOfTurnAndADisposedStart() {
-        let model = SchedulerModel(serial: true, tracksCurrent: true)
-        let scheduled = model.apply(.schedule(1))[0].next.apply(.schedule(2))[0].next
-        #expect(scheduled.apply(.start(2)).isEmpty)
-        #expect(scheduled.apply(.start(1)).map(\.outcome) == [.ran(asCurrent: true)])
-        let disposed = scheduled.apply(.dispose(1))[0].next
-        #expect(disposed.apply(.start(1)).isEmpty)
-        #expect(disposed.apply(.quiescent).map(\.outcome) == [.pending([2])])
-    }
-
     @Test func aSerialExecutorModelRunsJobsInEnqueueOrderOneAtATimeAndLeavesNoneBehind() {
         let model = SerialExecutorModel(checksIsolation: true, virtual: false)
         let enqueued = model.apply(.enqueue(1, nested: [3]))[0].next.apply(.enqueue(2, nested: []))[0].next

@@ -6,8 +6,8 @@ extension RuleCatalogue {
         Rule(
             .lin1,
             """
-            Schedules, disposals and declared extra calls made from several threads at once give outcomes some \
-            one-at-a-time order of the same calls explains
+            Schedules, recursions and their reschedules, disposals and declared extra calls made from several threads \
+            at once give outcomes some one-at-a-time order of the same calls explains
             """,
             requires: [.asynchronous, .serial], excludes: [.virtualTime, .threadConfined],
             rationale:

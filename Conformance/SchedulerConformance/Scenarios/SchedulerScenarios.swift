@@ -1,32 +1,54 @@
 import SchedulerProbes
 import Schedulers
 
-/// LIN-1's scenarios: schedules and disposals (of any action's handle, from any thread, the
-/// scheduler's declared extra operations too) on a real-time scheduler, and what the suite's
-/// actions saw when it ran them.
+/// LIN-1's scenarios: schedules, recursions and their reschedules, and disposals (of any
+/// action's or recursion's handle, from any thread, the scheduler's declared extra
+/// operations too) on a real-time scheduler, and what the suite's actions and runs saw when
+/// it ran them.
 enum SchedulerScenarios {
     /// A scenario of 2–3 threads × 1–4 calls around a short sequential set-up.
     static func generate(
         _ random: inout SplitMix64, cancellation: Bool, extras: [SchedulerModel.ExtraOperation]
     ) -> Scenario<SchedulerModel.Operation> {
         var made = 0
-        // One action in four makes one or two calls when it runs: a schedule, which queues
-        // behind work already waiting, or a disposal of an action made before it or of one of
-        // the next two, which may be waiting by then.
+        var recursions: [Int] = []
+        // A call an action or run makes when it runs: a schedule, which queues behind work
+        // already waiting, a disposal of an action made before it or of one of the next two,
+        // which may be waiting by then, or a reschedule of a recursion made before it.
+        func nested(_ random: inout SplitMix64) -> SchedulerModel.Operation {
+            let roll = random.next() % 6
+            if !recursions.isEmpty, roll == 0 {
+                return .reschedule(recursions[Int(random.next() % UInt64(recursions.count))])
+            }
+            if cancellation, roll >= 3 { return .dispose(1 + Int(random.next() % UInt64(made + 2))) }
+            made += 1
+            return .schedule(made)
+        }
+        // One action in four makes one or two calls when it runs. One in eight is a recursion
+        // of one to three runs, each asking for the next; a run may make a call too, before or
+        // after asking.
         func schedule(_ random: inout SplitMix64) -> SchedulerModel.Operation {
             made += 1
             let n = made
-            guard random.next() % 4 == 0 else { return .schedule(n) }
-            let body = (0..<1 + Int(random.next() % 2)).map { _ -> SchedulerModel.Operation in
-                if cancellation, random.next() % 2 == 0 { return .dispose(1 + Int(random.next() % UInt64(made + 2))) }
-                made += 1
-                return .schedule(made)
+            if random.next() % 8 == 0 {
+                recursions.append(n)
+                let runs = 1 + Int(random.next() % 3)
+                let bodies = (0..<runs).map { run -> [SchedulerModel.Operation] in
+                    var body: [SchedulerModel.Operation] = run < runs - 1 ? [.rerun(n)] : []
+                    if random.next() % 3 == 0 { body.insert(nested(&random), at: Int(random.next() % 2) * body.count) }
+                    return body
+                }
+                return .scheduleRecursive(n, bodies: bodies)
             }
-            return .schedule(n, body: body)
+            guard random.next() % 4 == 0 else { return .schedule(n) }
+            return .schedule(n, body: (0..<1 + Int(random.next() % 2)).map { _ in nested(&random) })
         }
         func operation(_ random: inout SplitMix64) -> SchedulerModel.Operation {
             let roll = random.next() % 10
             if !extras.isEmpty, roll == 0 { return .extra(extras[Int(random.next() % UInt64(extras.count))].name) }
+            if !recursions.isEmpty, roll == 1 {
+                return .reschedule(recursions[Int(random.next() % UInt64(recursions.count))])
+            }
             if cancellation, made > 0, roll >= 5 { return .dispose(random.action(of: made)) }
             return schedule(&random)
         }
@@ -43,9 +65,9 @@ enum SchedulerScenarios {
     static func aim(_ operation: SchedulerModel.Operation) -> Jitter.Aim {
         switch operation {
         case .dispose(let n): .action(n)
-        case .extra: .crossing()
-        case .schedule(let n, _): .makes(n)
-        case .start, .end, .quiescent: .nothing
+        case .extra, .reschedule: .crossing()
+        case .schedule(let n, _), .scheduleRecursive(let n, _): .makes(n)
+        case .rerun, .start, .end, .quiescent: .nothing
         }
     }
 
@@ -59,6 +81,21 @@ enum SchedulerScenarios {
         let tracksCurrent = capabilities.contains(.tracksCurrent)
         let serial = capabilities.contains(.serial)
         let handles = Box<[Int: any Disposable]>([:])
+        // Each recursion's latest run's `reschedule`.
+        let reschedules = Box<[Int: @Sendable () -> Void]>([:])
+        // Per recursion, the runs asked for (its first, and each reschedule that had a run's
+        // `reschedule` to call) and the runs that returned, their observations recorded; and
+        // whether it was disposed.
+        let recursions = Box<[Int: (asked: Int, ran: Int, disposed: Bool)]>([:])
+        @Sendable func tally(_ n: Int, asked: Int = 0, ran: Int = 0, disposed: Bool = false) {
+            recursions.update { recursions in
+                guard var tally = recursions[n] else { return }
+                tally.asked += asked
+                tally.ran += ran
+                tally.disposed = tally.disposed || disposed
+                recursions[n] = tally
+            }
+        }
         let observed = Box<[ObservedRun<SchedulerModel.Outcome>]>([])
         let extras = subject.scenarioOperations
         let model = SchedulerModel(serial: serial, tracksCurrent: tracksCurrent, extras: extras)
@@ -70,11 +107,31 @@ enum SchedulerScenarios {
         @Sendable func perform(_ operation: SchedulerModel.Operation) -> SchedulerModel.Outcome {
             switch operation {
             case .schedule(let n, let body):
-                if let handle = scheduler.schedule(action(n, body)) { handles.update { $0[n] = handle } }
+                if let handle = scheduler.schedule({ run(n, body, rerun: nil) }) { handles.update { $0[n] = handle } }
+            case .scheduleRecursive(let n, let bodies):
+                recursions.update { $0[n] = (asked: 1, ran: 0, disposed: false) }
+                let runs = Box(0)
+                let handle = scheduler.scheduleRecursive { reschedule in
+                    reschedules.update { $0[n] = reschedule }
+                    let index = runs.update {
+                        $0 += 1
+                        return $0 - 1
+                    }
+                    run(n, index < bodies.count ? bodies[index] : [], rerun: reschedule)
+                    tally(n, ran: 1)
+                }
+                if let handle { handles.update { $0[n] = handle } }
+            case .reschedule(let n):
+                guard let reschedule = reschedules.value[n] else { return .noHandle }
+                tally(n, asked: 1)
+                reschedule()
+            case .rerun:
+                preconditionFailure("\(operation) is made only inside its own run")
             case .dispose(let n):
                 // Without a handle the subject is not called, whenever its schedule took effect.
                 guard let handle = handles.value[n] else { return .noHandle }
                 handle.dispose()
+                tally(n, disposed: true)
             case .extra(let name):
                 extras.first { $0.name == name }?.perform(scheduler)
             case .start, .end, .quiescent:
@@ -83,27 +140,33 @@ enum SchedulerScenarios {
             return .done
         }
 
-        @Sendable func action(_ n: Int, _ body: [SchedulerModel.Operation]) -> SchedulerAction {
-            let pause = jitter.inside(action: n)
-            return {
-                let started = HistoryClock.tick()
-                let current =
-                    tracksCurrent ? CurrentScheduler.value.map { ObjectIdentifier($0) == identity } ?? false : nil
-                for call in body {
-                    let invoked = HistoryClock.tick()
-                    let outcome = perform(call)
-                    let returned = HistoryClock.tick()
-                    calls.update {
-                        $0.append(HistoryEntry(call, outcome, invoked: invoked, returned: returned, thread: inside))
-                    }
+        /// Runs action n, or a run of recursion n (whose `rerun` is that run's `reschedule`),
+        /// recording its start, what it saw, its calls and its return.
+        @Sendable func run(_ n: Int, _ body: [SchedulerModel.Operation], rerun: (@Sendable () -> Void)?) {
+            let started = HistoryClock.tick()
+            let current =
+                tracksCurrent ? CurrentScheduler.value.map { ObjectIdentifier($0) == identity } ?? false : nil
+            for call in body {
+                let invoked = HistoryClock.tick()
+                let outcome: SchedulerModel.Outcome
+                if case .rerun = call, let rerun {
+                    tally(n, asked: 1)
+                    rerun()
+                    outcome = .done
+                } else {
+                    outcome = perform(call)
                 }
-                if pause > .zero { spin(pause) }
-                jitter.beforeReturn(of: n)
                 let returned = HistoryClock.tick()
-                observed.update {
-                    $0.append(
-                        ObservedRun(action: n, started: started, saw: .ran(asCurrent: current), returned: returned))
+                calls.update {
+                    $0.append(HistoryEntry(call, outcome, invoked: invoked, returned: returned, thread: inside))
                 }
+            }
+            let pause = jitter.inside(action: n)
+            if pause > .zero { spin(pause) }
+            jitter.beforeReturn(of: n)
+            let returned = HistoryClock.tick()
+            observed.update {
+                $0.append(ObservedRun(action: n, started: started, saw: .ran(asCurrent: current), returned: returned))
             }
         }
         return ScenarioInstance(
@@ -112,7 +175,9 @@ enum SchedulerScenarios {
             finish: { () throws(RuleFailure) in
                 let invoked = HistoryClock.tick()
                 // Again while an action's own `schedule` returned after the last sentinel was
-                // asked for: its work may be queued behind that sentinel (never behind the next).
+                // asked for, or a recursion has runs to come: that work may be queued behind
+                // the sentinel (a run's owed runs are queued once it returned), never behind
+                // the next.
                 // Bounded by the bodies' depth, with room: a subject that reruns its actions
                 // without end is judged by its history, not waited for.
                 var asked: UInt64
@@ -121,7 +186,9 @@ enum SchedulerScenarios {
                     asked = HistoryClock.tick()
                     try context.quiesce(scheduler)
                     rounds += 1
-                } while rounds < 16 && calls.value.contains(where: { $0.returned > asked && $0.operation.isSchedule })
+                } while rounds < 16
+                    && (calls.value.contains { $0.returned > asked && $0.operation.isSchedule }
+                        || recursions.value.values.contains { !$0.disposed && $0.ran < $0.asked })
                 let returned = HistoryClock.tick()
                 let runs = ObservedRun.entries(
                     observed.value, serial: serial, start: SchedulerModel.Operation.start,
