@@ -41,8 +41,8 @@ extension RuleCatalogue {
         Rule(
             .lin2,
             """
-            Advancing virtual time on one thread while others schedule, dispose and read `now` gives outcomes some \
-            one-at-a-time order of the same calls explains
+            Advancing virtual time on one thread while others schedule, start and reschedule recursions, dispose and \
+            read `now` gives outcomes some one-at-a-time order of the same calls explains
             """,
             requires: [.virtualTime], excludes: [.threadConfined],
             rationale:

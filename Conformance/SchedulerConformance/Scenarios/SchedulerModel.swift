@@ -46,10 +46,7 @@ public struct SchedulerModel: SequentialModel, CustomStringConvertible {
             switch self {
             case .schedule(let n, let body):
                 "schedule #\(n)" + (body.isEmpty ? "" : " { " + body.map(\.description).joined(separator: "; ") + " }")
-            case .scheduleRecursive(let n, let bodies):
-                "scheduleRecursive #\(n) { "
-                    + bodies.map { $0.isEmpty ? "run" : $0.map(\.description).joined(separator: "; ") }
-                    .joined(separator: " | ") + " }"
+            case .scheduleRecursive(let n, let bodies): describe(recursion: n, bodies)
             case .rerun(let n): "reschedule #\(n) inside its run"
             case .reschedule(let n): "reschedule #\(n)"
             case .dispose(let n): "dispose #\(n)"

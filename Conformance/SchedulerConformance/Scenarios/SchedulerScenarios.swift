@@ -24,13 +24,13 @@ enum SchedulerScenarios {
             made += 1
             return .schedule(made)
         }
-        // One action in four makes one or two calls when it runs. One in eight is a recursion
+        // One action in four makes one or two calls when it runs. One in twelve is a recursion
         // of one to three runs, each asking for the next; a run may make a call too, before or
         // after asking.
         func schedule(_ random: inout SplitMix64) -> SchedulerModel.Operation {
             made += 1
             let n = made
-            if random.next() % 8 == 0 {
+            if random.next() % 12 == 0 {
                 recursions.append(n)
                 let runs = 1 + Int(random.next() % 3)
                 let bodies = (0..<runs).map { run -> [SchedulerModel.Operation] in
@@ -46,10 +46,15 @@ enum SchedulerScenarios {
         func operation(_ random: inout SplitMix64) -> SchedulerModel.Operation {
             let roll = random.next() % 10
             if !extras.isEmpty, roll == 0 { return .extra(extras[Int(random.next() % UInt64(extras.count))].name) }
-            if !recursions.isEmpty, roll == 1 {
+            if !recursions.isEmpty, roll == 1, random.next() % 2 == 0 {
                 return .reschedule(recursions[Int(random.next() % UInt64(recursions.count))])
             }
-            if cancellation, made > 0, roll >= 5 { return .dispose(random.action(of: made)) }
+            if cancellation, made > 0, roll >= 5 {
+                // A plain action when the draw allows: a dispose meets the return of the action
+                // before its target, the race a serial subject's disposal has to win.
+                let target = random.action(of: made)
+                return .dispose(recursions.contains(target) ? random.action(of: made) : target)
+            }
             return schedule(&random)
         }
         // The set-up only schedules, so the parallel part has pending work to dispose.
@@ -81,8 +86,6 @@ enum SchedulerScenarios {
         let tracksCurrent = capabilities.contains(.tracksCurrent)
         let serial = capabilities.contains(.serial)
         let handles = Box<[Int: any Disposable]>([:])
-        // Each recursion's latest run's `reschedule`.
-        let reschedules = Box<[Int: @Sendable () -> Void]>([:])
         // Per recursion, the runs asked for (its first, and each reschedule that had a run's
         // `reschedule` to call) and the runs that returned, their observations recorded; and
         // whether it was disposed.
@@ -96,13 +99,9 @@ enum SchedulerScenarios {
                 recursions[n] = tally
             }
         }
-        let observed = Box<[ObservedRun<SchedulerModel.Outcome>]>([])
+        let suite = SuiteRuns<SchedulerModel.Operation, SchedulerModel.Outcome>(jitter: jitter)
         let extras = subject.scenarioOperations
         let model = SchedulerModel(serial: serial, tracksCurrent: tracksCurrent, extras: extras)
-
-        // Calls the suite's actions make: entries of the subject's side of the history.
-        let calls = Box<[HistoryEntry<SchedulerModel.Operation, SchedulerModel.Outcome>]>([])
-        let inside = HistoryEntry<SchedulerModel.Operation, SchedulerModel.Outcome>.subject
 
         @Sendable func perform(_ operation: SchedulerModel.Operation) -> SchedulerModel.Outcome {
             switch operation {
@@ -110,21 +109,16 @@ enum SchedulerScenarios {
                 if let handle = scheduler.schedule({ run(n, body, rerun: nil) }) { handles.update { $0[n] = handle } }
             case .scheduleRecursive(let n, let bodies):
                 recursions.update { $0[n] = (asked: 1, ran: 0, disposed: false) }
-                let runs = Box(0)
-                let handle = scheduler.scheduleRecursive { reschedule in
-                    reschedules.update { $0[n] = reschedule }
-                    let index = runs.update {
-                        $0 += 1
-                        return $0 - 1
-                    }
-                    run(n, index < bodies.count ? bodies[index] : [], rerun: reschedule)
+                let block = suite.recursion(n, bodies) { body, rerun in
+                    run(n, body, rerun: rerun)
                     tally(n, ran: 1)
                 }
-                if let handle { handles.update { $0[n] = handle } }
+                if let handle = scheduler.scheduleRecursive(block) { handles.update { $0[n] = handle } }
             case .reschedule(let n):
-                guard let reschedule = reschedules.value[n] else { return .noHandle }
+                // Counted once made: a serial scheduler runs what it asks for only after the
+                // action that made it returned, and the finish begins once the threads' calls did.
+                guard suite.reschedule(n) else { return .noHandle }
                 tally(n, asked: 1)
-                reschedule()
             case .rerun:
                 preconditionFailure("\(operation) is made only inside its own run")
             case .dispose(let n):
@@ -146,27 +140,11 @@ enum SchedulerScenarios {
             let started = HistoryClock.tick()
             let current =
                 tracksCurrent ? CurrentScheduler.value.map { ObjectIdentifier($0) == identity } ?? false : nil
-            for call in body {
-                let invoked = HistoryClock.tick()
-                let outcome: SchedulerModel.Outcome
-                if case .rerun = call, let rerun {
-                    tally(n, asked: 1)
-                    rerun()
-                    outcome = .done
-                } else {
-                    outcome = perform(call)
-                }
-                let returned = HistoryClock.tick()
-                calls.update {
-                    $0.append(HistoryEntry(call, outcome, invoked: invoked, returned: returned, thread: inside))
-                }
-            }
-            let pause = jitter.inside(action: n)
-            if pause > .zero { spin(pause) }
-            jitter.beforeReturn(of: n)
-            let returned = HistoryClock.tick()
-            observed.update {
-                $0.append(ObservedRun(action: n, started: started, saw: .ran(asCurrent: current), returned: returned))
+            suite.run(n, started: started, saw: .ran(asCurrent: current), body: body) { call in
+                guard case .rerun = call, let rerun else { return perform(call) }
+                tally(n, asked: 1)
+                rerun()
+                return .done
             }
         }
         return ScenarioInstance(
@@ -187,15 +165,15 @@ enum SchedulerScenarios {
                     try context.quiesce(scheduler)
                     rounds += 1
                 } while rounds < 16
-                    && (calls.value.contains { $0.returned > asked && $0.operation.isSchedule }
+                    && (suite.calls.value.contains { $0.returned > asked && $0.operation.isSchedule }
                         || recursions.value.values.contains { !$0.disposed && $0.ran < $0.asked })
                 let returned = HistoryClock.tick()
                 let runs = ObservedRun.entries(
-                    observed.value, serial: serial, start: SchedulerModel.Operation.start,
+                    suite.observed.value, serial: serial, start: SchedulerModel.Operation.start,
                     end: SchedulerModel.Operation.end, done: .done)
                 let quiescent = HistoryEntry<SchedulerModel.Operation, SchedulerModel.Outcome>(
                     .quiescent, .pending([]), invoked: invoked, returned: returned, thread: 0)
-                return (runs.observed + calls.value + [quiescent], runs.busy)
+                return (runs.observed + suite.calls.value + [quiescent], runs.busy)
             })
     }
 }

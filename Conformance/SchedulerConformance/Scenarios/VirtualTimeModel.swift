@@ -5,6 +5,9 @@
 /// before its target (before it, for a subject that declares `.advanceTarget(.exclusive)`),
 /// work scheduled meanwhile included, then sets the time to the target;
 /// a step runs the earliest action; time never goes back; a disposed action never starts.
+/// A recursion's runs are actions for the present: its first queued at `scheduleRecursive`,
+/// one asked for inside a run once that run returned, one asked for later at once; a
+/// disposed recursion never runs again (a step may still have taken a run it then skips).
 /// Times are milliseconds after the scheduler's time when the scenario began.
 public struct VirtualTimeModel: SequentialModel, CustomStringConvertible {
     /// What a driving call moves towards.
@@ -29,6 +32,12 @@ public struct VirtualTimeModel: SequentialModel, CustomStringConvertible {
         /// action makes the calls of `body` (schedules and disposals, without bodies) when it
         /// runs, each an entry of its own in a history.
         case schedule(Int, at: Int?, body: [Operation] = [])
+        /// `scheduleRecursive` of recursion n, whose run k makes the calls of `bodies[k]`.
+        case scheduleRecursive(Int, bodies: [[Operation]])
+        /// Inside a run of recursion n, that run's `reschedule`.
+        case rerun(Int)
+        /// The `reschedule` of recursion n's latest run, called from elsewhere.
+        case reschedule(Int)
         case dispose(Int)
         case now
         /// A driving call, in a scenario; in a history, the moment it begins choosing work.
@@ -44,6 +53,9 @@ public struct VirtualTimeModel: SequentialModel, CustomStringConvertible {
             case .schedule(let n, let at, let body):
                 (at.map { "schedule #\(n) at \($0) ms" } ?? "schedule #\(n)")
                     + (body.isEmpty ? "" : " { " + body.map(\.description).joined(separator: "; ") + " }")
+            case .scheduleRecursive(let n, let bodies): describe(recursion: n, bodies)
+            case .rerun(let n): "reschedule #\(n) inside its run"
+            case .reschedule(let n): "reschedule #\(n)"
             case .dispose(let n): "dispose #\(n)"
             case .now: "now"
             case .drive(let target): "\(target)"
@@ -97,6 +109,15 @@ public struct VirtualTimeModel: SequentialModel, CustomStringConvertible {
     private var driving: Target?
     private var ranInStep = false
     private var running: Int?
+    /// Runs asked for inside a recursion's run, queued once it returns.
+    private var owed: [Int: Int] = [:]
+    /// Runs owed by a run that returned, which its scheduler queues one at a time, between
+    /// other calls, and all before anything else starts.
+    private var returning: [Int: Int] = [:]
+    private var disposed: Set<Int> = []
+    private var recursions: Set<Int> = []
+    /// Runs of disposed recursions a step may have taken, and then skipped.
+    private var skippable = 0
 
     /// The model of a subject that tracks the current scheduler or not, and whose advance
     /// runs what is due at its target (`exclusive` false) or leaves it.
@@ -130,13 +151,55 @@ public struct VirtualTimeModel: SequentialModel, CustomStringConvertible {
     private var advanceStart: Int64 = 0
 
     public func apply(_ operation: Operation) -> [(outcome: Outcome, next: VirtualTimeModel)] {
+        switch operation {
+        case .start, .settle: queuingOwed(all: true)[0].applyNow(operation)
+        default: queuingOwed(all: false).flatMap { $0.applyNow(operation) }
+        }
+    }
+
+    /// This state with the runs a returned run owes queued: all of them, or each number of
+    /// them (its scheduler may not have got to the rest yet).
+    private func queuingOwed(all: Bool) -> [VirtualTimeModel] {
+        guard let (n, count) = returning.first else { return [self] }
+        return (all ? count...count : 0...count).map { queued in
+            var next = self
+            for _ in 0..<queued { next.queueRun(of: n) }
+            next.returning[n] = queued == count ? nil : count - queued
+            return next
+        }
+    }
+
+    private mutating func queueRun(of n: Int) {
+        queue.append(Entry(action: n, time: now, order: made))
+        made += 1
+    }
+
+    private func applyNow(_ operation: Operation) -> [(outcome: Outcome, next: VirtualTimeModel)] {
         var next = self
         switch operation {
         case .schedule(let n, let at, _):
             next.queue.append(Entry(action: n, time: max(at.map { Int64($0) * 1_000_000 } ?? now, now), order: made))
             next.made += 1
+        case .scheduleRecursive(let n, _):
+            next.recursions.insert(n)
+            next.queueRun(of: n)
+        case .rerun(let n):
+            guard running == n else { return [] }
+            if !disposed.contains(n) { next.owed[n, default: 0] += 1 }
+        case .reschedule(let n):
+            guard !disposed.contains(n) else { return [(.done, self), (.noHandle, self)] }
+            next.queueRun(of: n)
+            guard running == n else { return [(.done, next), (.noHandle, self)] }
+            var counted = self
+            counted.owed[n, default: 0] += 1
+            return [(.done, counted), (.done, next), (.noHandle, self)]
         case .dispose(let n):
             next.queue.removeAll { $0.action == n }
+            next.owed[n] = nil
+            next.returning[n] = nil
+            next.disposed.insert(n)
+            // A step may already have taken one of a recursion's runs, which then runs nothing.
+            if recursions.contains(n), queue.contains(where: { $0.action == n }) { next.skippable += 1 }
             return [(.done, next), (.noHandle, self)]
         case .now:
             return [(.time(now), self)]
@@ -153,6 +216,11 @@ public struct VirtualTimeModel: SequentialModel, CustomStringConvertible {
                 if let first = earliest, let limit, first.time <= limit { return [] }
                 next.now = max(now, advanceEnd ?? now)
             case .step:
+                if !ranInStep, skippable > 0 {
+                    var skipped = next
+                    skipped.skippable -= 1
+                    return [(.stepped(true), skipped)] + (queue.isEmpty ? [(.stepped(false), next)] : [])
+                }
                 if !ranInStep, !queue.isEmpty { return [] }
                 return [(.stepped(ranInStep), next)]
             case .all:
@@ -162,7 +230,7 @@ public struct VirtualTimeModel: SequentialModel, CustomStringConvertible {
             guard running == nil, let limit, let first = earliest, first.action == n, first.time <= limit else {
                 return []
             }
-            next.queue.removeAll { $0.action == n }
+            next.queue.removeAll { $0 == first }
             next.now = max(now, first.time)
             next.running = n
             next.ranInStep = true
@@ -170,6 +238,7 @@ public struct VirtualTimeModel: SequentialModel, CustomStringConvertible {
         case .end(let n):
             guard running == n else { return [] }
             next.running = nil
+            if let count = next.owed.removeValue(forKey: n) { next.returning[n] = count }
         }
         return [(.done, next)]
     }

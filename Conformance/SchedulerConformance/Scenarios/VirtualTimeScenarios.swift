@@ -2,14 +2,16 @@ import SchedulerProbes
 import Schedulers
 
 /// LIN-2's scenarios: one thread drives a virtual-time scheduler (advance by, advance to,
-/// step) while others schedule, dispose and read `now`, as a test's tasks do while the test
-/// advances time; every scenario ends by running whatever is left.
+/// step) while others schedule, start recursions and reschedule them, dispose and read `now`,
+/// as a test's tasks do while the test advances time; every scenario ends by running
+/// whatever is left.
 enum VirtualTimeScenarios {
     /// A scenario of a driver and 1–2 other threads, 1–4 calls each.
     static func generate(_ random: inout SplitMix64, capabilities: SchedulerCapabilities)
         -> Scenario<VirtualTimeModel.Operation>
     {
         var made = 0
+        var recursions: [Int] = []
         let cancellation = capabilities.contains(.cancellation)
         // One action in four makes one or two calls when it runs: a schedule (for the present
         // or a time) or a disposal of an action made before it or of one of the next two.
@@ -17,6 +19,13 @@ enum VirtualTimeScenarios {
             made += 1
             let n = made
             let at = random.next() % 3 == 0 ? nil : Int(random.next() % 6)
+            // One in six of the timed ones is a recursion of one to three runs, each asking for
+            // the next (a schedule for the present is what LIN-2's race at an advance's end needs).
+            if allowed, at != nil, random.next() % 6 == 0 {
+                recursions.append(n)
+                let runs = 1 + Int(random.next() % 3)
+                return .scheduleRecursive(n, bodies: (0..<runs).map { $0 < runs - 1 ? [.rerun(n)] : [] })
+            }
             guard allowed, random.next() % 4 == 0 else { return .schedule(n, at: at) }
             let body = (0..<1 + Int(random.next() % 2)).map { _ -> VirtualTimeModel.Operation in
                 if cancellation, random.next() % 2 == 0 { return .dispose(1 + Int(random.next() % UInt64(made + 2))) }
@@ -28,6 +37,8 @@ enum VirtualTimeScenarios {
             switch random.next() % 10 {
             case 0..<2: .now
             case 2..<4 where cancellation && made > 0: .dispose(random.action(of: made))
+            case 4 where !recursions.isEmpty && random.next() % 2 == 0:
+                .reschedule(recursions[Int(random.next() % UInt64(recursions.count))])
             default: schedule(&random)
             }
         }
@@ -54,7 +65,8 @@ enum VirtualTimeScenarios {
         case .drive(.by), .drive(.to): .advances
         case .drive: .shared
         case .schedule(let n, nil, _): .arrives(n)
-        case .schedule(let n, _, _): .makes(n)
+        case .schedule(let n, _, _), .scheduleRecursive(let n, _): .makes(n)
+        case .reschedule: .crossing()
         default: .nothing
         }
     }
@@ -71,22 +83,24 @@ enum VirtualTimeScenarios {
         let identity = ObjectIdentifier(scheduler)
         let origin = scheduler.now
         let handles = Box<[Int: any Disposable]>([:])
-        let observed = Box<[ObservedRun<VirtualTimeModel.Outcome>]>([])
+        let suite = SuiteRuns<VirtualTimeModel.Operation, VirtualTimeModel.Outcome>(jitter: jitter)
         @Sendable func offset(_ time: SchedulerTime) -> Int64 {
             let duration = origin.duration(to: time)
             return duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
         }
-        // Calls the suite's actions make: entries of the subject's side of the history.
-        let calls = Box<[HistoryEntry<VirtualTimeModel.Operation, VirtualTimeModel.Outcome>]>([])
-        let inside = HistoryEntry<VirtualTimeModel.Operation, VirtualTimeModel.Outcome>.subject
         @Sendable func at(_ ms: Int) -> SchedulerTime { (try? origin.advanced(by: .milliseconds(ms))) ?? origin }
         /// A schedule or a dispose, from a scenario's thread or an action.
         @Sendable func call(_ operation: VirtualTimeModel.Operation) -> VirtualTimeModel.Outcome {
             switch operation {
             case .schedule(let n, let ms, let body):
-                let made = action(n, body)
+                let made: SchedulerAction = { run(n, body, rerun: nil) }
                 let handle = ms.map { try? scheduler.schedule(at: at($0), made) } ?? scheduler.schedule(made)
                 if let handle { handles.update { $0[n] = handle } }
+            case .scheduleRecursive(let n, let bodies):
+                let block = suite.recursion(n, bodies) { body, rerun in run(n, body, rerun: rerun) }
+                if let handle = scheduler.scheduleRecursive(block) { handles.update { $0[n] = handle } }
+            case .reschedule(let n):
+                guard suite.reschedule(n) else { return .noHandle }
             case .dispose(let n):
                 // Without a handle the subject is not called, whenever its schedule took effect.
                 guard let handle = handles.value[n] else { return .noHandle }
@@ -96,30 +110,17 @@ enum VirtualTimeScenarios {
             }
             return .done
         }
-        @Sendable func action(_ n: Int, _ body: [VirtualTimeModel.Operation]) -> SchedulerAction {
-            let pause = jitter.inside(action: n)
-            return {
-                let started = HistoryClock.tick()
-                let time = offset(scheduler.now)
-                let current =
-                    tracksCurrent ? CurrentScheduler.value.map { ObjectIdentifier($0) == identity } ?? false : nil
-                for operation in body {
-                    let invoked = HistoryClock.tick()
-                    let outcome = call(operation)
-                    let returned = HistoryClock.tick()
-                    calls.update {
-                        $0.append(
-                            HistoryEntry(operation, outcome, invoked: invoked, returned: returned, thread: inside))
-                    }
-                }
-                if pause > .zero { spin(pause) }
-                jitter.beforeReturn(of: n)
-                let returned = HistoryClock.tick()
-                observed.update {
-                    $0.append(
-                        ObservedRun(
-                            action: n, started: started, saw: .ran(at: time, asCurrent: current), returned: returned))
-                }
+        /// Runs action n, or a run of recursion n (whose `rerun` is that run's `reschedule`),
+        /// recording its start, the time and current scheduler it saw, its calls and its return.
+        @Sendable func run(_ n: Int, _ body: [VirtualTimeModel.Operation], rerun: (@Sendable () -> Void)?) {
+            let started = HistoryClock.tick()
+            let time = offset(scheduler.now)
+            let current =
+                tracksCurrent ? CurrentScheduler.value.map { ObjectIdentifier($0) == identity } ?? false : nil
+            suite.run(n, started: started, saw: .ran(at: time, asCurrent: current), body: body) { operation in
+                guard case .rerun = operation, let rerun else { return call(operation) }
+                rerun()
+                return .done
             }
         }
         return ScenarioInstance(
@@ -127,7 +128,7 @@ enum VirtualTimeScenarios {
                 tracksCurrent: tracksCurrent, exclusive: context.subject.declared.advanceTarget == .exclusive),
             perform: { operation in
                 switch operation {
-                case .schedule, .dispose:
+                case .schedule, .scheduleRecursive, .reschedule, .dispose:
                     return [(operation, call(operation))]
                 case .now:
                     return [(.now, .time(offset(scheduler.now)))]
@@ -140,15 +141,15 @@ enum VirtualTimeScenarios {
                     case .all: scheduler.stepAll()
                     }
                     return [(.drive(target), .done), (.settle(target), outcome)]
-                case .settle, .start, .end:
-                    preconditionFailure("\(operation) is observed, never performed")
+                case .settle, .start, .end, .rerun:
+                    preconditionFailure("\(operation) is observed, or made inside its own run, never performed")
                 }
             },
             finish: { () throws(RuleFailure) in
                 let runs = ObservedRun.entries(
-                    observed.value, serial: true, start: VirtualTimeModel.Operation.start,
+                    suite.observed.value, serial: true, start: VirtualTimeModel.Operation.start,
                     end: VirtualTimeModel.Operation.end, done: .done)
-                return (runs.observed + calls.value, runs.busy)
+                return (runs.observed + suite.calls.value, runs.busy)
             })
     }
 }
