@@ -46,48 +46,6 @@ final class LanePerCallerMutant: MutantBase, @unchecked Sendable {
     }
 }
 
-/// Keeps its waiting actions in a list that a feeder hands to the concurrent queue eight at a
-/// time, dropping those disposed so far: an action disposed once its batch was handed over
-/// still starts.
-final class ConcurrentBatchDisposalMutant: MutantBase, @unchecked Sendable {
-    private let waiting = Lock((actions: [(SchedulerAction, BooleanDisposable)](), feeding: false))
-
-    init(_ name: String) {
-        super.init(name, claims: concurrentClaims, queue: DispatchQueue(label: name, attributes: .concurrent))
-    }
-
-    override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
-        let disposable = BooleanDisposable()
-        let startFeeder = waiting.withLock { waiting in
-            waiting.actions.append((action, disposable))
-            defer { waiting.feeding = true }
-            return !waiting.feeding
-        }
-        if startFeeder { queue.async { self.feed() } }
-        return disposable
-    }
-
-    private func feed() {
-        while let batch = nextBatch() {
-            for (action, _) in batch { queue.async { CurrentScheduler.run(as: self, action) } }
-        }
-    }
-
-    /// The next batch without the actions disposed so far, or nil once none waits (the
-    /// feeder then stops).
-    private func nextBatch() -> [(SchedulerAction, BooleanDisposable)]? {
-        waiting.withLock { waiting in
-            guard !waiting.actions.isEmpty else {
-                waiting.feeding = false
-                return nil
-            }
-            let taken = waiting.actions.prefix(8)
-            waiting.actions.removeFirst(taken.count)
-            return taken.filter { !$0.1.isDisposed }
-        }
-    }
-}
-
 extension Mutants {
     /// The mutants of this file, each registered beside its class: its name, its fault and
     /// the rule that must catch it, written once.
@@ -96,9 +54,5 @@ extension Mutants {
             SerialisedByLockMutant($0)
         },
         mutant("lane-per-caller", "one serial lane per calling thread", .thr4) { LanePerCallerMutant($0) },
-        mutant(
-            "concurrent-disposal-checked-per-batch",
-            "hands actions to its queue eight at a time, checking disposal then, not as each starts", .can1
-        ) { ConcurrentBatchDisposalMutant($0) },
     ]
 }

@@ -96,7 +96,20 @@ final class FaultySubscriptionMutant: Scheduler {
         let background = self.background
         @Sendable func run() {
             guard !disposable.isDisposed else { return }
-            block { (CurrentScheduler.value ?? background).schedule(run) }
+            // Asked for inside the run: counted, and queued once it returned (from where it ran).
+            let asked = Lock((inBlock: true, count: 0))
+            block {
+                let late = asked.withLock { asked in
+                    if asked.inBlock { asked.count += 1 }
+                    return !asked.inBlock
+                }
+                if late { (CurrentScheduler.value ?? background).schedule(run) }
+            }
+            let count = asked.withLock { asked in
+                asked.inBlock = false
+                return asked.count
+            }
+            for _ in 0..<count { (CurrentScheduler.value ?? background).schedule(run) }
         }
         (CurrentScheduler.value ?? background).schedule(run)
         return disposable

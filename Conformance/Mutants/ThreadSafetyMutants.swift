@@ -115,6 +115,7 @@ final class LossyTimerRegistryMutant: MutantBase, @unchecked Sendable {
                 guard let self else { return }
                 let now = DispatchTime.now().uptimeNanoseconds
                 let due = table.withLock { $0.filter { $0.start <= now && !$0.ran.isDisposed } }
+                    .sorted { $0.start < $1.start }
                 for entry in due {
                     run(entry.action, unless: entry.flag)
                     if !entry.repeats { entry.ran.dispose() }

@@ -6,7 +6,7 @@ extension RuleCatalogue {
     static let cancellation: [Rule] = [
         Rule(
             .can1, "disposed before start, from any thread: never runs, and its neighbours still run",
-            requires: .cancellation, anyOf: [.serial, .virtualTime, .concurrent], excludes: .synchronous,
+            requires: .cancellation, anyOf: [.serial, .virtualTime], excludes: .synchronous,
             rationale:
                 """
                 Disposal is how operators stop pending work; a disposed action that runs anyway delivers events after \

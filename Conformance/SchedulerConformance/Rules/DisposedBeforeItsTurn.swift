@@ -3,10 +3,8 @@ import SchedulerProbes
 import Schedulers
 
 /// CAN-1: an action disposed before it starts, from any thread, never runs, and its neighbours
-/// still do; nor does a recursion disposed before its first run. A concurrent scheduler,
-/// which cannot be held, is judged on evidence instead (``disposedConcurrentWorkNeverStarts``).
+/// still do; nor does a recursion disposed before its first run.
 func disposedBeforeItsTurnNeverRuns(_ ctx: RuleContext) throws(RuleFailure) {
-    if ctx.subject.capabilities.contains(.concurrent) { return try disposedConcurrentWorkNeverStarts(ctx) }
     let scheduler = ctx.makeScheduler()
     // Held, so every action below is pending when it is disposed; half are disposed
     // from the rule's thread, half from another one, while the worker is parked.

@@ -92,6 +92,8 @@ private func disposedLateRunNeverStarts(_ ctx: RuleContext) throws(RuleFailure) 
     defer { gate.fire() }
     let ran = Box(false)
     late.rerun { ran.value = true }
+    // A run that did not wait behind the held action is ORD-2's to judge, not disposal's.
+    try ctx.requireExercised(!ran.value, "the late run started at once, beside the held action")
     try ctx.fromAnotherThreadIfAllowed { recursion.dispose() }
     gate.fire()
     try ctx.quiesce(scheduler)

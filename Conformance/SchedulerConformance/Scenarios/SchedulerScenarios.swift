@@ -151,6 +151,8 @@ enum SchedulerScenarios {
             initial: model,
             perform: { operation in [(operation, perform(operation))] },
             finish: { () throws(RuleFailure) in
+                // The kept reschedules hold their recursions, whose blocks hold the suite.
+                defer { suite.forgetReschedules() }
                 let invoked = HistoryClock.tick()
                 // Again while an action's own `schedule` returned after the last sentinel was
                 // asked for, or a recursion has runs to come: that work may be queued behind

@@ -56,6 +56,9 @@ final class SuiteRuns<Operation: Sendable, Outcome: Hashable & Sendable>: Sendab
         }
     }
 
+    /// Lets go of every kept `reschedule`: each holds its recursion, whose block holds this.
+    func forgetReschedules() { reschedules.value = [:] }
+
     /// Calls recursion n's latest run's `reschedule`; false when none ran yet.
     func reschedule(_ n: Int) -> Bool {
         guard let reschedule = reschedules.value[n] else { return false }

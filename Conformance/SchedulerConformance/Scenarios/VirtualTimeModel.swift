@@ -116,7 +116,8 @@ public struct VirtualTimeModel: SequentialModel, CustomStringConvertible {
     private var returning: [Int: Int] = [:]
     private var disposed: Set<Int> = []
     private var recursions: Set<Int> = []
-    /// Runs of disposed recursions a step may have taken, and then skipped.
+    /// Runs of recursions disposed while a step chose its work: it may have taken one, and
+    /// then skipped it.
     private var skippable = 0
 
     /// The model of a subject that tracks the current scheduler or not, and whose advance
@@ -199,7 +200,9 @@ public struct VirtualTimeModel: SequentialModel, CustomStringConvertible {
             next.returning[n] = nil
             next.disposed.insert(n)
             // A step may already have taken one of a recursion's runs, which then runs nothing.
-            if recursions.contains(n), queue.contains(where: { $0.action == n }) { next.skippable += 1 }
+            if driving == .step, !ranInStep, recursions.contains(n), queue.contains(where: { $0.action == n }) {
+                next.skippable += 1
+            }
             return [(.done, next), (.noHandle, self)]
         case .now:
             return [(.time(now), self)]
@@ -211,15 +214,14 @@ public struct VirtualTimeModel: SequentialModel, CustomStringConvertible {
         case .settle(let target):
             guard driving == target, running == nil else { return [] }
             next.driving = nil
+            next.skippable = 0
             switch target {
             case .by, .to:
                 if let first = earliest, let limit, first.time <= limit { return [] }
                 next.now = max(now, advanceEnd ?? now)
             case .step:
                 if !ranInStep, skippable > 0 {
-                    var skipped = next
-                    skipped.skippable -= 1
-                    return [(.stepped(true), skipped)] + (queue.isEmpty ? [(.stepped(false), next)] : [])
+                    return [(.stepped(true), next)] + (queue.isEmpty ? [(.stepped(false), next)] : [])
                 }
                 if !ranInStep, !queue.isEmpty { return [] }
                 return [(.stepped(ranInStep), next)]

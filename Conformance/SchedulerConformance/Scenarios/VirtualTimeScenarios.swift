@@ -146,6 +146,8 @@ enum VirtualTimeScenarios {
                 }
             },
             finish: { () throws(RuleFailure) in
+                // The kept reschedules hold their recursions, whose blocks hold the suite.
+                defer { suite.forgetReschedules() }
                 let runs = ObservedRun.entries(
                     suite.observed.value, serial: true, start: VirtualTimeModel.Operation.start,
                     end: VirtualTimeModel.Operation.end, done: .done)
