@@ -14,9 +14,10 @@ func everyDoorFromManyThreads(_ ctx: RuleContext) throws(RuleFailure) {
     let producers = ctx.producerCount
     let perProducer = 20
     let total = producers * perProducer
-    let doors = Set<Door>([.plain, .recursion]).union(
-        [(Door.delayed, SchedulerCapabilities.timers), (.tick, .repeating)].filter { capabilities.contains($0.1) }.map(
-            \.0))
+    var offered: Set<Door> = [.plain, .recursion]
+    if capabilities.contains(.timers) { offered.insert(.delayed) }
+    if capabilities.contains(.repeating) { offered.insert(.tick) }
+    let doors = offered
     // How often each one ran, by door and slot, and how many have not run yet.
     let runs = Box(
         (

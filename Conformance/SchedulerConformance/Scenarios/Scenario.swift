@@ -90,4 +90,10 @@ extension SplitMix64 {
         precondition(made > 0, "no action to act on")
         return next() % 2 == 0 ? max(1, made - Int(next() % 2)) : Int(next() % UInt64(made)) + 1
     }
+
+    /// One of `elements`, each as likely.
+    mutating func element(of elements: [Int]) -> Int {
+        precondition(!elements.isEmpty, "nothing to choose from")
+        return elements[Int(next() % UInt64(elements.count))]
+    }
 }

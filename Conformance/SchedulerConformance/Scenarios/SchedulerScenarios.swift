@@ -18,7 +18,7 @@ enum SchedulerScenarios {
         func nested(_ random: inout SplitMix64) -> SchedulerModel.Operation {
             let roll = random.next() % 6
             if !recursions.isEmpty, roll == 0 {
-                return .reschedule(recursions[Int(random.next() % UInt64(recursions.count))])
+                return .reschedule(random.element(of: recursions))
             }
             if cancellation, roll >= 3 { return .dispose(1 + Int(random.next() % UInt64(made + 2))) }
             made += 1
@@ -47,7 +47,7 @@ enum SchedulerScenarios {
             let roll = random.next() % 10
             if !extras.isEmpty, roll == 0 { return .extra(extras[Int(random.next() % UInt64(extras.count))].name) }
             if !recursions.isEmpty, roll == 1, random.next() % 2 == 0 {
-                return .reschedule(recursions[Int(random.next() % UInt64(recursions.count))])
+                return .reschedule(random.element(of: recursions))
             }
             if cancellation, made > 0, roll >= 5 {
                 // A plain action when the draw allows: a dispose meets the return of the action

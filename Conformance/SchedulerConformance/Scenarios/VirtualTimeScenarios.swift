@@ -38,7 +38,7 @@ enum VirtualTimeScenarios {
             case 0..<2: .now
             case 2..<4 where cancellation && made > 0: .dispose(random.action(of: made))
             case 4 where !recursions.isEmpty && random.next() % 2 == 0:
-                .reschedule(recursions[Int(random.next() % UInt64(recursions.count))])
+                .reschedule(random.element(of: recursions))
             default: schedule(&random)
             }
         }
