@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import SchedulerVocabulary
 import Schedulers
 import Synchronization
@@ -27,16 +28,30 @@ final class FaultySubscriptionMutant: Scheduler {
         /// Sends each run of a recursion to the scheduler current where it was asked for, so a
         /// run asked for from a plain thread goes to the background.
         case reschedulesRetarget = "subscription-reschedules-retarget"
+        /// Runs inline only outside its own inline runs, to keep the stack shallow: an action
+        /// asked for inside one goes to the back of the current scheduler's queue.
+        case inlineOneDeep = "subscription-inline-one-deep"
+        /// Hands work from a thread with no current scheduler to a concurrent background
+        /// scheduler, which runs it beside the work handed before.
+        case concurrentBackground = "subscription-background-concurrent"
+        /// Runs a recursion's late run (asked for once its run returned) inline when the
+        /// asking thread has a current scheduler, as it runs plain actions.
+        case lateReschedulesInline = "subscription-late-reschedules-inline"
     }
 
     let fault: Fault
     var name: String { fault.rawValue }
     var capabilities: SchedulerCapabilities { [.subscription, .timers, .repeating] }
-    private let background: QueueScheduler
+    /// Where work goes from a thread with no current scheduler.
+    private let background: any Scheduler
+    /// The threads inside one of its inline runs (for `inlineOneDeep`).
+    private let inlining = Lock<Set<ObjectIdentifier>>([])
 
     init(_ fault: Fault) {
         self.fault = fault
-        self.background = QueueScheduler(priority: .default, name: "\(fault.rawValue).background")
+        let name = "\(fault.rawValue).background"
+        background =
+            fault == .concurrentBackground ? ConcurrentQueueScheduler(name: name) : QueueScheduler(name: name)
     }
 
     var now: SchedulerTime { background.now }
@@ -47,6 +62,13 @@ final class FaultySubscriptionMutant: Scheduler {
 
     @discardableResult
     func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
+        if let current = inlineTarget, fault == .inlineOneDeep {
+            let thread = ObjectIdentifier(Thread.current)
+            guard inlining.withLock({ $0.insert(thread).inserted }) else { return current.schedule(action) }
+            action()
+            inlining.withLock { _ = $0.remove(thread) }
+            return nil
+        }
         if inlineTarget != nil || fault == .inlineWithoutCurrent {
             if fault == .runsAsItself { CurrentScheduler.run(as: self, action) } else { action() }
             return nil
@@ -82,18 +104,24 @@ final class FaultySubscriptionMutant: Scheduler {
         case .recursionToBackground: return background.scheduleRecursive(block)
         case .recursionInlineWithoutCurrent where CurrentScheduler.value == nil:
             return ImmediateScheduler.shared.scheduleRecursive(block)
-        case .reschedulesRetarget: return retargetingRecursion(block)
+        case .reschedulesRetarget, .lateReschedulesInline: return retargetingRecursion(block)
         default: return (CurrentScheduler.value ?? background).scheduleRecursive(block)
         }
     }
 
-    /// Each run goes to the scheduler current where it was asked for (the background one
-    /// when none is), queued at the call.
+    /// `reschedulesRetarget`: each run goes to the scheduler current where it was asked for
+    /// (the background one when none is), queued at the call. `lateReschedulesInline`: runs
+    /// go where the first did, except a late one asked for where a scheduler is current, which
+    /// runs at once, inside the call.
     private func retargetingRecursion(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void)
         -> any Disposable
     {
         let disposable = BooleanDisposable()
-        let background = self.background
+        let first = CurrentScheduler.value ?? background
+        let retargets = fault == .reschedulesRetarget
+        let target: @Sendable () -> any Scheduler = { [background] in
+            retargets ? CurrentScheduler.value ?? background : first
+        }
         @Sendable func run() {
             guard !disposable.isDisposed else { return }
             // Asked for inside the run: counted, and queued once it returned (from where it ran).
@@ -103,15 +131,16 @@ final class FaultySubscriptionMutant: Scheduler {
                     if asked.inBlock { asked.count += 1 }
                     return !asked.inBlock
                 }
-                if late { (CurrentScheduler.value ?? background).schedule(run) }
+                guard late else { return }
+                if !retargets, CurrentScheduler.value != nil { run() } else { target().schedule(run) }
             }
             let count = asked.withLock { asked in
                 asked.inBlock = false
                 return asked.count
             }
-            for _ in 0..<count { (CurrentScheduler.value ?? background).schedule(run) }
+            for _ in 0..<count { target().schedule(run) }
         }
-        (CurrentScheduler.value ?? background).schedule(run)
+        first.schedule(run)
         return disposable
     }
 
@@ -160,6 +189,18 @@ extension Mutants {
         faulty(
             FaultySubscriptionMutant.Fault.reschedulesRetarget,
             "sends each run of a recursion to the scheduler current where it was asked for", .sub3
+        ) { FaultySubscriptionMutant($0) },
+        faulty(
+            FaultySubscriptionMutant.Fault.inlineOneDeep,
+            "runs inline only outside its own inline runs, queueing nested actions on the current scheduler", .lin6
+        ) { FaultySubscriptionMutant($0) },
+        faulty(
+            FaultySubscriptionMutant.Fault.concurrentBackground,
+            "hands work from threads with no current scheduler to a concurrent background scheduler", .lin6
+        ) { FaultySubscriptionMutant($0) },
+        faulty(
+            FaultySubscriptionMutant.Fault.lateReschedulesInline,
+            "runs a recursion's late run inline where the asking thread has a current scheduler", .lin6
         ) { FaultySubscriptionMutant($0) },
     ]
 }

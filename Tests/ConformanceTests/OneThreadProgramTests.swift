@@ -81,6 +81,40 @@ import Testing
             }.count == 1)
     }
 
+    @Test func theSubscriptionSchedulerRunsInlineWithACurrentSchedulerAndQueuesTheRestBehindTheProgram() {
+        // #0 goes to the background (no current at the top); inside it #1 runs inline, and
+        // recursion #2 waits behind it, as a recursion always does.
+        let program: [ProgramCall] = [
+            .schedule(0, body: [.schedule(1, body: []), .recurse(2, runs: 2, late: false, body: [])]),
+            .schedule(3, body: []),
+        ]
+        let background = OneThreadModel.events(
+            of: OneThreadProgram(calls: program, insideHost: false), .subscription, tracksCurrent: false, handles: [:])
+        #expect(
+            background == [
+                .returned(call: 0, current: .caller), .returned(call: 1, current: .caller),
+                .started(0, run: 0, current: .background),
+                .started(1, run: 0, current: .background), .ended(1, run: 0),
+                .ended(0, run: 0),
+                .started(3, run: 0, current: .background), .ended(3, run: 0),
+                .started(2, run: 0, current: .background), .ended(2, run: 0),
+                .started(2, run: 1, current: .background), .ended(2, run: 1),
+            ])
+        // Inside the host's action the caller has a current scheduler: plain actions run inline,
+        // the recursion waits for the action to end and runs with the host current.
+        let inside = OneThreadModel.events(
+            of: OneThreadProgram(calls: program, insideHost: true), .subscription, tracksCurrent: false, handles: [:])
+        #expect(
+            inside == [
+                .started(0, run: 0, current: .caller),
+                .started(1, run: 0, current: .caller), .ended(1, run: 0),
+                .ended(0, run: 0), .returned(call: 0, current: .caller),
+                .started(3, run: 0, current: .caller), .ended(3, run: 0), .returned(call: 1, current: .caller),
+                .started(2, run: 0, current: .caller), .ended(2, run: 0),
+                .started(2, run: 1, current: .caller), .ended(2, run: 1),
+            ])
+    }
+
     @Test func programsAreDrawnFromTheirSeedAndShrinkToSmallerOnes() {
         var first = SplitMix64(seed: 49)
         var again = SplitMix64(seed: 49)
@@ -95,8 +129,8 @@ import Testing
         }
     }
 
-    @Test func theReferenceImmediateAndTrampolineSchedulersPassLIN6() throws {
-        for subject in ReferenceSubjects.all where ["immediate", "trampoline"].contains(subject.name) {
+    @Test func theReferenceImmediateTrampolineAndSubscriptionSchedulersPassLIN6() throws {
+        for subject in ReferenceSubjects.all where ["immediate", "trampoline", "subscription"].contains(subject.name) {
             let result = ConformanceRunner.run(
                 subject, rules: [RuleCatalogue.rule(.lin6)], timing: MutantKillTests.timing)[0]
             #expect(result.status == .passed, "\(subject.name): \(result.message ?? "")")

@@ -7,6 +7,8 @@ public enum ProgramEvent: Hashable, Sendable, CustomStringConvertible {
         case subject, caller, other
         /// Not judged: a trampoline that does not claim to track the current scheduler.
         case unjudged
+        /// The scheduler a subscription scheduler hands work to when its caller has none.
+        case background
 
         public var description: String {
             switch self {
@@ -14,6 +16,7 @@ public enum ProgramEvent: Hashable, Sendable, CustomStringConvertible {
             case .caller: "the caller's current scheduler"
             case .other: "another scheduler current"
             case .unjudged: "any current scheduler"
+            case .background: "the subscription scheduler's background scheduler current"
             }
         }
     }
@@ -40,7 +43,7 @@ public struct ProgramHandleKey: Hashable, Sendable {
     public var instance: Int
 }
 
-/// The events a correct immediate or trampoline scheduler gives for a program, on one
+/// The events a correct immediate, trampoline or subscription scheduler gives for a program, on one
 /// thread, given which calls the subject returned a handle for (a scheduler may return none
 /// where the action already ran).
 ///
@@ -53,9 +56,15 @@ public struct ProgramHandleKey: Hashable, Sendable {
 /// runs, a call only queues. A run's reschedules made in its block are queued once it
 /// returns, after what it queued; one made later queues at once (or runs, when the thread is
 /// idle). A disposed recursion never runs again, queued runs included.
+///
+/// Subscription: the program runs inside the host's action, or while the rule holds the
+/// background scheduler with a gate, so every queued run waits for the program's end, then
+/// runs first in first out as the trampoline's do, with the host (or the background) current.
+/// `schedule` runs its action at once wherever the caller has a current scheduler (inside the
+/// host, inside any run) and queues it otherwise; a recursion is always queued.
 struct OneThreadModel {
     enum Kind: Equatable {
-        case immediate, trampoline
+        case immediate, trampoline, subscription
     }
 
     private enum Work {
@@ -84,6 +93,7 @@ struct OneThreadModel {
 
     let kind: Kind
     let tracksCurrent: Bool
+    let insideHost: Bool
     let handles: [ProgramHandleKey: Bool]
     private(set) var events: [ProgramEvent] = []
     private var instances: [Int: Int] = [:]
@@ -95,36 +105,55 @@ struct OneThreadModel {
     private var busy = false
     private var queue: [Work] = []
     private var executing: [Int] = []
+    /// Runs under way, nested ones included: inside any, the caller has a current scheduler.
+    private var depth = 0
 
-    init(_ kind: Kind, tracksCurrent: Bool, handles: [ProgramHandleKey: Bool]) {
+    init(_ kind: Kind, tracksCurrent: Bool, insideHost: Bool, handles: [ProgramHandleKey: Bool]) {
         self.kind = kind
         self.tracksCurrent = tracksCurrent
+        self.insideHost = insideHost
         self.handles = handles
+        // The subscription scheduler's queue is busy with the program itself until it ends.
+        busy = kind == .subscription
     }
 
     /// The events `program` gives.
     static func events(
         of program: OneThreadProgram, _ kind: Kind, tracksCurrent: Bool, handles: [ProgramHandleKey: Bool]
     ) -> [ProgramEvent] {
-        var model = OneThreadModel(kind, tracksCurrent: tracksCurrent, handles: handles)
+        var model = OneThreadModel(kind, tracksCurrent: tracksCurrent, insideHost: program.insideHost, handles: handles)
         for (index, call) in program.calls.enumerated() {
             model.perform(call)
             model.events.append(.returned(call: index, current: .caller))
         }
+        if kind == .subscription { model.drain() }
         return model.events
     }
 
     /// What an action sees as current.
     private var inside: ProgramEvent.Seen {
-        if tracksCurrent { return .subject }
-        return kind == .immediate ? .caller : .unjudged
+        switch kind {
+        case .subscription: insideHost ? .caller : .background
+        case _ where tracksCurrent: .subject
+        case .immediate: .caller
+        case .trampoline: .unjudged
+        }
+    }
+
+    /// Whether `schedule` runs its action inside the call.
+    private var runsInline: Bool {
+        switch kind {
+        case .immediate: true
+        case .trampoline: false
+        case .subscription: insideHost || depth > 0
+        }
     }
 
     private mutating func perform(_ call: ProgramCall) {
         switch call {
         case .schedule(let n, let body):
             let key = take(n)
-            if kind == .immediate {
+            if runsInline {
                 runAction(key, body)
             } else if busy {
                 queue.append(.action(key, body: body))
@@ -165,7 +194,9 @@ struct OneThreadModel {
 
     private mutating func runAction(_ key: ProgramHandleKey, _ body: [ProgramCall]) {
         let run = start(key.n)
+        depth += 1
         for call in body { perform(call) }
+        depth -= 1
         events.append(.ended(key.n, run: run))
     }
 
@@ -189,7 +220,7 @@ struct OneThreadModel {
                 recursions[index].looping = true
                 loop(index)
             }
-        case .trampoline:
+        case .trampoline, .subscription:
             guard !busy else { return queue.append(.run(index)) }
             busy = true
             execute(index)
@@ -198,7 +229,7 @@ struct OneThreadModel {
     }
 
     private mutating func reschedule(_ index: Int) {
-        if kind == .trampoline, executing.last == index {
+        if kind != .immediate, executing.last == index {
             recursions[index].deferred += 1
         } else {
             scheduleRun(index)
@@ -231,7 +262,9 @@ struct OneThreadModel {
     private mutating func runBlock(_ index: Int) {
         let recursion = recursions[index]
         let run = start(recursion.n)
+        depth += 1
         for call in recursion.body { perform(call) }
+        depth -= 1
         recursions[index].done += 1
         if recursion.late {
             kept[recursion.n] = index

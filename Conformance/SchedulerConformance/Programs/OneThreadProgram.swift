@@ -49,9 +49,9 @@ public indirect enum ProgramCall: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A program one thread runs against an immediate or trampoline scheduler: its calls in
-/// order, made on a thread whose current scheduler is none or, with `insideHost`, another
-/// scheduler whose action the program runs in.
+/// A program one thread runs against an immediate, trampoline or subscription scheduler: its
+/// calls in order, made on a thread whose current scheduler is none or, with `insideHost`,
+/// another scheduler whose action the program runs in.
 public struct OneThreadProgram: Hashable, Sendable, CustomStringConvertible {
     public var calls: [ProgramCall]
     public var insideHost: Bool

@@ -205,23 +205,25 @@ extension RuleCatalogue {
             .lin6,
             """
             One thread's programs of schedules, recursions, late reschedules and disposals, made at the top and from \
-            inside actions, give the events the immediate or trampoline model gives
+            inside actions, give the events the immediate, trampoline or subscription model gives
             """,
-            anyOf: [.synchronous, .trampoline], excludes: .virtualTime,
+            anyOf: [.synchronous, .trampoline, .subscription], excludes: .virtualTime,
             rationale:
                 """
-                Code on the immediate and trampoline schedulers nests: actions schedule actions, recursions reschedule \
-                from inside their runs and after them, and disposals come from anywhere in the chain. Which runs at \
-                once, which waits its turn, in what order, as which current scheduler, and what a disposal stops is \
-                fixed for one thread, so generated programs of every call are judged against a model of it event by \
-                event.
+                Code on the immediate, trampoline and subscription schedulers nests: actions schedule actions, \
+                recursions reschedule from inside their runs and after them, and disposals come from anywhere in the \
+                chain. Which runs at once, which waits its turn, in what order, as which current scheduler, and what a \
+                disposal stops is fixed for one thread (for the subscription scheduler, once the work it queues waits \
+                for the program's end), so generated programs of every call are judged against a model of it event \
+                by event.
                 """,
             hint:
                 """
                 Replay the printed seed with `conformance replay --rule LIN-6`. Look for work queued from inside an \
                 action run outside the current-scheduler scope, a reschedule made in a run queued ahead of what the \
-                run queued, a late reschedule dropped while the thread is busy, or a disposal checked for a whole \
-                batch instead of as each entry is taken.
+                run queued, a late reschedule dropped while the thread is busy, a disposal checked for a whole batch \
+                instead of as each entry is taken, or a subscription scheduler that runs inline only so deep, or \
+                sends work to its background while its caller has a current scheduler.
                 """
         ) { context throws(RuleFailure) in try OneThreadPrograms.explore(context) },
     ]

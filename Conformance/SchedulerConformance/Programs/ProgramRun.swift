@@ -1,0 +1,219 @@
+import Foundation
+import SchedulerProbes
+import Schedulers
+import Synchronization
+
+/// One run of a program against the subject, recording what it saw.
+///
+/// @unchecked Sendable: its records are touched only by the thread holding its token: the
+/// program's while the program's top runs, then whichever thread runs an action (nested
+/// runs on it included). A thread that starts an action while another holds the token (a
+/// subject running two things at once, or one where these profiles never start one)
+/// touches nothing but the token's `strayed`, so such a subject is refused, never raced.
+final class ProgramRun: @unchecked Sendable {
+    /// Who may touch the records, and what the runs showed about the subject's threads.
+    private struct Token {
+        var thread: pthread_t?
+        var depth = 0
+        var closed = false
+        var strayed = false
+        /// The current scheduler the subscription scheduler's gate ran with.
+        var background: (any Scheduler)?
+    }
+
+    let scheduler: any Scheduler
+    let host: any Scheduler
+    let kind: OneThreadModel.Kind
+    let judgesInside: Bool
+    private let token = Lock(Token())
+    /// How many events the latest sentinel saw.
+    private let progress = Atomic(0)
+    private(set) var events: [ProgramEvent] = []
+    private(set) var handles: [ProgramHandleKey: Bool] = [:]
+    private var insideHost = false
+    private var instances: [Int: Int] = [:]
+    private var starts: [Int: Int] = [:]
+    private var latest: [Int: any Disposable] = [:]
+    private var kept: [Int: @Sendable () -> Void] = [:]
+
+    init(scheduler: any Scheduler, host: any Scheduler, kind: OneThreadModel.Kind, judgesInside: Bool) {
+        self.scheduler = scheduler
+        self.host = host
+        self.kind = kind
+        self.judgesInside = judgesInside
+    }
+
+    /// Runs `program` and the work it leads to; false when the subject had not done that
+    /// work within `bound`.
+    ///
+    /// The synchronous profiles run it all inside the program's calls. The subscription
+    /// scheduler's queued work waits until the program ends: inside the host's action, the
+    /// host is busy with it; on a thread with no current scheduler, a gate action the rule
+    /// queues first holds the background scheduler.
+    func run(_ program: OneThreadProgram, within bound: Duration) -> Bool {
+        insideHost = program.insideHost
+        let finished = ran(program, within: bound)
+        // A kept reschedule holds its recursion, whose block holds this run. (Unfinished, an
+        // action may still hold the token: the records are left alone.)
+        if finished { kept.removeAll() }
+        return finished
+    }
+
+    private func ran(_ program: OneThreadProgram, within bound: Duration) -> Bool {
+        guard kind == .subscription else {
+            if insideHost { CurrentScheduler.run(as: host) { top(program) } } else { top(program) }
+            return closed(within: bound)
+        }
+        let target: any Scheduler
+        if insideHost {
+            let ended = Signal()
+            host.schedule { [self] in
+                top(program)
+                ended.fire()
+            }
+            guard ended.wait(bound) else { return false }
+            target = host
+        } else {
+            let release = Signal()
+            let caller = pthread_self()
+            scheduler.schedule { [self] in
+                token.withLock { $0.background = CurrentScheduler.value }
+                // Run inline, on the caller's thread, it would wait for itself.
+                if pthread_equal(caller, pthread_self()) == 0 { _ = release.wait(bound) }
+            }
+            top(program)
+            release.fire()
+            target = scheduler
+        }
+        return drained(through: target, within: bound) && closed(within: bound)
+    }
+
+    /// Whether some action started where these profiles never start one.
+    var strayed: Bool { token.withLock { $0.strayed } }
+
+    /// The program's calls at the top, in order.
+    private func top(_ program: OneThreadProgram) {
+        guard enter() else { return }
+        for (index, call) in program.calls.enumerated() {
+            perform(call)
+            events.append(.returned(call: index, current: seen))
+        }
+        leave()
+    }
+
+    /// Takes the token for this thread; false, marking the run strayed, when another thread
+    /// holds it or the run is over.
+    private func enter() -> Bool {
+        let me = pthread_self()
+        return token.withLock { token in
+            if token.closed || (token.depth > 0 && pthread_equal(token.thread!, me) == 0) {
+                token.strayed = true
+                return false
+            }
+            token.thread = me
+            token.depth += 1
+            return true
+        }
+    }
+
+    private func leave() { token.withLock { $0.depth -= 1 } }
+
+    /// Queues sentinels behind the program's work until one finds nothing ran since the one
+    /// before it. First in first out, everything queued before a sentinel ran before it, and
+    /// a run's reschedules were queued when it returned, so the next sentinel waits for them.
+    private func drained(through target: any Scheduler, within bound: Duration) -> Bool {
+        let deadline = ContinuousClock.now + bound
+        var last = -1
+        while ContinuousClock.now < deadline {
+            let ran = Signal()
+            target.schedule { [self] in
+                if enter() {
+                    progress.store(events.count, ordering: .relaxed)
+                    leave()
+                }
+                ran.fire()
+            }
+            guard ran.wait(bound) else { return false }
+            let seen = progress.load(ordering: .relaxed)
+            if seen == last { return true }
+            last = seen
+        }
+        return false
+    }
+
+    /// Ends the run: no action may start after it. False when an action that started before
+    /// had not returned within `bound`, so its records cannot be read.
+    private func closed(within bound: Duration) -> Bool {
+        let deadline = ContinuousClock.now + bound
+        while true {
+            let idle = token.withLock { token in
+                token.closed = true
+                return token.depth == 0
+            }
+            if idle { return true }
+            if ContinuousClock.now >= deadline { return false }
+            sched_yield()
+        }
+    }
+
+    private var seen: ProgramEvent.Seen {
+        let current = CurrentScheduler.value
+        if current === scheduler { return .subject }
+        if insideHost ? (current === host) : (current == nil) { return .caller }
+        if let current, current === token.withLock({ $0.background }) { return .background }
+        return .other
+    }
+
+    private func perform(_ call: ProgramCall) {
+        switch call {
+        case .schedule(let n, let body):
+            let key = take(n)
+            let handle = scheduler.schedule { [self] in
+                guard enter() else { return }
+                let run = start(n)
+                for call in body { perform(call) }
+                events.append(.ended(n, run: run))
+                leave()
+            }
+            record(handle, of: key)
+        case .recurse(let n, let runs, let late, let body):
+            let key = take(n)
+            let done = Box(0)
+            let handle = scheduler.scheduleRecursive { [self] reschedule in
+                guard enter() else { return }
+                defer { leave() }
+                let run = start(n)
+                for call in body { perform(call) }
+                done.value += 1
+                if late {
+                    kept[n] = reschedule
+                } else if done.value < runs {
+                    reschedule()
+                }
+                events.append(.ended(n, run: run))
+            }
+            record(handle, of: key)
+        case .reschedule(let n):
+            kept[n]?()
+        case .dispose(let n):
+            latest[n]?.dispose()
+        }
+    }
+
+    private func take(_ n: Int) -> ProgramHandleKey {
+        defer { instances[n, default: 0] += 1 }
+        return ProgramHandleKey(n: n, instance: instances[n, default: 0])
+    }
+
+    private func start(_ n: Int) -> Int {
+        defer { starts[n, default: 0] += 1 }
+        let run = starts[n, default: 0]
+        events.append(.started(n, run: run, current: judgesInside ? seen : .unjudged))
+        return run
+    }
+
+    private func record(_ handle: (any Disposable)?, of key: ProgramHandleKey) {
+        handles[key] = handle != nil
+        latest[key.n] = handle
+    }
+}
