@@ -45,5 +45,17 @@ extension FaultyVirtualMutant {
         /// that run queues after asking (it still never re-enters the run: nothing runs
         /// outside a drive).
         case inRunRerunsQueuedAtTheCall = "virtual-in-run-reruns-queued-at-the-call"
+        /// Queues a deadline already past with its own time rather than the present's: it runs
+        /// at the present (time never goes back) but ahead of work already due there.
+        case pastKeepsItsTime = "virtual-past-deadline-keeps-its-time"
+        /// A step that reaches a disposed entry is spent on it: nothing runs, and the step
+        /// still counts (and moves the time to that entry's).
+        case stepCountsDisposed = "virtual-step-counts-disposed"
+        /// `advance(to:)` the present returns at once, like one to an earlier time, leaving
+        /// the work due now for a later drive (so does `advance(by: 0)`).
+        case advanceToNowSkips = "virtual-advance-to-now-skips"
+        /// Re-arms a repeating action from the entry it took once the tick ran, so a disposal
+        /// made inside the tick (its own last tick, say) is lost and the series ticks on.
+        case tickLosesOwnDisposal = "virtual-tick-loses-own-disposal"
     }
 }

@@ -81,7 +81,7 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
         disposable: BooleanDisposable = BooleanDisposable()
     ) -> BooleanDisposable {
         guarded { state in
-            var time = max(time, state.now)
+            var time = fault == .pastKeepsItsTime ? time : max(time, state.now)
             if fault == .clampsToTarget, let target = state.target { time = max(time, target) }
             state.sequence += 1
             let lifoTies = fault == .unstableTies || (fault == .unstableWhenLarge && state.entries.count >= 64)
@@ -112,8 +112,9 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
                     later.append(entry)
                     continue
                 }
-                if entry.disposable.isDisposed { continue }
-                state.now = fault == .nowIsTarget ? (state.target ?? entry.time) : entry.time
+                if entry.disposable.isDisposed && !(fault == .stepCountsDisposed && end == nil) { continue }
+                // Never back: a past deadline kept with its own time (a fault) runs at the present.
+                state.now = fault == .nowIsTarget ? (state.target ?? entry.time) : max(state.now, entry.time)
                 return entry
             }
             if let end {
@@ -125,12 +126,20 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
     }
 
     private func run(_ entry: Entry) {
-        if let interval = entry.interval {
-            let base = fault == .repeatingFromTarget ? (guarded { $0.target } ?? entry.time) : entry.time
-            let next = (try? base.advanced(by: interval)) ?? .distantFuture
+        // Only `stepCountsDisposed` pops a disposed entry: the step is spent, nothing runs.
+        if entry.disposable.isDisposed { return }
+        guard let interval = entry.interval else { return CurrentScheduler.run(as: self, entry.action) }
+        let base = fault == .repeatingFromTarget ? (guarded { $0.target } ?? entry.time) : entry.time
+        let next = (try? base.advanced(by: interval)) ?? .distantFuture
+        guard fault == .tickLosesOwnDisposal else {
             _ = insert(entry.action, at: next, interval: interval, disposable: entry.disposable)
+            return CurrentScheduler.run(as: self, entry.action)
         }
+        // Re-armed from the entry it took, once the tick ran: a disposal made meanwhile marked
+        // an entry no longer queued, and the series goes on under a handle no one holds.
         CurrentScheduler.run(as: self, entry.action)
+        let handle = entry.disposable.isDisposed ? BooleanDisposable() : entry.disposable
+        _ = insert(entry.action, at: next, interval: interval, disposable: handle)
     }
 
     @discardableResult
@@ -202,7 +211,7 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
     }
 
     func advance(to target: SchedulerTime) {
-        guard target >= now else {
+        guard fault == .advanceToNowSkips ? target > now : target >= now else {
             if fault == .movesBackwards { guarded { $0.now = target } }
             return
         }
@@ -232,69 +241,4 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
             state.target = nil
         }
     }
-}
-
-extension Mutants {
-    /// The mutants of this file, each registered beside its class: its name, its fault and
-    /// the rule that must catch it, written once.
-    static let virtual: [Mutant] = [
-        faulty(FaultyVirtualMutant.Fault.runsEagerly, "runs a plain action at once when nothing is pending", .vt1) {
-            FaultyVirtualMutant($0)
-        },
-        faulty(
-            FaultyVirtualMutant.Fault.recursionLeavesPendingRun,
-            "a disposed recursion leaves its queued run for a step",
-            .rec5
-        ) { FaultyVirtualMutant($0) },
-        faulty(
-            FaultyVirtualMutant.Fault.recursionRecordsHandleLate,
-            """
-            a recursion's run records its handle after the disposed check: a dispose between them leaves the run for \
-            a step
-            """,
-            .rec5
-        ) { FaultyVirtualMutant($0) },
-        faulty(
-            FaultyVirtualMutant.Fault.inRunRerunsQueuedAtTheCall,
-            "queues a run asked for inside a run at the call, ahead of the work the run queues after asking", .rec2
-        ) { FaultyVirtualMutant($0) },
-        faulty(FaultyVirtualMutant.Fault.emptyStepMovesTime, "an empty step moves time", .vt2) {
-            FaultyVirtualMutant($0)
-        },
-        faulty(FaultyVirtualMutant.Fault.stepRunsTies, "a step also runs a tie", .vt3) { FaultyVirtualMutant($0) },
-        faulty(FaultyVirtualMutant.Fault.unstableTies, "equal times run last-in first", .vt4) {
-            FaultyVirtualMutant($0)
-        },
-        faulty(
-            FaultyVirtualMutant.Fault.repeatingFromTarget, "repeating ticks are re-queued from the advance target", .vt5
-        ) { FaultyVirtualMutant($0) },
-        faulty(FaultyVirtualMutant.Fault.advanceExclusive, "advance-to is exclusive", .vt6) { FaultyVirtualMutant($0) },
-        faulty(FaultyVirtualMutant.Fault.nowIsTarget, "now is the advance target during actions", .vt7) {
-            FaultyVirtualMutant($0)
-        },
-        faulty(FaultyVirtualMutant.Fault.advanceSnapshot, "an advance runs only what was pending when it began", .vt8) {
-            FaultyVirtualMutant($0)
-        },
-        faulty(FaultyVirtualMutant.Fault.unstableWhenLarge, "ties go last-in first once 64 entries are queued", .vt9) {
-            FaultyVirtualMutant($0)
-        },
-        faulty(FaultyVirtualMutant.Fault.movesBackwards, "advancing to an earlier time moves the clock back", .vt10) {
-            FaultyVirtualMutant($0)
-        },
-        faulty(
-            FaultyVirtualMutant.Fault.insertionsAfterBatch, "work added during an advance waits for the due batch",
-            .vt11
-        ) { FaultyVirtualMutant($0) },
-        faulty(
-            FaultyVirtualMutant.Fault.clampsToTarget,
-            "work for the present during an advance is stamped with its target", .vt12
-        ) { FaultyVirtualMutant($0) },
-        faulty(FaultyVirtualMutant.Fault.instantStepOverruns, "steps by instants, but a step runs two", .vt13) {
-            FaultyVirtualMutant($0)
-        },
-        faulty(
-            FaultyVirtualMutant.Fault.singleStepUnclaimed, "steps one action at a time but does not claim singleStep",
-            .vt13
-        ) { FaultyVirtualMutant($0) },
-    ]
 }

@@ -57,6 +57,8 @@ let package = Package(
             name: "ThirdPartySubjectsTests",
             dependencies: [
                 "ThirdPartySubjects", "matrix-conformance",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Schedulers", package: "SchedulerBehaviour"),
                 .product(name: "SchedulerConformance", package: "SchedulerBehaviour"),
                 .product(name: "SchedulerProbes", package: "SchedulerBehaviour"),

@@ -96,8 +96,7 @@ struct OneThreadModel {
     let insideHost: Bool
     let handles: [ProgramHandleKey: Bool]
     private(set) var events: [ProgramEvent] = []
-    private var instances: [Int: Int] = [:]
-    private var starts: [Int: Int] = [:]
+    private var numbering = ProgramNumbering()
     private var latest: [Int: Handle] = [:]
     private var disposed: Set<ProgramHandleKey> = []
     private var recursions: [Recursion] = []
@@ -181,13 +180,11 @@ struct OneThreadModel {
     }
 
     private mutating func take(_ n: Int) -> ProgramHandleKey {
-        defer { instances[n, default: 0] += 1 }
-        return ProgramHandleKey(n: n, instance: instances[n, default: 0])
+        numbering.schedule(n)
     }
 
     private mutating func start(_ n: Int) -> Int {
-        defer { starts[n, default: 0] += 1 }
-        let run = starts[n, default: 0]
+        let run = numbering.run(n)
         events.append(.started(n, run: run, current: inside))
         return run
     }

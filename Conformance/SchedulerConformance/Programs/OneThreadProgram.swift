@@ -2,7 +2,7 @@ import SchedulerProbes
 
 /// A call a one-thread program makes, at its top or from inside an action or a recursion's
 /// run. Actions and recursions are numbered in the order the program names them.
-public indirect enum ProgramCall: Hashable, Sendable, CustomStringConvertible {
+public indirect enum ProgramCall: Hashable, Sendable, CustomStringConvertible, ShrinkableCall {
     /// `schedule` of action n, which makes the calls of `body` when it runs.
     case schedule(Int, body: [ProgramCall])
     /// `scheduleRecursive` of recursion n. Each run makes the calls of `body`, then reschedules
@@ -28,7 +28,6 @@ public indirect enum ProgramCall: Hashable, Sendable, CustomStringConvertible {
         body.isEmpty ? "" : " { " + body.map(\.description).joined(separator: "; ") + " }"
     }
 
-    /// The calls of its body, if it has one.
     var body: [ProgramCall] {
         switch self {
         case .schedule(_, let body), .recurse(_, _, _, let body): body
@@ -39,7 +38,6 @@ public indirect enum ProgramCall: Hashable, Sendable, CustomStringConvertible {
     /// Every call it makes, counting itself.
     var size: Int { 1 + body.reduce(0) { $0 + $1.size } }
 
-    /// The same call with `body`.
     func with(body: [ProgramCall]) -> ProgramCall {
         switch self {
         case .schedule(let n, _): .schedule(n, body: body)
@@ -47,12 +45,18 @@ public indirect enum ProgramCall: Hashable, Sendable, CustomStringConvertible {
         case .reschedule, .dispose: self
         }
     }
+
+    /// A recursion running once less, or rescheduling from inside its block instead of late.
+    var fewer: ProgramCall? {
+        guard case .recurse(let n, let runs, let late, let body) = self, runs > 1 || late else { return nil }
+        return .recurse(n, runs: late ? runs : runs - 1, late: false, body: body)
+    }
 }
 
 /// A program one thread runs against an immediate, trampoline or subscription scheduler: its
 /// calls in order, made on a thread whose current scheduler is none or, with `insideHost`,
 /// another scheduler whose action the program runs in.
-public struct OneThreadProgram: Hashable, Sendable, CustomStringConvertible {
+public struct OneThreadProgram: Hashable, Sendable, ShrinkableProgram {
     public var calls: [ProgramCall]
     public var insideHost: Bool
 
@@ -82,29 +86,8 @@ public struct OneThreadProgram: Hashable, Sendable, CustomStringConvertible {
     var shrinks: [OneThreadProgram] {
         var smaller: [OneThreadProgram] = []
         if insideHost { smaller.append(OneThreadProgram(calls: calls, insideHost: false)) }
-        for variant in Self.shrinks(of: calls) {
+        for variant in ProgramShrinking.shrinks(of: calls) {
             smaller.append(OneThreadProgram(calls: variant, insideHost: insideHost))
-        }
-        return smaller
-    }
-
-    private static func shrinks(of calls: [ProgramCall]) -> [[ProgramCall]] {
-        var smaller: [[ProgramCall]] = []
-        for index in calls.indices {
-            var without = calls
-            without.remove(at: index)
-            smaller.append(without)
-            let call = calls[index]
-            if case .recurse(let n, let runs, let late, let body) = call, runs > 1 || late {
-                var fewer = calls
-                fewer[index] = .recurse(n, runs: late ? runs : runs - 1, late: false, body: body)
-                smaller.append(fewer)
-            }
-            for body in shrinks(of: call.body) {
-                var changed = calls
-                changed[index] = call.with(body: body)
-                smaller.append(changed)
-            }
         }
         return smaller
     }

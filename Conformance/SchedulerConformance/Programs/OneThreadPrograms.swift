@@ -82,28 +82,9 @@ private struct ProgramJudge {
     }
 
     /// The failure: the smallest program still refused, both event lists and where they part.
-    ///
-    /// Each refusal is reported as it was seen, so a subject that refuses a program only
-    /// now and then (a race) still shows the events that gave it away.
     func report(_ program: OneThreadProgram, _ first: Refusal, seed: UInt64, subject: String) -> String {
-        var smallest = program
-        var refused = first
-        var runs = 0
-        var shrank = true
-        let deadline = ContinuousClock.now + shrinkingTime
-        while shrank && runs < OneThreadPrograms.shrinkingRuns && ContinuousClock.now < deadline {
-            shrank = false
-            for candidate in smallest.shrinks {
-                runs += 1
-                if let refusal = refusal(candidate) {
-                    smallest = candidate
-                    refused = refusal
-                    shrank = true
-                    break
-                }
-                if runs >= OneThreadPrograms.shrinkingRuns { break }
-            }
-        }
+        let (smallest, refused) = ProgramShrinking.smallest(
+            program, first, within: shrinkingTime, runs: OneThreadPrograms.shrinkingRuns, refusal: refusal)
         let replay = "Replay: conformance replay --subject \(subject) --rule LIN-6 --seed \(seed)"
         if refused.stuck {
             return """
@@ -114,17 +95,12 @@ private struct ProgramJudge {
                 \(replay)
                 """
         }
-        let (expected, got, strayed) = (refused.expected, refused.got, refused.strayed)
-        let common = min(expected.count, got.count)
-        let at = (0..<common).first { expected[$0] != got[$0] } ?? common
-        func event(_ events: [ProgramEvent]) -> String { at < events.count ? "\(events[at])" : "nothing more" }
+        let parting = ProgramShrinking.parting(expected: refused.expected, got: refused.got)
         return """
             one thread's program gives events no correct \(kind) scheduler gives (seed \(seed)).
             Smallest program still refused (\(smallest.size) calls; shrunk from \(program.size)):
             \(smallest)
-            They part at event \(at + 1): the model has \(event(expected)), the subject \(event(got)).
-            The model: \(expected.map(\.description).joined(separator: "; "))
-            The subject: \(got.map(\.description).joined(separator: "; "))\(strayed ? Self.strayedNote : "")
+            \(parting)\(refused.strayed ? Self.strayedNote : "")
             \(replay)
             """
     }

@@ -5,34 +5,24 @@ import Synchronization
 
 /// One run of a program against the subject, recording what it saw.
 ///
-/// @unchecked Sendable: its records are touched only by the thread holding its token: the
-/// program's while the program's top runs, then whichever thread runs an action (nested
-/// runs on it included). A thread that starts an action while another holds the token (a
-/// subject running two things at once, or one where these profiles never start one)
-/// touches nothing but the token's `strayed`, so such a subject is refused, never raced.
+/// @unchecked Sendable: its records are touched only by the thread holding its
+/// ``ProgramToken``: the program's while the program's top runs, then whichever thread runs
+/// an action.
 final class ProgramRun: @unchecked Sendable {
-    /// Who may touch the records, and what the runs showed about the subject's threads.
-    private struct Token {
-        var thread: pthread_t?
-        var depth = 0
-        var closed = false
-        var strayed = false
-        /// The current scheduler the subscription scheduler's gate ran with.
-        var background: (any Scheduler)?
-    }
 
     let scheduler: any Scheduler
     let host: any Scheduler
     let kind: OneThreadModel.Kind
     let judgesInside: Bool
-    private let token = Lock(Token())
+    private let token = ProgramToken()
+    /// The current scheduler the subscription scheduler's gate ran with.
+    private let background = Lock<(any Scheduler)?>(nil)
     /// How many events the latest sentinel saw.
     private let progress = Atomic(0)
     private(set) var events: [ProgramEvent] = []
     private(set) var handles: [ProgramHandleKey: Bool] = [:]
     private var insideHost = false
-    private var instances: [Int: Int] = [:]
-    private var starts: [Int: Int] = [:]
+    private var numbering = ProgramNumbering()
     private var latest: [Int: any Disposable] = [:]
     private var kept: [Int: @Sendable () -> Void] = [:]
 
@@ -77,7 +67,7 @@ final class ProgramRun: @unchecked Sendable {
             let release = Signal()
             let caller = pthread_self()
             scheduler.schedule { [self] in
-                token.withLock { $0.background = CurrentScheduler.value }
+                background.withLock { $0 = CurrentScheduler.value }
                 // Run inline, on the caller's thread, it would wait for itself.
                 if pthread_equal(caller, pthread_self()) == 0 { _ = release.wait(bound) }
             }
@@ -89,7 +79,7 @@ final class ProgramRun: @unchecked Sendable {
     }
 
     /// Whether some action started where these profiles never start one.
-    var strayed: Bool { token.withLock { $0.strayed } }
+    var strayed: Bool { token.strayed }
 
     /// The program's calls at the top, in order.
     private func top(_ program: OneThreadProgram) {
@@ -101,22 +91,9 @@ final class ProgramRun: @unchecked Sendable {
         leave()
     }
 
-    /// Takes the token for this thread; false, marking the run strayed, when another thread
-    /// holds it or the run is over.
-    private func enter() -> Bool {
-        let me = pthread_self()
-        return token.withLock { token in
-            if token.closed || (token.depth > 0 && pthread_equal(token.thread!, me) == 0) {
-                token.strayed = true
-                return false
-            }
-            token.thread = me
-            token.depth += 1
-            return true
-        }
-    }
+    private func enter() -> Bool { token.enter() }
 
-    private func leave() { token.withLock { $0.depth -= 1 } }
+    private func leave() { token.leave() }
 
     /// Queues sentinels behind the program's work until one finds nothing ran since the one
     /// before it. First in first out, everything queued before a sentinel ran before it, and
@@ -141,26 +118,13 @@ final class ProgramRun: @unchecked Sendable {
         return false
     }
 
-    /// Ends the run: no action may start after it. False when an action that started before
-    /// had not returned within `bound`, so its records cannot be read.
-    private func closed(within bound: Duration) -> Bool {
-        let deadline = ContinuousClock.now + bound
-        while true {
-            let idle = token.withLock { token in
-                token.closed = true
-                return token.depth == 0
-            }
-            if idle { return true }
-            if ContinuousClock.now >= deadline { return false }
-            sched_yield()
-        }
-    }
+    private func closed(within bound: Duration) -> Bool { token.close(within: bound) }
 
     private var seen: ProgramEvent.Seen {
         let current = CurrentScheduler.value
         if current === scheduler { return .subject }
         if insideHost ? (current === host) : (current == nil) { return .caller }
-        if let current, current === token.withLock({ $0.background }) { return .background }
+        if let current, current === background.withLock({ $0 }) { return .background }
         return .other
     }
 
@@ -201,13 +165,11 @@ final class ProgramRun: @unchecked Sendable {
     }
 
     private func take(_ n: Int) -> ProgramHandleKey {
-        defer { instances[n, default: 0] += 1 }
-        return ProgramHandleKey(n: n, instance: instances[n, default: 0])
+        numbering.schedule(n)
     }
 
     private func start(_ n: Int) -> Int {
-        defer { starts[n, default: 0] += 1 }
-        let run = starts[n, default: 0]
+        let run = numbering.run(n)
         events.append(.started(n, run: run, current: judgesInside ? seen : .unjudged))
         return run
     }

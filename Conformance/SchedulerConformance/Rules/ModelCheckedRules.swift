@@ -226,5 +226,30 @@ extension RuleCatalogue {
                 sends work to its background while its caller has a current scheduler.
                 """
         ) { context throws(RuleFailure) in try OneThreadPrograms.explore(context) },
+        Rule(
+            .lin7,
+            """
+            One thread's programs of every call of a virtual-time scheduler (present, past, equal and far deadlines, \
+            repeating work, recursions, disposals, `now`, every driving call), made at the top and from inside \
+            actions, ticks and runs, give the events the model gives
+            """,
+            requires: [.virtualTime],
+            rationale:
+                """
+                A test drives virtual time through every door at once: actions schedule for the present and for \
+                deadlines already past, ticks schedule work and dispose their own series, recursions reschedule, and \
+                the test advances, steps and reads `now` between them. On one thread all of it is fixed by the \
+                semantics, so generated programs of every call are judged against a model of it event by event: \
+                which runs, at what time, in what order, as which current scheduler, and what `now` says after each \
+                call.
+                """,
+            hint:
+                """
+                Replay the printed seed with `conformance replay --rule LIN-7`. Look for a past deadline queued with \
+                its own time instead of the present's, a tick's next deadline counted from where it ran rather than \
+                from the grid, a disposal made inside a tick that misses the tick already queued, or an advance that \
+                stops at the first work it did not expect.
+                """
+        ) { context throws(RuleFailure) in try VirtualPrograms.explore(context) },
     ]
 }

@@ -111,6 +111,7 @@ public enum RuleID: String, CaseIterable, Hashable, Comparable, Sendable, Codabl
     case lin4 = "LIN-4"
     case lin5 = "LIN-5"
     case lin6 = "LIN-6"
+    case lin7 = "LIN-7"
 
     /// The published ID written as text, as reports and the command line have it (`ORD-1`,
     /// case-insensitive); nil for any other text.

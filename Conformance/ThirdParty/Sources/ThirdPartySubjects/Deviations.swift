@@ -174,6 +174,26 @@ public enum Deviations {
         the VT-10 and CAN-1 bugs seen again by generated scenarios: a past deadline runs at its own time, and \
         disposing a pending task does not always stop it.
         """,
+        .rule(.lin7, of: .nioEmbedded):
+            """
+        the VT-10 bug seen again by a generated program (a past deadline runs with `now` set back to it), and a \
+        library design: `advanceTime(to:)` takes every task due at one instant out of its queue before running \
+        any, so a task cancelled by an earlier task of the same instant still runs (as nio-eventloop's CAN-3). \
+        Reproduction on one thread: on an `EmbeddedEventLoop`, schedule two tasks due now with `scheduleTask(in: \
+        .zero)`, cancel the second's `Scheduled` from inside the first, then `advanceTime(by: .zero)`: the second \
+        runs.
+        """,
+        .rule(.lin7, of: .nioAsyncTesting):
+            """
+        the VT-10 bug and nio-embedded's LIN-7 design seen again by a generated program: the async loop shares \
+        the embedded loop's algorithm (past deadlines run with `now` set back to them; tasks due at one instant \
+        run as one batch, cancelled ones included).
+        """,
+        .rule(.lin7, of: .combineSchedulersTest):
+            """
+        the VT-10 bug seen again by a generated program: work scheduled for a time the scheduler has already \
+        passed runs with `now` set back to that time, not at the present.
+        """,
         .rule(.clk7, of: .swiftClocksTestClock):
             """
         library design (seen in some runs, under load): `TestClock.advance` lets a resumed sleeper run by \
