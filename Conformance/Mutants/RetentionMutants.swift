@@ -63,6 +63,32 @@ final class DisposedRecursionKeptMutant: MutantBase, @unchecked Sendable {
     }
 }
 
+/// Keeps a recursion's block in a table of late runs while a run asked for after the last one
+/// returned waits, and takes it out when that run starts: one disposed first never starts,
+/// and its entry keeps the block for the scheduler's life.
+final class DisposedLateRunKeptMutant: MutantBase, @unchecked Sendable {
+    private let late = KeptActions()
+
+    override func scheduleRecursive(_ block: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> (
+        any Disposable
+    )? {
+        let waiting = Lock<[Int]>([])
+        return RecursiveScheduling.start(on: self) { [late] reschedule in
+            for key in waiting.withLock({ $0 }) { _ = late.take(key) }
+            waiting.withLock { $0.removeAll() }
+            let returned = Box(false)
+            block {
+                if returned.value {
+                    let key = late.keep { _ = block }
+                    waiting.withLock { $0.append(key) }
+                }
+                reschedule()
+            }
+            returned.value = true
+        }
+    }
+}
+
 /// Keeps the work its actions schedule in a table of follow-ups, so a dispose from the same
 /// action could find it; an entry leaves the table when it runs, so one disposed first stays.
 final class DisposedFollowUpKeptMutant: MutantBase, @unchecked Sendable {
@@ -92,5 +118,10 @@ extension Mutants {
         mutant(
             "disposed-follow-up-kept", "work its actions schedule, disposed, stays in its table of follow-ups", .can10
         ) { DisposedFollowUpKeptMutant($0) },
+        mutant(
+            "disposed-late-run-kept",
+            "a recursion's block stays in its table of late runs when the late run was disposed before it started",
+            .can10
+        ) { DisposedLateRunKeptMutant($0) },
     ]
 }

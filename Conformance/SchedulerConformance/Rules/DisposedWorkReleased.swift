@@ -5,7 +5,9 @@ import Schedulers
 /// latest once the deadline has passed (a scheduler that keeps timers in a table until they
 /// fire, and skips a disposed one before removing it, keeps it for its whole life), work an
 /// action schedules and disposes at once, released once the scheduler reached it, and a
-/// recursion disposed between its runs, released once the scheduler reached its next run.
+/// recursion disposed between its runs, released once the scheduler reached its next run, and
+/// one disposed while a run asked for after its run returned waited (behind a held action on a
+/// real-time scheduler), released once the scheduler reached that run and its `reschedule` went.
 /// The delayed action's deadline is 1 ms ahead, so the rule waits little; a thread stopped
 /// past it lets the action run before its disposal, which tests nothing, so that trial is
 /// made again 10 and 100 ms ahead.
@@ -69,4 +71,37 @@ func disposedWorkReleasedThroughOtherDoors(_ ctx: RuleContext, _ scheduler: any 
     try ctx.quiesce(scheduler)
     try ctx.quiesce(scheduler)
     try ctx.expectReleased(live, "a recursion disposed between its runs still holds its block once the handle is gone")
+    try lateRunReleased(ctx, scheduler)
+}
+
+private func lateRunReleased(_ ctx: RuleContext, _ scheduler: any Scheduler) throws(RuleFailure) {
+    let live = LiveCounter()
+    do {
+        let kept = Box<(@Sendable () -> Void)?>(nil)
+        let firstRan = Signal()
+        let handle: (any Disposable)?
+        do {
+            let token = live.token()
+            handle = scheduler.scheduleRecursive { reschedule in
+                blackHole(token)
+                guard kept.value == nil else { return }
+                kept.value = reschedule
+                firstRan.fire()
+            }
+        }
+        try ctx.waitFor(firstRan, on: scheduler, "a recursion's first run")
+        try ctx.settle(scheduler)
+        let gate = try ctx.hold(scheduler)
+        kept.value?()
+        try ctx.unwrap(handle, "`scheduleRecursive` returned no handle").dispose()
+        kept.value = nil
+        gate.fire()
+    }
+    try ctx.quiesce(scheduler)
+    try ctx.expectReleased(
+        live,
+        """
+        a recursion disposed while a run asked for after its run returned waited still holds its block once the \
+        handle and the `reschedule` are gone
+        """)
 }
