@@ -257,12 +257,12 @@ import Testing
         #expect(correct.status == .passed || correct.status == .inconclusive, "\(correct.message ?? "")")
     }
 
-    /// The base of LIN-2's mutants is correct: every virtual-time rule and LIN-2 pass it, so
-    /// each mutant is caught for its one fault.
+    /// The base of LIN-2's mutants is correct: every virtual-time rule, LIN-2 and LIN-7 pass
+    /// it, so each mutant is caught for its one fault.
     @Test func theRacyVirtualSchedulersBasePassesTheVirtualTimeRules() async throws {
         var timing = MutantKillTests.timing
         timing.mustHappen = .seconds(10)
-        let rules = RuleCatalogue.all.filter { $0.category == .virtualTime || $0.id == .lin2 }
+        let rules = RuleCatalogue.all.filter { $0.category == .virtualTime || [.lin2, .lin7].contains($0.id) }
         let results = await OwnThread.run(.rules) { [timing] in
             ConformanceRunner.run(Mutants.correctRacyVirtual, rules: rules, timing: timing)
         }

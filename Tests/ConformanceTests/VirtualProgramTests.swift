@@ -63,11 +63,20 @@ import Testing
     @Test func programsAreDrawnFromTheirSeedAndShrinkToSmallerOnes() {
         var first = SplitMix64(seed: 7)
         var again = SplitMix64(seed: 7)
-        #expect(VirtualProgram.generate(&first, steps: true) == VirtualProgram.generate(&again, steps: true))
+        let all = VirtualProgram.Doors(steps: true, timers: true, repeating: true)
+        #expect(VirtualProgram.generate(&first, doors: all) == VirtualProgram.generate(&again, doors: all))
         var random = SplitMix64(seed: 8)
-        let programs = (0..<200).map { _ in VirtualProgram.generate(&random, steps: false) }
+        let plain = VirtualProgram.Doors(steps: false, timers: false, repeating: false)
+        let programs = (0..<200).map { _ in VirtualProgram.generate(&random, doors: plain) }
         #expect(programs.contains { $0.size >= 8 })
-        #expect(!programs.contains { $0.calls.contains { if case .step = $0 { true } else { false } } })
+        // Through the doors allowed only, at any depth.
+        func allowed(_ call: VirtualProgramCall) -> Bool {
+            switch call {
+            case .step, .scheduleAt, .repeating: false
+            default: call.body.allSatisfy(allowed)
+            }
+        }
+        #expect(programs.allSatisfy { $0.calls.allSatisfy(allowed) })
         for program in programs where program.size > 1 {
             #expect(program.shrinks.allSatisfy { $0.size <= program.size })
             #expect(program.shrinks.contains { $0.size < program.size })

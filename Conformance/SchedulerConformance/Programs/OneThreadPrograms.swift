@@ -27,24 +27,16 @@ enum OneThreadPrograms {
             capabilities.contains(.subscription)
             ? .subscription : capabilities.contains(.trampoline) ? .trampoline : .immediate
         let tracksCurrent = capabilities.contains(.tracksCurrent)
-        let exploration = context.exploration
-        let first = exploration.seed ?? UInt64.random(in: 0 ... .max)
-        let count = exploration.replay ? 1 : programs
         let name = context.subject.name
-        let outcome = try context.onFreshThread(within: bound) {
-            () throws(RuleFailure) -> (failure: String?, ran: Int) in
+        let outcome = try ProgramExploration.explore(
+            context, programs: programs, within: bound, generate: { OneThreadProgram.generate(&$0) }
+        ) { () throws(RuleFailure) in
             let judge = ProgramJudge(
                 scheduler: context.makeScheduler(), kind: kind, tracksCurrent: tracksCurrent,
                 shrinkingTime: bound / 4)
-            for index in 0..<count {
-                let seed = first &+ UInt64(index)
-                var random = SplitMix64(seed: seed)
-                let program = OneThreadProgram.generate(&random)
-                if let refusal = judge.refusal(program) {
-                    return (judge.report(program, refusal, seed: seed, subject: name), index + 1)
-                }
+            return { program, seed in
+                judge.refusal(program).map { judge.report(program, $0, seed: seed, subject: name) }
             }
-            return (nil, count)
         }
         if let failure = outcome.failure { throw RuleFailure(failure) }
         context.note("\(outcome.ran) one-thread programs, each as the \(kind) model runs it")

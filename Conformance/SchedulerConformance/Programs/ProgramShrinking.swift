@@ -1,3 +1,5 @@
+import SchedulerProbes
+
 /// A program a one-thread rule (LIN-6, LIN-7) generates, judges event by event and shrinks
 /// when the subject's events depart from its model's.
 protocol ShrinkableProgram: CustomStringConvertible {
@@ -5,6 +7,35 @@ protocol ShrinkableProgram: CustomStringConvertible {
     var size: Int { get }
     /// Smaller programs to try in its place, each a little smaller.
     var shrinks: [Self] { get }
+}
+
+/// How a one-thread rule (LIN-6, LIN-7) explores: programs from consecutive seeds, judged on a
+/// fresh thread, until one is refused, all were judged, or half the thread's bound passed (a
+/// slow build, a sanitizer's, judges fewer: the note says how many).
+enum ProgramExploration {
+    /// The failure report of the first program refused, if one was, and how many were judged.
+    /// `judging` makes the judge on the fresh thread; it answers a program and its seed with
+    /// the report when the subject refuses it.
+    static func explore<Program>(
+        _ context: RuleContext, programs: Int, within bound: Duration,
+        generate: @escaping @Sendable (inout SplitMix64) -> Program,
+        judging: @escaping @Sendable () throws(RuleFailure) -> (Program, UInt64) throws(RuleFailure) -> String?
+    ) throws(RuleFailure) -> (failure: String?, ran: Int) {
+        let exploration = context.exploration
+        let first = exploration.seed ?? UInt64.random(in: 0 ... .max)
+        let count = exploration.replay ? 1 : programs
+        return try context.onFreshThread(within: bound) { () throws(RuleFailure) -> (failure: String?, ran: Int) in
+            let judge = try judging()
+            let deadline = ContinuousClock.now + bound / 2
+            for index in 0..<count {
+                if index > 0, ContinuousClock.now >= deadline { return (nil, index) }
+                let seed = first &+ UInt64(index)
+                var random = SplitMix64(seed: seed)
+                if let failure = try judge(generate(&random), seed) { return (failure, index + 1) }
+            }
+            return (nil, count)
+        }
+    }
 }
 
 /// A call of a one-thread program, whose body (if any) is calls too.

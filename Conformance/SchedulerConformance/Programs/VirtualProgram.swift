@@ -155,10 +155,26 @@ public struct VirtualProgram: Hashable, Sendable, ShrinkableProgram {
 
     public var description: String { calls.map { "  \($0)" }.joined(separator: "\n") }
 
-    /// A program drawn from `random`: two to seven calls at the top, half of them driving
-    /// calls (`step` only where a step runs one action), bodies two deep at most.
-    public static func generate(_ random: inout SplitMix64, steps: Bool) -> VirtualProgram {
-        var generator = VirtualProgramGenerator(random: random, steps: steps)
+    /// What a program may call: each door only where the subject claims it.
+    public struct Doors: Sendable {
+        /// `step`, where a step runs one action (`singleStep`).
+        public var steps: Bool
+        /// `schedule(at:)` (`timers`).
+        public var timers: Bool
+        /// Repeating series (`repeating`).
+        public var repeating: Bool
+
+        public init(steps: Bool, timers: Bool, repeating: Bool) {
+            self.steps = steps
+            self.timers = timers
+            self.repeating = repeating
+        }
+    }
+
+    /// A program drawn from `random`: two to seven calls at the top, about a third of them
+    /// driving calls, bodies two deep at most, through `doors` only.
+    public static func generate(_ random: inout SplitMix64, doors: Doors) -> VirtualProgram {
+        var generator = VirtualProgramGenerator(random: random, doors: doors)
         let calls = (0..<Int.random(in: 2...7, using: &generator.random)).map { _ in generator.call(depth: 0) }
         random = generator.random
         return VirtualProgram(calls: calls)
@@ -172,24 +188,30 @@ public struct VirtualProgram: Hashable, Sendable, ShrinkableProgram {
 /// Draws calls, numbering work as it goes.
 private struct VirtualProgramGenerator {
     var random: SplitMix64
-    let steps: Bool
+    let doors: VirtualProgram.Doors
     var next = 0
 
     private static let offsets = [-4, -2, 0, 0, 2, 4, 6, 1_000_000]
 
-    mutating func call(depth: Int) -> VirtualProgramCall {
+    /// A call at `depth`; `inTick`, one a tick makes itself, which starts no series: its first
+    /// tick could fall at this series' next one, whose order against it is the scheduler's choice.
+    mutating func call(depth: Int, inTick: Bool = false) -> VirtualProgramCall {
         // At the top, seven draws in twenty drive the scheduler.
         switch Int.random(in: 0..<(depth == 0 ? 20 : 13), using: &random) {
         case 0..<4:
             return .schedule(take(), body: body(depth: depth, count: 0...2))
+        case 4..<7 where !doors.timers:
+            return .schedule(take(), body: body(depth: depth, count: 0...1))
         case 4..<7:
             let offset = random.element(of: Self.offsets)
             return .scheduleAt(take(), offset: offset, body: body(depth: depth, count: 0...1))
+        case 7..<9 where inTick || !doors.repeating:
+            return .schedule(take(), body: body(depth: depth, count: 0...1))
         case 7..<9:
             return .repeating(
                 take(), offset: random.element(of: [0, 2, 6]), interval: random.element(of: [4, 8]),
-                leeway: random.element(of: [0, 1, 1_000]), ticks: Int.random(in: 1...3, using: &random),
-                body: body(depth: depth, count: 0...1))
+                leeway: random.element(of: [0, 1, 4]), ticks: Int.random(in: 1...3, using: &random),
+                body: body(depth: depth, count: 0...1, inTick: true))
         case 9:
             return .recurse(
                 take(), runs: Int.random(in: 1...3, using: &random), early: Bool.random(using: &random),
@@ -203,7 +225,7 @@ private struct VirtualProgramGenerator {
         case 16, 17:
             return .advanceTo(Int.random(in: 0...24, using: &random))
         default:
-            return steps ? .step(Int.random(in: 1...4, using: &random)) : .advanceBy(4)
+            return doors.steps ? .step(Int.random(in: 1...4, using: &random)) : .advanceBy(4)
         }
     }
 
@@ -212,8 +234,8 @@ private struct VirtualProgramGenerator {
         return next
     }
 
-    private mutating func body(depth: Int, count: ClosedRange<Int>) -> [VirtualProgramCall] {
+    private mutating func body(depth: Int, count: ClosedRange<Int>, inTick: Bool = false) -> [VirtualProgramCall] {
         guard depth < 2 else { return [] }
-        return (0..<Int.random(in: count, using: &random)).map { _ in call(depth: depth + 1) }
+        return (0..<Int.random(in: count, using: &random)).map { _ in call(depth: depth + 1, inTick: inTick) }
     }
 }

@@ -23,26 +23,22 @@ enum VirtualPrograms {
     static func explore(_ context: RuleContext) throws(RuleFailure) {
         let capabilities = context.subject.capabilities
         let tracksCurrent = capabilities.contains(.tracksCurrent)
-        // Where a step may run everything due at its instant (VT-13), no program steps.
-        let steps = capabilities.contains(.singleStep)
-        let exploration = context.exploration
-        let first = exploration.seed ?? UInt64.random(in: 0 ... .max)
-        let count = exploration.replay ? 1 : programs
+        // Where a step may run everything due at its instant (VT-13), no program steps; nor
+        // does one schedule through a door the subject does not claim.
+        let doors = VirtualProgram.Doors(
+            steps: capabilities.contains(.singleStep), timers: capabilities.contains(.timers),
+            repeating: capabilities.contains(.repeating))
         let name = context.subject.name
-        let outcome = try context.onFreshThread(within: bound) {
-            () throws(RuleFailure) -> (failure: String?, ran: Int) in
+        let outcome = try ProgramExploration.explore(
+            context, programs: programs, within: bound, generate: { VirtualProgram.generate(&$0, doors: doors) }
+        ) { () throws(RuleFailure) in
             let judge = VirtualProgramJudge(
                 make: { context.makeScheduler() as? any VirtualTimeScheduler }, tracksCurrent: tracksCurrent,
                 shrinkingTime: bound / 4)
-            for index in 0..<count {
-                let seed = first &+ UInt64(index)
-                var random = SplitMix64(seed: seed)
-                let program = VirtualProgram.generate(&random, steps: steps)
-                if let refusal = try judge.refusal(program) {
-                    return (try judge.report(program, refusal, seed: seed, subject: name), index + 1)
-                }
+            return { program, seed throws(RuleFailure) in
+                guard let refusal = try judge.refusal(program) else { return nil }
+                return try judge.report(program, refusal, seed: seed, subject: name)
             }
-            return (nil, count)
         }
         if let failure = outcome.failure { throw RuleFailure(failure) }
         context.note("\(outcome.ran) one-thread virtual-time programs, each as the model runs it")
@@ -61,6 +57,8 @@ private struct VirtualProgramJudge {
         var got: [VirtualProgramEvent]
         /// Some work started outside a driving call, or beside other work.
         var strayed: Bool
+        /// Work still ran ``VirtualPrograms/wait`` after the program ended.
+        var stuck = false
     }
 
     func refusal(_ program: VirtualProgram) throws(RuleFailure) -> Refusal? {
@@ -69,7 +67,7 @@ private struct VirtualProgramJudge {
         }
         let run = VirtualProgramRun(scheduler: scheduler, tracksCurrent: tracksCurrent)
         guard run.run(program, within: VirtualPrograms.wait) else {
-            return Refusal(expected: [], got: [], strayed: true)
+            return Refusal(expected: [], got: [], strayed: run.strayed, stuck: true)
         }
         let expected = VirtualProgramModel.events(of: program, tracksCurrent: tracksCurrent, handles: run.handles)
         guard expected != run.events || run.strayed else { return nil }
@@ -90,12 +88,22 @@ private struct VirtualProgramJudge {
             scheduler runs its work one at a time, only inside an advance or a step (that work's \
             events are not in the list).
             """
+        let replay = "Replay: conformance replay --subject \(subject) --rule LIN-7 --seed \(seed)"
+        if refused.stuck {
+            return """
+                one thread's program (seed \(seed)): work it led to still ran \(VirtualPrograms.wait) after it \
+                ended, where a virtual-time scheduler runs its work only inside a driving call.
+                Smallest program still stuck (\(smallest.size) calls; shrunk from \(program.size)):
+                \(smallest)
+                \(replay)
+                """
+        }
         return """
             one thread's program gives events no correct virtual-time scheduler gives (seed \(seed)).
             Smallest program still refused (\(smallest.size) calls; shrunk from \(program.size)):
             \(smallest)
             \(ProgramShrinking.parting(expected: refused.expected, got: refused.got))\(refused.strayed ? strayed : "")
-            Replay: conformance replay --subject \(subject) --rule LIN-7 --seed \(seed)
+            \(replay)
             """
     }
 }
@@ -117,6 +125,9 @@ private final class VirtualProgramRun: @unchecked Sendable {
     private(set) var handles: [ProgramHandleKey: Bool] = [:]
     private var numbering = ProgramNumbering()
     private var latest: [Int: any Disposable] = [:]
+    /// Each series' own handle, which its ticks hold (to dispose it in the last): one still
+    /// pending when the program ends holds its closure, and the closure this box.
+    private var series: [Box<(any Disposable)?>] = []
 
     init(scheduler: any VirtualTimeScheduler, tracksCurrent: Bool) {
         self.scheduler = scheduler
@@ -127,6 +138,17 @@ private final class VirtualProgramRun: @unchecked Sendable {
     /// Runs `program`; false when work that started inside it had not returned within
     /// `bound` of its end, so the records cannot be read.
     func run(_ program: VirtualProgram, within bound: Duration) -> Bool {
+        let finished = ran(program, within: bound)
+        // Unfinished, work may still hold the token: the records are left alone.
+        guard finished else { return false }
+        for own in series {
+            own.value?.dispose()
+            own.value = nil
+        }
+        return true
+    }
+
+    private func ran(_ program: VirtualProgram, within bound: Duration) -> Bool {
         guard token.enter() else { return token.close(within: bound) }
         for (index, call) in program.calls.enumerated() {
             guard perform(call) else { return token.close(within: bound) }
@@ -175,6 +197,7 @@ private final class VirtualProgramRun: @unchecked Sendable {
             let start = time(VirtualProgramTime.firstTick(offset: offset, now: elapsed))
             // Its last tick disposes it: its own handle, whatever later schedules of n return.
             let own = Box<(any Disposable)?>(nil)
+            series.append(own)
             let done = Box(0)
             do {
                 let handle = try scheduler.schedule(
