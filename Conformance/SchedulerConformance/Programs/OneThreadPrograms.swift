@@ -29,15 +29,15 @@ enum OneThreadPrograms {
         let tracksCurrent = capabilities.contains(.tracksCurrent)
         let name = context.subject.name
         let outcome = try ProgramExploration.explore(
-            context, programs: programs, within: bound, generate: { OneThreadProgram.generate(&$0) }
-        ) { () throws(RuleFailure) in
-            let judge = ProgramJudge(
-                scheduler: context.makeScheduler(), kind: kind, tracksCurrent: tracksCurrent,
-                shrinkingTime: bound / 4)
-            return { program, seed in
-                judge.refusal(program).map { judge.report(program, $0, seed: seed, subject: name) }
-            }
-        }
+            context, programs: programs, within: bound, generate: { OneThreadProgram.generate(&$0) },
+            judging: { () throws(RuleFailure) in
+                let judge = ProgramJudge(
+                    scheduler: context.makeScheduler(), kind: kind, tracksCurrent: tracksCurrent,
+                    shrinkingTime: bound / 4)
+                return { program, seed in
+                    judge.refusal(program).map { judge.report(program, $0, seed: seed, subject: name) }
+                }
+            })
         if let failure = outcome.failure { throw RuleFailure(failure) }
         context.note("\(outcome.ran) one-thread programs, each as the \(kind) model runs it")
     }

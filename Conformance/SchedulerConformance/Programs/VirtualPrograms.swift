@@ -30,16 +30,16 @@ enum VirtualPrograms {
             repeating: capabilities.contains(.repeating))
         let name = context.subject.name
         let outcome = try ProgramExploration.explore(
-            context, programs: programs, within: bound, generate: { VirtualProgram.generate(&$0, doors: doors) }
-        ) { () throws(RuleFailure) in
-            let judge = VirtualProgramJudge(
-                make: { context.makeScheduler() as? any VirtualTimeScheduler }, tracksCurrent: tracksCurrent,
-                shrinkingTime: bound / 4)
-            return { program, seed throws(RuleFailure) in
-                guard let refusal = try judge.refusal(program) else { return nil }
-                return try judge.report(program, refusal, seed: seed, subject: name)
-            }
-        }
+            context, programs: programs, within: bound, generate: { VirtualProgram.generate(&$0, doors: doors) },
+            judging: { () throws(RuleFailure) in
+                let judge = VirtualProgramJudge(
+                    make: { context.makeScheduler() as? any VirtualTimeScheduler }, tracksCurrent: tracksCurrent,
+                    shrinkingTime: bound / 4)
+                return { program, seed throws(RuleFailure) in
+                    guard let refusal = try judge.refusal(program) else { return nil }
+                    return try judge.report(program, refusal, seed: seed, subject: name)
+                }
+            })
         if let failure = outcome.failure { throw RuleFailure(failure) }
         context.note("\(outcome.ran) one-thread virtual-time programs, each as the model runs it")
     }
