@@ -31,9 +31,6 @@ final class FaultySubscriptionMutant: Scheduler {
         /// Runs inline only outside its own inline runs, to keep the stack shallow: an action
         /// asked for inside one goes to the back of the current scheduler's queue.
         case inlineOneDeep = "subscription-inline-one-deep"
-        /// Hands work from a thread with no current scheduler to a concurrent background
-        /// scheduler, which runs it beside the work handed before.
-        case concurrentBackground = "subscription-background-concurrent"
         /// Runs a recursion's late run (asked for once its run returned) inline when the
         /// asking thread has a current scheduler, as it runs plain actions.
         case lateReschedulesInline = "subscription-late-reschedules-inline"
@@ -43,15 +40,13 @@ final class FaultySubscriptionMutant: Scheduler {
     var name: String { fault.rawValue }
     var capabilities: SchedulerCapabilities { [.subscription, .timers, .repeating] }
     /// Where work goes from a thread with no current scheduler.
-    private let background: any Scheduler
+    private let background: QueueScheduler
     /// The threads inside one of its inline runs (for `inlineOneDeep`).
     private let inlining = Lock<Set<ObjectIdentifier>>([])
 
     init(_ fault: Fault) {
         self.fault = fault
-        let name = "\(fault.rawValue).background"
-        background =
-            fault == .concurrentBackground ? ConcurrentQueueScheduler(name: name) : QueueScheduler(name: name)
+        background = QueueScheduler(name: "\(fault.rawValue).background")
     }
 
     var now: SchedulerTime { background.now }
@@ -193,10 +188,6 @@ extension Mutants {
         faulty(
             FaultySubscriptionMutant.Fault.inlineOneDeep,
             "runs inline only outside its own inline runs, queueing nested actions on the current scheduler", .lin6
-        ) { FaultySubscriptionMutant($0) },
-        faulty(
-            FaultySubscriptionMutant.Fault.concurrentBackground,
-            "hands work from threads with no current scheduler to a concurrent background scheduler", .lin6
         ) { FaultySubscriptionMutant($0) },
         faulty(
             FaultySubscriptionMutant.Fault.lateReschedulesInline,
