@@ -202,14 +202,22 @@ import Testing
 
     @Test func anExplorationNeedsItsShareOfEachKindOfMeeting() {
         var summary = ScenarioExplorer.Summary()
+        let exploration = Exploration(meetings: 300)
         summary.callMeetings = 300
         summary.returnMeetings = 300
         summary.passingMeetings = 119
-        #expect(summary.shortKind(of: [.calls, .callAndReturn], needing: 300) == nil)
-        #expect(summary.shortKind(of: [.calls, .callAndReturn, .passing], needing: 300) == .passing)
+        #expect(summary.shortKind(of: [.calls, .callAndReturn], in: exploration) == nil)
+        #expect(summary.shortKind(of: [.calls, .callAndReturn, .passing], in: exploration) == .passing)
         summary.passingMeetings = 120
-        #expect(summary.shortKind(of: [.calls, .callAndReturn, .passing], needing: 300) == nil)
+        #expect(summary.shortKind(of: [.calls, .callAndReturn, .passing], in: exploration) == nil)
         summary.callMeetings = 299
-        #expect(summary.shortKind(of: [.calls, .callAndReturn, .passing], needing: 300) == .calls)
+        #expect(summary.shortKind(of: [.calls, .callAndReturn, .passing], in: exploration) == .calls)
+        // A rule that needs more meetings of a call and a return than of the others.
+        var more = Exploration(meetings: 200)
+        more.returnMeetings = 301
+        summary.callMeetings = 200
+        #expect(summary.shortKind(of: [.calls, .callAndReturn], in: more) == .callAndReturn)
+        summary.returnMeetings = 301
+        #expect(summary.shortKind(of: [.calls, .callAndReturn], in: more) == nil)
     }
 }

@@ -17,6 +17,9 @@ public struct Exploration: Sendable, Codable, Equatable {
     /// together, explores on, up to ``evidenceCap`` (or ten budgets, if longer; an eighth of
     /// that in `make tsan`'s build), and is inconclusive if it still has too few.
     public var meetings: Int
+    /// The meetings of a call and the suite's code inside the subject it needs, where a rule
+    /// needs more of those than of the others (nil: ``meetings``).
+    public var returnMeetings: Int?
 
     /// How long an exploration goes on for its meetings at most, with the standard budget.
     public static let evidenceCap: Duration = .seconds(15)
@@ -68,14 +71,16 @@ public enum ScenarioExplorer {
             }
         }
 
-        /// The first of `kinds` of which fewer than its share of `needed` meetings happened.
-        func shortKind(of kinds: [Jitter.MeetingKind], needing needed: Int) -> Jitter.MeetingKind? {
-            kinds.first { meetings(of: $0) < Self.needed(of: $0, needing: needed) }
+        /// The first of `kinds` of which fewer than `exploration` needs happened.
+        func shortKind(of kinds: [Jitter.MeetingKind], in exploration: Exploration) -> Jitter.MeetingKind? {
+            kinds.first { meetings(of: $0) < Self.needed(of: $0, in: exploration) }
         }
 
-        /// How many meetings of `kind` an exploration needing `needed` of each needs.
-        static func needed(of kind: Jitter.MeetingKind, needing needed: Int) -> Int {
-            max(1, Int((Double(needed) * kind.share).rounded(.up)))
+        /// How many meetings of `kind` `exploration` needs: its share of the meetings.
+        static func needed(of kind: Jitter.MeetingKind, in exploration: Exploration) -> Int {
+            let needed =
+                kind == .callAndReturn ? exploration.returnMeetings ?? exploration.meetings : exploration.meetings
+            return max(1, Int((Double(needed) * kind.share).rounded(.up)))
         }
 
         /// The meetings that happened, in words.
@@ -148,7 +153,7 @@ public enum ScenarioExplorer {
         var short: Set<Jitter.MeetingKind> {
             Set(
                 evidence.filter { kind in
-                    summary.meetings(of: kind) < Summary.needed(of: kind, needing: exploration.meetings)
+                    summary.meetings(of: kind) < Summary.needed(of: kind, in: exploration)
                         || (kind == .calls && summary.shortPair(needing: pairsNeeded) != nil)
                 })
         }
@@ -229,7 +234,7 @@ public enum ScenarioExplorer {
             }
             let elapsed = ContinuousClock.now - started
             let evidenced =
-                summary.shortKind(of: evidence, needing: exploration.meetings) == nil
+                summary.shortKind(of: evidence, in: exploration) == nil
                 && summary.shortPair(needing: pairsNeeded) == nil
             explored =
                 elapsed >= exploration.budget
@@ -259,11 +264,11 @@ public enum ScenarioExplorer {
                 """,
                 kind: .inconclusive)
         }
-        if let kind = summary.shortKind(of: evidence, needing: exploration.meetings) {
+        if let kind = summary.shortKind(of: evidence, in: exploration) {
             throw RuleFailure(
                 """
                 in \(summary.runs) runs of \(summary.scenarios) scenarios over \(Int(seconds)) s, \
-                \(summary.metDescription) happened, and \(Summary.needed(of: kind, needing: exploration.meetings)) \
+                \(summary.metDescription) happened, and \(Summary.needed(of: kind, in: exploration)) \
                 \(kind.meetingsName) were needed: the machine was too busy for the suite's threads to hold their \
                 cores together, and the narrow races were too seldom tried to judge\(undecided)
                 """,
