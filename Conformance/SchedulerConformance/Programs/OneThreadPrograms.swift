@@ -32,7 +32,7 @@ enum OneThreadPrograms {
             context, programs: programs, within: bound, generate: { OneThreadProgram.generate(&$0) },
             judging: { () throws(RuleFailure) in
                 let judge = ProgramJudge(
-                    scheduler: context.makeScheduler(), kind: kind, tracksCurrent: tracksCurrent,
+                    make: { context.makeScheduler() }, kind: kind, tracksCurrent: tracksCurrent,
                     shrinkingTime: bound / 4)
                 return { program, seed in
                     judge.refusal(program).map { judge.report(program, $0, seed: seed, subject: name) }
@@ -43,13 +43,14 @@ enum OneThreadPrograms {
     }
 }
 
-/// Runs programs against one subject and compares their events with the model's.
+/// Runs programs, each against a fresh scheduler of the subject and a fresh host, and compares
+/// their events with the model's: nothing one program left behind (work a stuck subject still
+/// holds, a recursion kept) meets the next, or the shrinking of a refused one.
 private struct ProgramJudge {
-    let scheduler: any Scheduler
+    let make: @Sendable () -> any Scheduler
     let kind: OneThreadModel.Kind
     let tracksCurrent: Bool
     let shrinkingTime: Duration
-    let host = QueueScheduler(name: "LIN-6 host")
 
     /// How a run of a program departs from the model.
     struct Refusal {
@@ -64,7 +65,8 @@ private struct ProgramJudge {
     /// How the subject's run of `program` departs from the model's, if it does.
     func refusal(_ program: OneThreadProgram) -> Refusal? {
         let run = ProgramRun(
-            scheduler: scheduler, host: host, kind: kind, judgesInside: tracksCurrent || kind != .trampoline)
+            scheduler: make(), host: QueueScheduler(name: "LIN-6 host"), kind: kind,
+            judgesInside: tracksCurrent || kind != .trampoline)
         guard run.run(program, within: OneThreadPrograms.wait) else {
             return Refusal(expected: [], got: [], strayed: run.strayed, stuck: true)
         }
