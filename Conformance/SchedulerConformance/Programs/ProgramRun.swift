@@ -9,7 +9,6 @@ import Synchronization
 /// ``ProgramToken``: the program's while the program's top runs, then whichever thread runs
 /// an action.
 final class ProgramRun: @unchecked Sendable {
-
     let scheduler: any Scheduler
     let host: any Scheduler
     let kind: OneThreadModel.Kind
@@ -52,7 +51,7 @@ final class ProgramRun: @unchecked Sendable {
     private func ran(_ program: OneThreadProgram, within bound: Duration) -> Bool {
         guard kind == .subscription else {
             if insideHost { CurrentScheduler.run(as: host) { top(program) } } else { top(program) }
-            return closed(within: bound)
+            return token.close(within: bound)
         }
         let target: any Scheduler
         if insideHost {
@@ -75,7 +74,7 @@ final class ProgramRun: @unchecked Sendable {
             release.fire()
             target = scheduler
         }
-        return drained(through: target, within: bound) && closed(within: bound)
+        return drained(through: target, within: bound) && token.close(within: bound)
     }
 
     /// Whether some action started where these profiles never start one.
@@ -83,17 +82,13 @@ final class ProgramRun: @unchecked Sendable {
 
     /// The program's calls at the top, in order.
     private func top(_ program: OneThreadProgram) {
-        guard enter() else { return }
+        guard token.enter() else { return }
         for (index, call) in program.calls.enumerated() {
             perform(call)
             events.append(.returned(call: index, current: seen))
         }
-        leave()
+        token.leave()
     }
-
-    private func enter() -> Bool { token.enter() }
-
-    private func leave() { token.leave() }
 
     /// Queues sentinels behind the program's work until one finds nothing ran since the one
     /// before it. First in first out, everything queued before a sentinel ran before it, and
@@ -104,9 +99,9 @@ final class ProgramRun: @unchecked Sendable {
         while ContinuousClock.now < deadline {
             let ran = Signal()
             target.schedule { [self] in
-                if enter() {
+                if token.enter() {
                     progress.store(events.count, ordering: .relaxed)
-                    leave()
+                    token.leave()
                 }
                 ran.fire()
             }
@@ -117,8 +112,6 @@ final class ProgramRun: @unchecked Sendable {
         }
         return false
     }
-
-    private func closed(within bound: Duration) -> Bool { token.close(within: bound) }
 
     private var seen: ProgramEvent.Seen {
         let current = CurrentScheduler.value
@@ -133,19 +126,19 @@ final class ProgramRun: @unchecked Sendable {
         case .schedule(let n, let body):
             let key = take(n)
             let handle = scheduler.schedule { [self] in
-                guard enter() else { return }
+                guard token.enter() else { return }
                 let run = start(n)
                 for call in body { perform(call) }
                 events.append(.ended(n, run: run))
-                leave()
+                token.leave()
             }
             record(handle, of: key)
         case .recurse(let n, let runs, let late, let body):
             let key = take(n)
             let done = Box(0)
             let handle = scheduler.scheduleRecursive { [self] reschedule in
-                guard enter() else { return }
-                defer { leave() }
+                guard token.enter() else { return }
+                defer { token.leave() }
                 let run = start(n)
                 for call in body { perform(call) }
                 done.value += 1
