@@ -12,6 +12,8 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
         let action: SchedulerAction
         let disposable: BooleanDisposable
         let interval: Duration?
+        /// Popped though disposed (only `stepCountsDisposed` does that): the step is spent on it.
+        var spent = false
 
         static func < (lhs: Entry, rhs: Entry) -> Bool { (lhs.time, lhs.tie) < (rhs.time, rhs.tie) }
         static func == (lhs: Entry, rhs: Entry) -> Bool { (lhs.time, lhs.tie) == (rhs.time, rhs.tie) }
@@ -112,7 +114,11 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
                     later.append(entry)
                     continue
                 }
-                if entry.disposable.isDisposed && !(fault == .stepCountsDisposed && end == nil) { continue }
+                var entry = entry
+                if entry.disposable.isDisposed {
+                    guard fault == .stepCountsDisposed && end == nil else { continue }
+                    entry.spent = true
+                }
                 // Never back: a past deadline kept with its own time (a fault) runs at the present.
                 state.now = fault == .nowIsTarget ? (state.target ?? entry.time) : max(state.now, entry.time)
                 return entry
@@ -126,8 +132,10 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
     }
 
     private func run(_ entry: Entry) {
-        // Only `stepCountsDisposed` pops a disposed entry: the step is spent, nothing runs.
-        if entry.disposable.isDisposed { return }
+        // Taking the entry under the lock was its claim, as the reference's is: a disposal
+        // after it is too late, and checking again here would let a step report a run that
+        // never happened.
+        if entry.spent { return }
         guard let interval = entry.interval else { return CurrentScheduler.run(as: self, entry.action) }
         let base = fault == .repeatingFromTarget ? (guarded { $0.target } ?? entry.time) : entry.time
         let next = (try? base.advanced(by: interval)) ?? .distantFuture
@@ -228,7 +236,8 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
                     return due.filter { !$0.disposable.isDisposed }
                 }
                 if batch.isEmpty { break }
-                for entry in batch { run(entry) }
+                // Claimed as a batch: one disposed by an earlier one's action is still skipped.
+                for entry in batch where !entry.disposable.isDisposed { run(entry) }
             }
         default:
             while let entry = pop(notAfter: target, exclusive: fault == .advanceExclusive, finishing: target) {
