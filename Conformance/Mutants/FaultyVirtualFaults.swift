@@ -57,5 +57,13 @@ extension FaultyVirtualMutant {
         /// Re-arms a repeating action from the entry it took once the tick ran, so a disposal
         /// made inside the tick (its own last tick, say) is lost and the series ticks on.
         case tickLosesOwnDisposal = "virtual-tick-loses-own-disposal"
+        /// Has no drive gate: drives from two threads run their actions side by side.
+        case drivesOverlap = "virtual-drives-overlap"
+        /// Takes the drive gate for each action an advance runs rather than for the whole
+        /// advance: one at a time still, but a drive from another thread slips in between two
+        /// of them and runs work the advance had due.
+        case gatePerAction = "virtual-gate-per-action"
+        /// Keeps advances whole, but `step()` does not take the gate: a step runs beside them.
+        case stepOutsideGate = "virtual-step-outside-gate"
     }
 }

@@ -158,6 +158,8 @@ final class RacyVirtualScheduler: VirtualTimeScheduler {
         [.asynchronous, .serial, .cancellation, .timers, .virtualTime, .singleStep, .tracksCurrent]
     }
     private let state = Lock(State())
+    /// Drives from two threads take turns, as the reference's do: the faults are elsewhere.
+    private let gate = DriveGate()
 
     init(_ fault: Fault) {
         self.fault = fault
@@ -199,7 +201,16 @@ final class RacyVirtualScheduler: VirtualTimeScheduler {
     }
 
     @discardableResult
-    func step() -> Bool {
+    func step() -> Bool { gate.drive { stepOnce() } }
+
+    func advance(to target: SchedulerTime) {
+        _ = gate.drive {
+            advanceWhole(to: target)
+            return true
+        }
+    }
+
+    private func stepOnce() -> Bool {
         defer { disposeDeferred() }
         let taken: Entry?
         if fault == .stepRacesSchedule {
@@ -221,7 +232,7 @@ final class RacyVirtualScheduler: VirtualTimeScheduler {
         return true
     }
 
-    func advance(to target: SchedulerTime) {
+    private func advanceWhole(to target: SchedulerTime) {
         defer { disposeDeferred() }
         if fault == .nowFlickersToTarget {
             let (before, due) = state.withLock { ($0.now, $0.earliest != nil) }

@@ -78,5 +78,15 @@ extension Mutants {
             FaultyVirtualMutant.Fault.tickLosesOwnDisposal,
             "re-arms a tick once it ran, losing a disposal made inside it", .lin7
         ) { FaultyVirtualMutant($0) },
+        faulty(FaultyVirtualMutant.Fault.drivesOverlap, "drives from two threads run side by side", .lin2) {
+            FaultyVirtualMutant($0)
+        },
+        faulty(
+            FaultyVirtualMutant.Fault.gatePerAction,
+            "keeps drives one at a time per action, so another drive slips in between an advance's actions", .lin2
+        ) { FaultyVirtualMutant($0) },
+        faulty(
+            FaultyVirtualMutant.Fault.stepOutsideGate, "keeps advances whole, but a step runs beside them", .lin2
+        ) { FaultyVirtualMutant($0) },
     ]
 }

@@ -38,6 +38,7 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
     }
 
     private let state = Lock(State())
+    private let gate = DriveGate()
     /// The `.unguarded` fault's count of calls, kept without any lock. Only the count races:
     /// a queue left unguarded was corrupted by the race, and a rule spun in its heap until
     /// the sanitizer's rule timeout.
@@ -199,6 +200,24 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
 
     @discardableResult
     func step() -> Bool {
+        switch fault {
+        case .drivesOverlap, .stepOutsideGate: stepOnce()
+        default: gate.drive { stepOnce() }
+        }
+    }
+
+    func advance(to target: SchedulerTime) {
+        switch fault {
+        case .drivesOverlap, .gatePerAction: advanceWhole(to: target)
+        default:
+            _ = gate.drive {
+                advanceWhole(to: target)
+                return true
+            }
+        }
+    }
+
+    private func stepOnce() -> Bool {
         guard let first = pop(notAfter: .distantFuture) else {
             if fault == .emptyStepMovesTime {
                 guarded { $0.now = (try? $0.now.advanced(by: .milliseconds(1))) ?? $0.now }
@@ -218,7 +237,7 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
         return true
     }
 
-    func advance(to target: SchedulerTime) {
+    private func advanceWhole(to target: SchedulerTime) {
         guard fault == .advanceToNowSkips ? target > now : target >= now else {
             if fault == .movesBackwards { guarded { $0.now = target } }
             return
@@ -239,6 +258,14 @@ final class FaultyVirtualMutant: VirtualTimeScheduler {
                 // Claimed as a batch: one disposed by an earlier one's action is still skipped.
                 for entry in batch where !entry.disposable.isDisposed { run(entry) }
             }
+        case .gatePerAction:
+            // The gate for each action; the time set to the target in a drive of its own.
+            while gate.drive({
+                guard let entry = pop(notAfter: target, finishing: target) else { return false }
+                run(entry)
+                return true
+            }) {}
+            return
         default:
             while let entry = pop(notAfter: target, exclusive: fault == .advanceExclusive, finishing: target) {
                 run(entry)

@@ -57,6 +57,8 @@ let package = Package(
             name: "ThirdPartySubjectsTests",
             dependencies: [
                 "ThirdPartySubjects", "matrix-conformance",
+                .product(name: "CombineSchedulers", package: "combine-schedulers"),
+                .product(name: "OpenCombineDispatch", package: "OpenCombine"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Schedulers", package: "SchedulerBehaviour"),

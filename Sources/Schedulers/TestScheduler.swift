@@ -3,8 +3,11 @@
 ///
 /// Nothing runs until the scheduler is stepped or advanced; then actions run on the
 /// driving thread, as the current scheduler, ordered by (time, order of scheduling) so
-/// equal times are FIFO. Scheduling and disposing are safe from any thread; drive it from
-/// one thread at a time. No user code runs while its lock is held.
+/// equal times are FIFO. Scheduling and disposing are safe from any thread, and so is
+/// driving: a `step()` or `advance(to:)` from another thread waits for the drive under way
+/// to end, so two drives never mix their work, while a drive from inside an action is part
+/// of the drive that runs it. No user code runs while the queue's lock is held.
+/// (`advance(by:)`, `step(_:)` and `stepAll()` are several drives, not one.)
 ///
 /// ```swift
 /// let scheduler = TestScheduler()
@@ -53,6 +56,8 @@ public final class TestScheduler: VirtualTimeScheduler {
         [.asynchronous, .serial, .cancellation, .timers, .repeating, .virtualTime, .singleStep, .tracksCurrent]
     }
     private let state: Lock<State>
+    /// Held through a drive, so that drives from two threads run one after the other.
+    private let gate = DriveGate()
 
     /// A test scheduler whose clock starts at `start`.
     public init(name: String = "TestScheduler", start: SchedulerTime = .zero) {
@@ -98,13 +103,16 @@ public final class TestScheduler: VirtualTimeScheduler {
     /// Runs the earliest pending action, moving time to it; false when nothing is pending.
     @discardableResult
     public func step() -> Bool {
-        run(notAfter: .distantFuture, otherwiseMoveTo: nil)
+        gate.drive { run(notAfter: .distantFuture, otherwiseMoveTo: nil) }
     }
 
     /// Runs everything due at or before `target`, including what those actions schedule,
     /// then sets the time to `target` (never backwards).
     public func advance(to target: SchedulerTime) {
-        while run(notAfter: target, otherwiseMoveTo: target) {}
+        _ = gate.drive {
+            while run(notAfter: target, otherwiseMoveTo: target) {}
+            return true
+        }
     }
 
     /// Runs every pending action, repeating ones included, until none is left.

@@ -3,7 +3,9 @@
 /// Implementations promise: actions run in order of (time, order of scheduling), so
 /// actions due at the same time run FIFO; ``Scheduler/now`` equals an action's time while
 /// it runs; actions scheduled during an advance, due at or before its target, run in the
-/// same advance; time never moves backwards.
+/// same advance; time never moves backwards. A scheduler that may be driven from several
+/// threads runs each `step()` and `advance(to:)` whole, one after another (``TestScheduler``
+/// does); one that may not says so, and its adapter declares it to the conformance suite.
 public protocol VirtualTimeScheduler: Scheduler {
     /// Runs the earliest pending action, moving time to it; a scheduler that does not claim
     /// ``SchedulerCapabilities/singleStep`` may instead run everything due at that instant.

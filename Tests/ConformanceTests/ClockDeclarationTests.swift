@@ -8,6 +8,30 @@ import TestSupport
 import Testing
 import XCTest
 
+/// LIN-2 drives a virtual-time scheduler from two threads at once unless it declares
+/// `.drivenFrom(.oneThread)`, and a failure two drivers showed names that declaration.
+@Suite struct DrivenFromDeclarationTests {
+    /// Correct but for a gate: drives from two threads run their actions side by side.
+    private static let overlapping = Mutants.all.first { $0.subject.name == "mutant-virtual-drives-overlap" }!.subject
+
+    @Test func aSchedulerDrivenFromOneThreadPassesWhenItSaysSo() async {
+        let result = await judge(Self.overlapping.declaring(.drivenFrom(.oneThread)), .lin2)[.lin2]!
+        #expect(passesOrLacksEvidence(result), "\(result.message ?? "")")
+    }
+
+    @Test func aFailureTwoDriversShowedNamesTheDeclaration() async {
+        // How often LIN-2 catches the mutant is the kill tests' business; this is about the
+        // message, so a short exploration that missed it runs again, for up to a minute.
+        var result = await judge(Self.overlapping, .lin2)[.lin2]!
+        let giveUp = ContinuousClock.now + .seconds(60)
+        while result.status != .failed, ContinuousClock.now < giveUp {
+            result = await judge(Self.overlapping, .lin2)[.lin2]!
+        }
+        #expect(result.status == .failed)
+        #expect(result.message?.contains("declares `.drivenFrom(.oneThread)`") == true, "\(result.message ?? "")")
+    }
+}
+
 /// VT-6 and LIN-2 hold a virtual-time scheduler to what its advance declares it does with
 /// work due exactly at the target; a failure an exclusive advance explains names the
 /// declaration.

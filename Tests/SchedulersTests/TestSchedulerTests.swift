@@ -117,6 +117,49 @@ import Testing
         #expect(runs.load(ordering: .relaxed) == 8_000)
     }
 
+    @Test func drivesFromTwoThreadsNeverRunTheirActionsAtOnce() {
+        let scheduler = TestScheduler()
+        let running = Atomic<Int>(0)
+        let overlaps = Atomic<Int>(0)
+        let ran = Atomic<Int>(0)
+        // Each thread queues an action and drives, a step or an advance in turn: without the
+        // gate, one thread's drive takes the other's action while its own still runs. New
+        // threads released together (one could be done before a pool's second began), pinned
+        // to two cores so that a loaded machine still runs them side by side.
+        let finished = Threads.run(2, pinned: true, within: .seconds(60)) { thread in
+            for round in 0..<10_000 {
+                scheduler.schedule {
+                    if running.wrappingAdd(1, ordering: .relaxed).newValue > 1 {
+                        overlaps.wrappingAdd(1, ordering: .relaxed)
+                    }
+                    for _ in 0..<200 { _ = running.load(ordering: .relaxed) }
+                    running.wrappingSubtract(1, ordering: .relaxed)
+                    ran.wrappingAdd(1, ordering: .relaxed)
+                }
+                if (round + thread) % 2 == 0 { scheduler.step() } else { scheduler.advance(to: scheduler.now) }
+            }
+        }
+        #expect(finished)
+        scheduler.run()
+        #expect(overlaps.load(ordering: .relaxed) == 0)
+        #expect(ran.load(ordering: .relaxed) == 20_000)
+    }
+
+    @Test func aDriveFromInsideAnActionIsPartOfTheDriveThatRunsIt() throws {
+        let scheduler = TestScheduler()
+        let log = Recorder<String>()
+        try scheduler.schedule(after: .milliseconds(2)) { log.record("later") }
+        scheduler.schedule {
+            log.record("outer")
+            // Waiting for the drive that runs this action would never end.
+            try? scheduler.advance(by: .milliseconds(2))
+            log.record("outer returns")
+        }
+        #expect(scheduler.step())
+        #expect(log.all == ["outer", "later", "outer returns"])
+        #expect(scheduler.now.nanoseconds == 2_000_000)
+    }
+
     @Test func aDroppedSchedulerIsFreedWithItsPendingWork() throws {
         let scheduler = WeakBox<TestScheduler>()
         let captured = WeakBox<Token>()

@@ -45,29 +45,35 @@ extension RuleCatalogue {
         Rule(
             .lin2,
             """
-            Advancing virtual time on one thread while others schedule, start and reschedule recursions, dispose and \
-            read `now` gives outcomes some one-at-a-time order of the same calls explains
+            Driving virtual time from one thread, or from two at once, while others schedule, start and reschedule \
+            recursions, dispose and read `now` gives outcomes some one-at-a-time order of the same calls explains
             """,
             requires: [.virtualTime], excludes: [.threadConfined],
             rationale:
                 """
                 A test advances virtual time while the code under test schedules and cancels work from its own \
-                threads. Each call must take effect at one moment; an advance is a sequence of such moments (one per \
-                action it runs), so what ran, when in virtual time, and what `now` said, must be what some sequential \
-                order of the calls gives.
+                threads, and a test's helpers may drive it from theirs. Each call must take effect at one moment; an \
+                advance is a sequence of such moments (one per action it runs), and two drives do not mix their work, \
+                so what ran, when in virtual time, and what `now` said, must be what some sequential order of the \
+                calls gives. A scheduler that must only be driven from one thread at a time declares \
+                `.drivenFrom(.oneThread)`, and is then driven from one.
                 """,
             hint:
                 """
                 Replay the printed seed with `conformance replay`. Look for an advance that reads its queue or its \
-                time in one critical section and acts on it in another, or a `now` written in two steps.
+                time in one critical section and acts on it in another, a `now` written in two steps, or (with two \
+                drivers) actions of two drives that overlap or interleave.
                 """,
             needsIdleCores: true
         ) { context throws(RuleFailure) in
             let capabilities = context.subject.capabilities
             try ScenarioExplorer.explore(
                 .lin2, profile: "virtual-time scheduler", context: context,
-                generate: { VirtualTimeScenarios.generate(&$0, capabilities: capabilities) },
-                aim: VirtualTimeScenarios.aim,
+                generate: {
+                    VirtualTimeScenarios.generate(
+                        &$0, capabilities: capabilities, drivenFrom: context.subject.declared.drivenFrom)
+                },
+                aim: VirtualTimeScenarios.aim, explanation: VirtualTimeScenarios.explanation,
                 instance: { jitter throws(RuleFailure) in try VirtualTimeScenarios.instance(context, jitter: jitter) })
         },
         Rule(

@@ -129,6 +129,8 @@ public enum ScenarioExplorer {
     /// (two removes, each shifting what the other finds), which the meetings in all may have
     /// tried too seldom. `rule` is the rule whose
     /// failure it reports, for the replay line; nil for a test of the package's own types.
+    /// `explanation` may add a line to a failure from its minimal scenario (the declaration
+    /// that would keep the rule from making it).
     /// - Throws: a failure naming the minimal refused scenario; an inconclusive result when no
     ///   run overlapped anything.
     @discardableResult
@@ -137,7 +139,8 @@ public enum ScenarioExplorer {
         generate: (inout SplitMix64) -> Scenario<Model.Operation>,
         aim: (Model.Operation) -> Jitter.Aim, evidence: [Jitter.MeetingKind] = [.calls, .callAndReturn],
         pointsOfTheSetUp: Bool = true, resumptionsMeet: Bool = false, pairing: ((Model.Operation) -> String?)? = nil,
-        exploration: Exploration? = nil, instance: (Jitter) throws(RuleFailure) -> ScenarioInstance<Model>
+        exploration: Exploration? = nil, explanation: (Scenario<Model.Operation>) -> String? = { _ in nil },
+        instance: (Jitter) throws(RuleFailure) -> ScenarioInstance<Model>
     ) throws(RuleFailure) -> Summary {
         let exploration = exploration ?? context.exploration
         let started = ContinuousClock.now
@@ -230,7 +233,7 @@ public enum ScenarioExplorer {
                         rule: rule, profile: profile, subject: context.subject.name, seed: seed,
                         scenario: minimal.scenario, original: scenario, execution: minimal.execution,
                         refusal: minimal.refusal!
-                    ).description)
+                    ).description + (explanation(minimal.scenario).map { "\n" + $0 } ?? ""))
             }
             let elapsed = ContinuousClock.now - started
             let evidenced =
@@ -286,15 +289,4 @@ public enum ScenarioExplorer {
         }
         return summary
     }
-
-    /// One run of a scenario, and the checker's refusal of it if it was refused.
-    struct Trial<Model: SequentialModel> {
-        var scenario: Scenario<Model.Operation>
-        var execution: ScenarioExecution<Model>
-        var jitter: Jitter
-        var refusal: Linearizability.Refusal<Model>?
-        /// The checker gave up on this run's history.
-        var undecided = false
-    }
-
 }

@@ -3,6 +3,16 @@ import SchedulerProbes
 import Schedulers
 
 extension ScenarioExplorer {
+    /// One run of a scenario, and the checker's refusal of it if it was refused.
+    struct Trial<Model: SequentialModel> {
+        var scenario: Scenario<Model.Operation>
+        var execution: ScenarioExecution<Model>
+        var jitter: Jitter
+        var refusal: Linearizability.Refusal<Model>?
+        /// The checker gave up on this run's history.
+        var undecided = false
+    }
+
     /// The smallest scenario reached by dropping threads and operations while some run of it
     /// is still refused (up to 16 runs of each candidate), within `bound`.
     static func shrink<Model>(

@@ -4,12 +4,16 @@ import Schedulers
 /// LIN-2's scenarios: one thread drives a virtual-time scheduler (advance by, advance to,
 /// step) while others schedule, start recursions and reschedule them, dispose and read `now`,
 /// as a test's tasks do while the test advances time; every scenario ends by running
-/// whatever is left.
+/// whatever is left. Unless the subject declares `.drivenFrom(.oneThread)`, half the
+/// scenarios drive from a second thread too, mixed with its other calls; those use only
+/// the protocol's two drives, `advance(to:)` and `step()`, on both threads (`advance(by:)`
+/// reads the time and then drives, two calls that another drive may come between).
 enum VirtualTimeScenarios {
     /// A scenario of a driver and 1–2 other threads, 1–4 calls each.
-    static func generate(_ random: inout SplitMix64, capabilities: SchedulerCapabilities)
-        -> Scenario<VirtualTimeModel.Operation>
-    {
+    static func generate(
+        _ random: inout SplitMix64, capabilities: SchedulerCapabilities, drivenFrom: DrivenFrom = .anyThread
+    ) -> Scenario<VirtualTimeModel.Operation> {
+        let twoDrivers = drivenFrom == .anyThread && random.next() % 2 == 0
         var made = 0
         var recursions: [Int] = []
         let cancellation = capabilities.contains(.cancellation)
@@ -44,18 +48,40 @@ enum VirtualTimeScenarios {
         }
         func driver(_ random: inout SplitMix64) -> VirtualTimeModel.Operation {
             switch random.next() % 4 {
-            case 0: .drive(.by(Int(random.next() % 4)))
-            case 1: .drive(.to(Int(random.next() % 7)))
+            case 0 where !twoDrivers: .drive(.by(Int(random.next() % 4)))
+            case 0, 1: .drive(.to(Int(random.next() % 7)))
             case 2 where capabilities.contains(.singleStep): .drive(.step)
             default: .now
             }
         }
         let initial = (0..<1 + Int(random.next() % 3)).map { _ in schedule(&random) }
         var parallel = [(0..<1 + Int(random.next() % 3)).map { _ in driver(&random) }]
-        for _ in 0..<1 + Int(random.next() % 2) {
-            parallel.append((0..<1 + Int(random.next() % 4)).map { _ in caller(&random) })
+        for thread in 0..<1 + Int(random.next() % 2) {
+            // The second driver drives at least once, between its other calls.
+            let calls = 1 + Int(random.next() % 4)
+            let drive = twoDrivers && thread == 0 ? Int(random.next() % UInt64(calls)) : nil
+            parallel.append(
+                (0..<calls).map { index in
+                    guard let drive, index == drive || random.next() % 3 == 0 else { return caller(&random) }
+                    return .drive(
+                        random.next() % 2 == 0 || !capabilities.contains(.singleStep)
+                            ? .to(Int(random.next() % 7)) : .step)
+                })
         }
         return Scenario(initial: initial, parallel: parallel, final: [.now, .drive(.all)])
+    }
+
+    /// For a refused scenario that drives from two threads, the declaration of a scheduler
+    /// that must be driven from one.
+    static func explanation(_ scenario: Scenario<VirtualTimeModel.Operation>) -> String? {
+        let drivers = scenario.parallel.filter { thread in
+            thread.contains { if case .drive = $0 { true } else { false } }
+        }
+        guard drivers.count > 1 else { return nil }
+        return """
+            Two threads drive it at once here. A scheduler that must only be driven from one thread at a time \
+            declares `\(Declaration.drivenFrom(.oneThread).code)` in its adapter, and LIN-2 then drives it from one.
+            """
     }
 
     /// What an operation acts on: a dispose its action, a driving call the virtual time.

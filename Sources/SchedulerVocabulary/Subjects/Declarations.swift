@@ -30,6 +30,8 @@ public struct Declarations: Sendable, Equatable {
     /// Whether a virtual-time scheduler's advance runs the work due exactly at its target
     /// (VT-6, LIN-2).
     public var advanceTarget: AdvanceTarget = .inclusive
+    /// Whether a virtual-time scheduler may be driven from several threads at once (LIN-2).
+    public var drivenFrom: DrivenFrom = .anyThread
     /// What a main-thread scheduler's `schedule(_:)` does when called on the main thread with
     /// nothing of its own queued (ORD-5).
     public var mainThreadSchedule: MainThreadSchedule = .alwaysAsynchronous
@@ -49,6 +51,7 @@ public struct Declarations: Sendable, Equatable {
         if executorOrder != .fifo { found.append(.executorOrder(executorOrder)) }
         if nestedJobs != .behindWaitingJobs { found.append(.nestedJobs(nestedJobs)) }
         if advanceTarget != .inclusive { found.append(.advanceTarget(advanceTarget)) }
+        if drivenFrom != .anyThread { found.append(.drivenFrom(drivenFrom)) }
         if mainThreadSchedule != .alwaysAsynchronous { found.append(.mainThreadSchedule(mainThreadSchedule)) }
         return found
     }
@@ -64,6 +67,7 @@ public struct Declarations: Sendable, Equatable {
         case .executorOrder(let order): executorOrder = order
         case .nestedJobs(let place): nestedJobs = place
         case .advanceTarget(let target): advanceTarget = target
+        case .drivenFrom(let threads): drivenFrom = threads
         case .mainThreadSchedule(let choice): mainThreadSchedule = choice
         }
     }
@@ -89,6 +93,8 @@ public enum Declaration: Sendable, Equatable, CustomStringConvertible {
     case nestedJobs(NestedJobs)
     /// Whether an advance runs what is due exactly at its target.
     case advanceTarget(AdvanceTarget)
+    /// Whether a virtual-time scheduler may be driven from several threads at once.
+    case drivenFrom(DrivenFrom)
     /// Whether `schedule` on the main thread may run inline when nothing is queued.
     case mainThreadSchedule(MainThreadSchedule)
 
@@ -108,6 +114,7 @@ public enum Declaration: Sendable, Equatable, CustomStringConvertible {
         case .executorOrder(let order): ".executorOrder(.\(order.rawValue))"
         case .nestedJobs(let place): ".nestedJobs(.\(place.rawValue))"
         case .advanceTarget(let target): ".advanceTarget(.\(target.rawValue))"
+        case .drivenFrom(let threads): ".drivenFrom(.\(threads.rawValue))"
         case .mainThreadSchedule(let choice): ".mainThreadSchedule(.\(choice.rawValue))"
         }
     }
@@ -217,6 +224,21 @@ public enum AdvanceTarget: String, Sendable, Codable, CaseIterable {
     /// Leaves it for the next drive (a step, a later advance), as Kotlin's `advanceTimeBy`
     /// does on purpose.
     case exclusive
+}
+
+/// From how many threads at once a virtual-time scheduler may be driven: its two driving
+/// calls, `step()` and `advance(to:)`. (`advance(by:)`, `step(_:)` and `stepAll()` are made of
+/// those, so each of them is several drives, and LIN-2 drives with them from one thread only.)
+public enum DrivenFrom: String, Sendable, Codable, CaseIterable {
+    /// Any thread, even two at once: a drive runs whole, then the next, so what they run
+    /// runs one at a time and each advance runs everything due by its target. A drive from
+    /// inside an action is part of the drive that runs it. (ReactiveSwift's `TestScheduler`
+    /// holds its lock through a drive; this package's `TestScheduler`; the suite's choice.)
+    case anyThread
+    /// One thread at a time: the caller never drives from two threads at once, and LIN-2
+    /// drives from one thread only (a scheduler that runs actions outside its lock, as
+    /// combine-schedulers' `TestScheduler` does, overlaps two drives' actions).
+    case oneThread
 }
 
 /// What a main-thread scheduler's `schedule(_:)` does when called on the main thread, outside

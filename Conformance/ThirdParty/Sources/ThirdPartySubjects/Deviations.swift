@@ -33,7 +33,12 @@ public enum Deviations {
         .rule(.lin2, of: .combineSchedulersTest):
             """
         the VT-10 bug seen again by a generated scenario: work scheduled for a time the scheduler has already \
-        passed runs at that past time, not at the present.
+        passed runs at that past time, not at the present. Driven from two threads at once, as LIN-2 does unless \
+        a subject declares `.drivenFrom(.oneThread)`, it also mixes the two drives: `advance(to:)` runs each \
+        action outside its lock, so the other drive's actions run beside it, and an advance that checked the \
+        time before the other moved it sets the time back to its own, earlier target. Reproduction: from one \
+        thread advance into an action that waits, then advance from another: the second advance's action runs \
+        while the first's is still running.
         """,
         .rule(.lin3, of: .swiftClocksTestClock):
             """

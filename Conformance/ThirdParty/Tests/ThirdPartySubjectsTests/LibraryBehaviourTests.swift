@@ -1,5 +1,8 @@
+import CombineSchedulers
+import Dispatch
 import NIOCore
 import NIOEmbedded
+import OpenCombineDispatch
 import SchedulerProbes
 import Testing
 
@@ -33,5 +36,44 @@ import Testing
         loop.advanceTime(by: .zero)
         #expect(seen.value == .uptimeNanoseconds(0))
         #expect(loop.now == .uptimeNanoseconds(10_000_000_000))
+    }
+
+    /// combine-schedulers-test LIN-2: its `advance(to:)` runs each action outside its lock,
+    /// so an advance from a second thread runs its work while the first advance's action is
+    /// still running.
+    @Test func combinesTestSchedulerRunsTwoDrivesSideBySide() {
+        let scheduler = DispatchQueue.test
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let firstDone = DispatchSemaphore(value: 0)
+        let firstRunning = Box(false)
+        let sawFirstRunning = Box<Bool?>(nil)
+        scheduler.schedule {
+            firstRunning.value = true
+            entered.signal()
+            release.wait()
+            firstRunning.value = false
+        }
+        scheduler.schedule(after: scheduler.now.advanced(by: .milliseconds(1))) {
+            sawFirstRunning.value = firstRunning.value
+        }
+        DispatchQueue.global().async {
+            scheduler.advance()
+            firstDone.signal()
+        }
+        entered.wait()
+        // From a third thread, with a deadline only as an upper bound: a library that kept
+        // drives apart would hold this advance until the first returns, which waits for us.
+        let secondDone = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            scheduler.advance(by: .milliseconds(1))
+            secondDone.signal()
+        }
+        let secondReturned = secondDone.wait(timeout: .now() + .seconds(10)) == .success
+        release.signal()
+        firstDone.wait()
+        if !secondReturned { secondDone.wait() }
+        #expect(secondReturned)
+        #expect(sawFirstRunning.value == true)
     }
 }
