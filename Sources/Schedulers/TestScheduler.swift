@@ -7,7 +7,7 @@
 /// driving: a `step()` or `advance(to:)` from another thread waits for the drive under way
 /// to end, so two drives never mix their work, while a drive from inside an action is part
 /// of the drive that runs it. No user code runs while the queue's lock is held.
-/// (`advance(by:)`, `step(_:)` and `stepAll()` are several drives, not one.)
+/// (`advance(by:)` and `stepAll()` are one drive each; `step(_:)` is one per step.)
 ///
 /// ```swift
 /// let scheduler = TestScheduler()
@@ -109,9 +109,32 @@ public final class TestScheduler: VirtualTimeScheduler {
     /// Runs everything due at or before `target`, including what those actions schedule,
     /// then sets the time to `target` (never backwards).
     public func advance(to target: SchedulerTime) {
-        _ = gate.drive {
+        advance { _ in target }
+    }
+
+    /// Advances the time by `duration` from `now` as the drive finds it, so two advances by
+    /// a second from two threads at once move it by two.
+    /// - Throws: ``SchedulerError/overflow(_:)`` when the target time does not fit.
+    public func advance(by duration: Duration) throws(SchedulerError) {
+        try advance { now throws(SchedulerError) in try now.advanced(by: duration) }
+    }
+
+    /// As ``advance(to:)``, to the target `target` gives for the time the drive begins at.
+    package func advance<Failure: Error>(_ target: (SchedulerTime) throws(Failure) -> SchedulerTime) throws(Failure) {
+        try gate.drive { () throws(Failure) in
+            let target = try target(now)
             while run(notAfter: target, otherwiseMoveTo: target) {}
-            return true
+        }
+    }
+
+    /// Runs every pending action, repeating ones included, until none is left, in one drive.
+    /// - Returns: how many ran.
+    @discardableResult
+    public func stepAll() -> Int {
+        gate.drive {
+            var ran = 0
+            while run(notAfter: .distantFuture, otherwiseMoveTo: nil) { ran += 1 }
+            return ran
         }
     }
 

@@ -145,6 +145,24 @@ import Testing
         #expect(ran.load(ordering: .relaxed) == 20_000)
     }
 
+    @Test func advancesByFromTwoThreadsAddUp() {
+        let scheduler = TestScheduler()
+        let clock = scheduler.clock
+        // Each reads the time inside its drive: one that read it before the other's moved it
+        // would set it to its own, older sum.
+        let finished = Threads.run(2, pinned: true, within: .seconds(60)) { thread in
+            for _ in 0..<10_000 {
+                if thread == 0 {
+                    try? scheduler.advance(by: .nanoseconds(1))
+                } else {
+                    clock.advance(by: .nanoseconds(1))
+                }
+            }
+        }
+        #expect(finished)
+        #expect(scheduler.now.nanoseconds == 20_000)
+    }
+
     @Test func aDriveFromInsideAnActionIsPartOfTheDriveThatRunsIt() throws {
         let scheduler = TestScheduler()
         let log = Recorder<String>()

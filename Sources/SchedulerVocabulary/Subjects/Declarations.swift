@@ -226,9 +226,9 @@ public enum AdvanceTarget: String, Sendable, Codable, CaseIterable {
     case exclusive
 }
 
-/// From how many threads at once a virtual-time scheduler may be driven: its two driving
-/// calls, `step()` and `advance(to:)`. (`advance(by:)`, `step(_:)` and `stepAll()` are made of
-/// those, so each of them is several drives, and LIN-2 drives with them from one thread only.)
+/// From how many threads at once a virtual-time scheduler may be driven: its driving calls
+/// `step()` and `advance(to:)`. (The protocol's own `advance(by:)` and `stepAll()` are made of
+/// those, several drives each, so LIN-2 drives with them from one thread only.)
 public enum DrivenFrom: String, Sendable, Codable, CaseIterable {
     /// Any thread, even two at once: a drive runs whole, then the next, so what they run
     /// runs one at a time and each advance runs everything due by its target. A drive from

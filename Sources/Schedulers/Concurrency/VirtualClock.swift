@@ -86,9 +86,12 @@ public struct VirtualClock: Clock {
         }
     }
 
-    /// Advances the scheduler by `duration`, running every action and job due meanwhile.
+    /// Advances the scheduler by `duration` from the time its drive begins at (so two
+    /// advances from two threads at once add up), running every action and job due meanwhile.
     public func advance(by duration: Duration) {
-        advance(to: now.advanced(by: duration))
+        scheduler.advance { now in
+            Instant(offset: .nanoseconds(now.nanoseconds)).advanced(by: duration).schedulerTime ?? .distantFuture
+        }
     }
 
     /// Advances the scheduler to `deadline` (never backwards), running everything due by then.

@@ -13,15 +13,17 @@ package final class DriveGate: Sendable {
     package init() {}
 
     /// Runs `drive` as the only drive under way and returns what it returns.
-    package func drive(_ drive: () -> Bool) -> Bool {
+    package func drive<Result: Sendable, Failure: Error>(_ drive: () throws(Failure) -> Result) throws(Failure)
+        -> Result
+    {
         let me = UInt(bitPattern: ObjectIdentifier(ThreadState.local))
         // Only this thread ever stores its own identity, so seeing it means this thread's
         // drive is still under way; another thread's, or 0, means waiting for the gate.
-        if holder.load(ordering: .relaxed) == me { return drive() }
-        return gate.withLock { _ in
+        if holder.load(ordering: .relaxed) == me { return try drive() }
+        return try gate.withLock { _ throws(Failure) -> Result in
             holder.store(me, ordering: .relaxed)
             defer { holder.store(0, ordering: .relaxed) }
-            return drive()
+            return try drive()
         }
     }
 }
