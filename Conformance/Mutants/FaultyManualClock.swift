@@ -45,6 +45,15 @@ final class FaultyManualClock: Clock {
         /// the sleeper under: a cancel in between finds nothing to withdraw, and the sleeper,
         /// registered after it, sleeps on until its deadline.
         case checksCancelOnlyOnEntry = "manual-clock-checks-cancel-only-on-entry"
+        /// Has no drive gate: advances and runs from two threads go side by side, each
+        /// advancing from the time it read as it began.
+        case drivesOverlap = "manual-clock-drives-overlap"
+        /// Keeps drives one at a time, but `advance(by:)` reads the time it advances from
+        /// before it takes its turn: behind another thread's drive, it sets its target from
+        /// the time that drive left behind.
+        case targetBeforeGate = "manual-clock-target-before-gate"
+        /// Keeps advances one at a time, but `run()` does not take the gate.
+        case runOutsideGate = "manual-clock-run-outside-gate"
     }
 
     typealias Instant = VirtualClock.Instant
@@ -65,6 +74,8 @@ final class FaultyManualClock: Clock {
     /// Runs the sleeping tasks' jobs; its own time never moves.
     let jobs = TestScheduler(name: "manual clock jobs")
     private let state = Lock(State())
+    /// Drives from two threads take turns, as the reference's do: the faults are elsewhere.
+    private let gate = DriveGate()
 
     init(_ fault: Fault?) { self.fault = fault }
 
@@ -167,7 +178,13 @@ final class FaultyManualClock: Clock {
     }
 
     func advance(by duration: Duration) {
-        advance(to: now.advanced(by: duration))
+        switch fault {
+        case .drivesOverlap: advance(to: now.advanced(by: duration))
+        case .targetBeforeGate:
+            let target = now.advanced(by: duration)
+            gate.drive { advance(to: target) }
+        default: gate.drive { advance(to: now.advanced(by: duration)) }
+        }
     }
 
     private func advance(to target: Instant) {
@@ -223,6 +240,11 @@ final class FaultyManualClock: Clock {
     }
 
     func run() {
+        if fault == .drivesOverlap || fault == .runOutsideGate { return runAll() }
+        gate.drive { runAll() }
+    }
+
+    private func runAll() {
         let snapshot = Set(state.withLock { $0.sleepers.map(\.id) })
         while let next = popDue(notAfter: nil, among: { self.fault != .runSnapshot || snapshot.contains($0.id) }) {
             next.wake.resume()

@@ -61,6 +61,8 @@ final class RacyManualClock: Clock {
 
     let fault: Fault
     private let state = Lock(State())
+    /// Drives from two threads take turns, as the reference's do: the faults are elsewhere.
+    private let gate = DriveGate()
 
     init(_ fault: Fault) { self.fault = fault }
 
@@ -98,13 +100,17 @@ final class RacyManualClock: Clock {
 
     /// Resumes every sleeper due by `now + duration`, earliest first, then sets the time there.
     func advance(by duration: Duration) {
-        let target = state.withLock { $0.now.advanced(by: duration) }
-        while let next = take(dueBy: target) { resume(next) }
+        gate.drive {
+            let target = state.withLock { $0.now.advanced(by: duration) }
+            while let next = take(dueBy: target) { resume(next) }
+        }
     }
 
     /// Resumes every sleeper, earliest first, until none is left.
     func run() {
-        while let next = take(dueBy: nil) { resume(next) }
+        gate.drive {
+            while let next = take(dueBy: nil) { resume(next) }
+        }
     }
 
     private func resume(_ sleeper: Registration) {

@@ -59,6 +59,7 @@ let package = Package(
                 "ThirdPartySubjects", "matrix-conformance",
                 .product(name: "CombineSchedulers", package: "combine-schedulers"),
                 .product(name: "OpenCombineDispatch", package: "OpenCombine"),
+                .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Schedulers", package: "SchedulerBehaviour"),

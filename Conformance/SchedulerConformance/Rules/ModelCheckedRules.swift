@@ -73,14 +73,17 @@ extension RuleCatalogue {
                     VirtualTimeScenarios.generate(
                         &$0, capabilities: capabilities, drivenFrom: context.subject.declared.drivenFrom)
                 },
-                aim: VirtualTimeScenarios.aim, explanation: VirtualTimeScenarios.explanation,
+                aim: VirtualTimeScenarios.aim,
+                explanation: { scenario in
+                    scenario.twoDriversExplanation(.lin2) { if case .drive = $0 { true } else { false } }
+                },
                 instance: { jitter throws(RuleFailure) in try VirtualTimeScenarios.instance(context, jitter: jitter) })
         },
         Rule(
             .lin3,
             """
-            Advancing a manual clock on one thread while others start sleepers, cancel them and read `now` gives \
-            outcomes some one-at-a-time order of the same calls explains
+            Advancing a manual clock from one thread, or from two at once, while others start sleepers, cancel them \
+            and read `now` gives outcomes some one-at-a-time order of the same calls explains
             """,
             requires: [.virtualTime],
             rationale:
@@ -89,7 +92,8 @@ extension RuleCatalogue {
                 own tasks. Each sleep takes its deadline at one moment; an advance resumes everything due by its \
                 target, sleepers that arrived meanwhile included. A sleeper lost between an advance's look at its \
                 list and its move of the time sleeps past its deadline, and the test hangs or times out for no reason \
-                it can see.
+                it can see. Two drives at once do not mix: each advances from the time it finds when its turn comes. \
+                A clock that must only be driven from one thread at a time declares `.drivenFrom(.oneThread)`.
                 """,
             hint:
                 """
@@ -108,9 +112,16 @@ extension RuleCatalogue {
             let run = clock.hasRun
             try ScenarioExplorer.explore(
                 .lin3, profile: "manual clock", context: context,
-                generate: { ManualClockScenarios.generate(&$0, run: run) },
+                generate: {
+                    ManualClockScenarios.generate(&$0, run: run, drivenFrom: context.subject.declared.drivenFrom)
+                },
                 aim: ManualClockScenarios.aim, evidence: inside ? [.calls] : [.calls, .callAndReturn, .passing],
                 pointsOfTheSetUp: inside, resumptionsMeet: !inside,
+                // Two drives at once are a race of their own: each pair of them must meet.
+                pairing: { if case .drive(let target) = $0 { target == .all ? "run()" : "advance" } else { nil } },
+                explanation: { scenario in
+                    scenario.twoDriversExplanation(.lin3) { if case .drive = $0 { true } else { false } }
+                },
                 instance: { jitter throws(RuleFailure) in ManualClockScenarios.instance(context, jitter: jitter) })
         },
         Rule(

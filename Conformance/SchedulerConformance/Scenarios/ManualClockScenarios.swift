@@ -3,14 +3,18 @@ import Schedulers
 
 /// LIN-3's scenarios: one thread drives a manual clock (advance by, run) while others start
 /// tasks that sleep on it, cancel them and read `now`, as a test's code under test does while
-/// the test moves time. Every scenario ends by settling, running whatever still sleeps, and
-/// checking that nothing does any more.
+/// the test moves time; unless the clock declares `.drivenFrom(.oneThread)`, half of them
+/// have a second thread advance it too, between its other calls. Every scenario ends by
+/// settling, running whatever still sleeps, and checking that nothing does any more.
 enum ManualClockScenarios {
     /// A scenario of a driver (one driving call, with reads of `now` around it) and 1–2 other
     /// threads of 1–4 calls each, after 1–2 sleepers that are asleep before the parallel part
     /// begins. Without `run` (a clock that has none) the driver only advances, and the
     /// scenario ends with an advance past every deadline.
-    static func generate(_ random: inout SplitMix64, run: Bool = true) -> Scenario<ManualClockModel.Operation> {
+    static func generate(_ random: inout SplitMix64, run: Bool = true, drivenFrom: DrivenFrom = .anyThread)
+        -> Scenario<ManualClockModel.Operation>
+    {
+        let twoDrivers = drivenFrom == .anyThread && random.next() % 2 == 0
         var made = 0
         func sleep(_ random: inout SplitMix64) -> ManualClockModel.Operation {
             made += 1
@@ -23,7 +27,9 @@ enum ManualClockScenarios {
             default: sleep(&random)
             }
         }
-        let initial = (0..<1 + Int(random.next() % 2)).map { _ in sleep(&random) } + [.unfinished]
+        // Two sleepers when two threads drive, so that a run() has a point between them for
+        // the other drive to land on.
+        let initial = (0..<(twoDrivers ? 2 : 1 + Int(random.next() % 2))).map { _ in sleep(&random) } + [.unfinished]
         // One driving call: a sleeper an advance loses (it registered against the time the
         // advance was leaving) is found by the next advance, which resumes it as if it had come
         // later, so a second driving call hides what the first did.
@@ -37,6 +43,18 @@ enum ManualClockScenarios {
         ]
         for _ in 0..<1 + Int(random.next() % 2) {
             parallel.append((0..<1 + Int(random.next() % 4)).map { _ in caller(&random) })
+        }
+        if twoDrivers {
+            // One driving call of its own, among the second thread's other calls: an advance
+            // beside the first thread's run(), otherwise a run() or an advance, so that the
+            // two pairs LIN-3 asks to meet (two advances, an advance and a run) are as common.
+            // Its advances go far (2-6 ms): one that began from a time the other drive had
+            // reached halfway then ends past anything a whole drive on either side explains.
+            let at = Int(random.next() % UInt64(parallel[1].count + 1))
+            let second: ManualClockModel.Operation =
+                run && drive != .drive(.all) && random.next() % 3 == 0
+                ? .drive(.all) : .drive(.by(2 + Int(random.next() % 5)))
+            parallel[1].insert(second, at: at)
         }
         return Scenario(
             initial: initial, parallel: parallel,

@@ -1,4 +1,5 @@
 import SchedulerProbes
+import SchedulerVocabulary
 
 /// A small concurrent scenario, as Lincheck makes them: a sequential part that sets the
 /// subject up, a parallel part of a few threads with a few operations each, and a
@@ -27,6 +28,16 @@ public struct Scenario<Operation: Hashable & Sendable & CustomStringConvertible>
         self.parallel = parallel
         self.final = final
         self.keepsFinal = keepsFinal
+    }
+
+    /// For a refused scenario in which two threads drive the subject (`drives` tells a driving
+    /// call), the declaration of a subject that must be driven from one thread at a time.
+    func twoDriversExplanation(_ rule: RuleID, drives: (Operation) -> Bool) -> String? {
+        guard parallel.filter({ $0.contains(where: drives) }).count > 1 else { return nil }
+        return """
+            Two threads drive it at once here. A subject that must only be driven from one thread at a time \
+            declares `\(Declaration.drivenFrom(.oneThread).code)` in its adapter, and \(rule) then drives it from one.
+            """
     }
 
     /// Every operation, in the order the parts are listed.

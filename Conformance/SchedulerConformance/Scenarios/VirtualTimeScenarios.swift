@@ -71,19 +71,6 @@ enum VirtualTimeScenarios {
         return Scenario(initial: initial, parallel: parallel, final: [.now, .drive(.all)])
     }
 
-    /// For a refused scenario that drives from two threads, the declaration of a scheduler
-    /// that must be driven from one.
-    static func explanation(_ scenario: Scenario<VirtualTimeModel.Operation>) -> String? {
-        let drivers = scenario.parallel.filter { thread in
-            thread.contains { if case .drive = $0 { true } else { false } }
-        }
-        guard drivers.count > 1 else { return nil }
-        return """
-            Two threads drive it at once here. A scheduler that must only be driven from one thread at a time \
-            declares `\(Declaration.drivenFrom(.oneThread).code)` in its adapter, and LIN-2 then drives it from one.
-            """
-    }
-
     /// What an operation acts on: a dispose its action, a driving call the virtual time.
     static func aim(_ operation: VirtualTimeModel.Operation) -> Jitter.Aim {
         switch operation {

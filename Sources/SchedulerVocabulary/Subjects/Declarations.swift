@@ -30,7 +30,8 @@ public struct Declarations: Sendable, Equatable {
     /// Whether a virtual-time scheduler's advance runs the work due exactly at its target
     /// (VT-6, LIN-2).
     public var advanceTarget: AdvanceTarget = .inclusive
-    /// Whether a virtual-time scheduler may be driven from several threads at once (LIN-2).
+    /// Whether a virtual-time scheduler or a manual clock may be driven from several threads
+    /// at once (LIN-2, LIN-3).
     public var drivenFrom: DrivenFrom = .anyThread
     /// What a main-thread scheduler's `schedule(_:)` does when called on the main thread with
     /// nothing of its own queued (ORD-5).
@@ -226,14 +227,17 @@ public enum AdvanceTarget: String, Sendable, Codable, CaseIterable {
     case exclusive
 }
 
-/// From how many threads at once a virtual-time scheduler may be driven: its driving calls
-/// `step()` and `advance(to:)`. (The protocol's own `advance(by:)` and `stepAll()` are made of
-/// those, several drives each, so LIN-2 drives with them from one thread only.)
+/// From how many threads at once a virtual-time scheduler may be driven (its `step()` and
+/// `advance(to:)`; the protocol's own `advance(by:)` and `stepAll()` are made of those,
+/// several drives each, so LIN-2 drives with them from one thread only), and a manual clock
+/// (its `advance(by:)` and `run()`).
 public enum DrivenFrom: String, Sendable, Codable, CaseIterable {
     /// Any thread, even two at once: a drive runs whole, then the next, so what they run
-    /// runs one at a time and each advance runs everything due by its target. A drive from
+    /// runs one at a time and each advance runs everything due by its target (a clock's
+    /// advance by a duration adds it to the time it finds when its turn comes). A drive from
     /// inside an action is part of the drive that runs it. (ReactiveSwift's `TestScheduler`
-    /// holds its lock through a drive; this package's `TestScheduler`; the suite's choice.)
+    /// holds its lock through a drive; this package's `TestScheduler` and `VirtualClock`;
+    /// the suite's choice.)
     case anyThread
     /// One thread at a time: the caller never drives from two threads at once, and LIN-2
     /// drives from one thread only (a scheduler that runs actions outside its lock, as

@@ -48,7 +48,12 @@ public enum Deviations {
         its sleeper, and moved the time to that sleeper's deadline, still throws `CancellationError`: the clock's \
         time then stands at a deadline no sleeper returned at, and other sleepers read it. Upstream: \
         TestClock.swift, `sleep(until:)`; reproduction: a sleeper at 1 s cancelled from another task while \
-        `advance(by: .seconds(3))` runs sometimes throws although the advance already took it.
+        `advance(by: .seconds(3))` runs sometimes throws although the advance already took it. And a library bug \
+        that two threads advancing at once show (LIN-3 does unless a clock declares `.drivenFrom(.oneThread)`): \
+        `advance(to:)` checks the time, yields, then sets the time to its own target without comparing, so an \
+        advance that another moved the time past while it yielded sets the time back, and `advance(by:)` reads \
+        the time it adds to before that. Upstream: TestClock.swift, `advance(to:)`; reproduction: two tasks each \
+        `await clock.advance(by: .seconds(1))` at once; the clock ends at 1 s, not 2 s.
         """,
         .rule(.tim2):
             """

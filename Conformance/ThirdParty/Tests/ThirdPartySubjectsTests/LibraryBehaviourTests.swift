@@ -1,3 +1,4 @@
+import Clocks
 import CombineSchedulers
 import Dispatch
 import NIOCore
@@ -75,5 +76,17 @@ import Testing
         if !secondReturned { secondDone.wait() }
         #expect(secondReturned)
         #expect(sawFirstRunning.value == true)
+    }
+
+    /// swift-clocks-testclock LIN-3: `advance(by:)` reads the time it adds to before its
+    /// `advance(to:)` yields, and that sets the time to its own target without comparing, so
+    /// of two advances by a second at once one is lost.
+    @Test func swiftClocksTestClockLosesOneOfTwoAdvancesAtOnce() async {
+        let clock = TestClock()
+        let origin = clock.now
+        async let first: Void = clock.advance(by: .seconds(1))
+        async let second: Void = clock.advance(by: .seconds(1))
+        _ = await (first, second)
+        #expect(origin.duration(to: clock.now) == .seconds(1))
     }
 }
