@@ -13,7 +13,7 @@ public enum Mutants {
     public static let all: [Mutant] =
         ordering + drainLoop + entryPoint + concurrency + optimisedOnly + cancellation + releaseAndTimerDisposal
         + heldHandle + retention + current + subscription + recursion + timer + repeatingTimer + repeatingGrid
-        + immediate + trampoline
+        + immediate + trampoline + timedWork
         + virtual
         + threadSafety + clocks + optimisedOnlyClocks + executors + scenarios + mainThread
 

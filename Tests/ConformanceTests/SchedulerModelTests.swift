@@ -47,6 +47,31 @@ import Testing
         #expect(disposed.apply(.reschedule(1)).allSatisfy { $0.next == disposed })
     }
 
+    /// Timed work starts at no point the model fixes, but one at a time with the rest, never
+    /// once disposed, a one-shot once and a series any number of times; an early start is
+    /// never what the model gives.
+    @Test func aSerialSchedulerModelLetsTimedWorkStartWheneverNothingRuns() {
+        let model = SchedulerModel(serial: true, tracksCurrent: true)
+        var state = only(model.apply(.schedule(1)))
+        state = only(state.apply(.scheduleAfter(2, ms: 1)))
+        state = only(state.apply(.scheduleRepeating(3, ms: 1, every: 1)))
+        // Ahead of the plain action queued before it: its deadline is real time.
+        let timerFirst = only(state.apply(.start(2)))
+        #expect(timerFirst.apply(.start(1)).isEmpty, "two at once on a serial subject")
+        #expect(timerFirst.apply(.start(3)).isEmpty, "a tick beside a timed action")
+        state = only(only(timerFirst.apply(.end(2))).apply(.start(1)))
+        state = only(state.apply(.end(1)))
+        #expect(state.apply(.start(2)).isEmpty, "a one-shot ran twice")
+        for _ in 0..<2 { state = only(only(state.apply(.start(3))).apply(.end(3))) }
+        #expect(state.apply(.start(3)).map(\.outcome) == [.ran(asCurrent: true)])
+        let disposed = state.apply(.dispose(3)).first { $0.outcome == .done }!.next
+        #expect(disposed.apply(.start(3)).isEmpty, "a tick after its series was disposed")
+        #expect(disposed.apply(.quiescent).map(\.outcome) == [.pending([])])
+        // A one-shot that never ran is still pending at the end.
+        let waiting = only(model.apply(.scheduleAfter(1, ms: 0)))
+        #expect(waiting.apply(.quiescent).map(\.outcome) == [.pending([1])])
+    }
+
     /// In virtual time too, a run asked for inside a run is queued for the present once that
     /// run returned, behind what the run scheduled after asking.
     @Test func aVirtualTimeModelQueuesARunAskedForInsideARunOnceItReturned() {

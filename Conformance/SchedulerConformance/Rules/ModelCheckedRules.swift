@@ -6,8 +6,9 @@ extension RuleCatalogue {
         Rule(
             .lin1,
             """
-            Schedules, recursions and their reschedules, disposals and declared extra calls made from several threads \
-            at once give outcomes some one-at-a-time order of the same calls explains
+            Schedules (now, after a delay, at a time, repeating), recursions and their reschedules, disposals and \
+            declared extra calls made from several threads at once give outcomes some one-at-a-time order of the same \
+            calls explains
             """,
             requires: [.asynchronous, .serial], excludes: [.virtualTime, .threadConfined],
             rationale:
@@ -15,7 +16,9 @@ extension RuleCatalogue {
                 Users call a scheduler from many threads: one schedules while another disposes a handle, or flushes. \
                 Each call must take effect at one moment between its start and its return, so what the actions saw \
                 (which ran, in what order, one at a time, as the current scheduler) is what some sequential order of \
-                the calls gives. Rules written for imagined situations cannot list every such race; generated \
+                the calls gives. Timed work is judged where it meets the rest: one at a time with it, as the current \
+                scheduler, never before its deadline, never once disposed, and what it schedules behind the work \
+                already waiting. Rules written for imagined situations cannot list every such race; generated \
                 scenarios checked against a model can.
                 """,
             hint:
@@ -26,7 +29,8 @@ extension RuleCatalogue {
                 """,
             needsIdleCores: true
         ) { context throws(RuleFailure) in
-            let cancellation = context.subject.capabilities.contains(.cancellation)
+            let capabilities = context.subject.capabilities
+            let cancellation = capabilities.contains(.cancellation)
             let extras = context.subject.scenarioOperations
             // Two thirds of the meetings of two calls: its mutants fall inside the first half
             // second (the budget), and the last hundred of each kind cost a serial subject 0.4 s
@@ -38,7 +42,11 @@ extension RuleCatalogue {
             exploration.returnMeetings = context.exploration.meetings
             try ScenarioExplorer.explore(
                 .lin1, profile: "serial scheduler", context: context,
-                generate: { SchedulerScenarios.generate(&$0, cancellation: cancellation, extras: extras) },
+                generate: {
+                    SchedulerScenarios.generate(
+                        &$0, cancellation: cancellation, extras: extras, timers: capabilities.contains(.timers),
+                        repeating: capabilities.contains(.repeating))
+                },
                 aim: SchedulerScenarios.aim, exploration: exploration,
                 instance: { jitter throws(RuleFailure) in SchedulerScenarios.instance(context, jitter: jitter) })
         },

@@ -8,7 +8,11 @@ import Schedulers
 /// that started changes nothing; each runs as the current scheduler when the subject tracks it.
 /// A recursion's runs are work like any other: its first run is queued at `scheduleRecursive`,
 /// a run asked for inside a run is queued once that run returned, one asked for after it
-/// returned is queued at the call, and a disposed recursion never runs again.
+/// returned is queued at the call, and a disposed recursion never runs again. Timed work
+/// (`schedule(after:)`, a repeating series) starts at no point the model fixes, since its
+/// deadline is real time, but one at a time with the rest on a serial subject, never before
+/// its deadline (the action's own evidence), never once disposed, and a one-shot exactly once;
+/// it takes no place in the plain actions' order.
 public struct SchedulerModel: SequentialModel, CustomStringConvertible {
     /// A call, or what an action saw. Actions are numbered in the order the scenario makes them.
     public enum Operation: Hashable, Sendable, CustomStringConvertible {
@@ -18,6 +22,11 @@ public struct SchedulerModel: SequentialModel, CustomStringConvertible {
         /// `scheduleRecursive` of recursion n, whose run k makes the calls of `bodies[k]` (none
         /// past the last); its runs are observed as starts and returns of n.
         case scheduleRecursive(Int, bodies: [[Operation]])
+        /// `schedule(after: ms)` of action n, which makes the calls of `body` when it runs.
+        case scheduleAfter(Int, ms: Int, body: [Operation] = [])
+        /// A repeating series n, first due after `ms`, then every `every` ms, with no leeway;
+        /// its ticks are observed as starts and returns of n.
+        case scheduleRepeating(Int, ms: Int, every: Int)
         /// Inside a run of recursion n, that run's `reschedule`.
         case rerun(Int)
         /// The `reschedule` of recursion n's latest run, called from elsewhere (a thread, another
@@ -37,7 +46,7 @@ public struct SchedulerModel: SequentialModel, CustomStringConvertible {
         /// Whether it may queue work.
         var isSchedule: Bool {
             switch self {
-            case .schedule, .scheduleRecursive, .rerun, .reschedule: true
+            case .schedule, .scheduleRecursive, .scheduleAfter, .scheduleRepeating, .rerun, .reschedule: true
             case .dispose, .extra, .start, .end, .quiescent: false
             }
         }
@@ -47,6 +56,11 @@ public struct SchedulerModel: SequentialModel, CustomStringConvertible {
             case .schedule(let n, let body):
                 "schedule #\(n)" + (body.isEmpty ? "" : " { " + body.map(\.description).joined(separator: "; ") + " }")
             case .scheduleRecursive(let n, let bodies): describe(recursion: n, bodies)
+            case .scheduleAfter(let n, let ms, let body):
+                "schedule #\(n) after \(ms) ms"
+                    + (body.isEmpty ? "" : " { " + body.map(\.description).joined(separator: "; ") + " }")
+            case .scheduleRepeating(let n, let ms, let every):
+                "schedule #\(n) after \(ms) ms, repeating every \(every) ms"
             case .rerun(let n): "reschedule #\(n) inside its run"
             case .reschedule(let n): "reschedule #\(n)"
             case .dispose(let n): "dispose #\(n)"
@@ -69,6 +83,8 @@ public struct SchedulerModel: SequentialModel, CustomStringConvertible {
         case ran(asCurrent: Bool?)
         /// What was still pending when the scenario ended, by number.
         case pending([Int])
+        /// A timed action or tick started before its deadline, by the subject's own `now`.
+        case early
 
         public var description: String {
             switch self {
@@ -78,6 +94,7 @@ public struct SchedulerModel: SequentialModel, CustomStringConvertible {
                 current.map { $0 ? "ran as the current scheduler" : "ran, not as the current scheduler" } ?? "ran"
             case .pending(let actions):
                 actions.isEmpty ? "nothing pending" : "#\(actions.map(String.init).joined(separator: ", #")) pending"
+            case .early: "started before its deadline"
             }
         }
     }
@@ -99,6 +116,10 @@ public struct SchedulerModel: SequentialModel, CustomStringConvertible {
     var returning: [Int: Int] = [:]
     /// Disposed: a recursion among them never runs again.
     var disposed: Set<Int> = []
+    /// One-shot timed actions not yet started nor disposed.
+    var timers: Set<Int> = []
+    /// Repeating series not yet disposed.
+    var series: Set<Int> = []
 
     /// The model of a subject that is `serial` or not, and tracks the current scheduler or not.
     public init(serial: Bool, tracksCurrent: Bool, extras: [ExtraOperation] = []) {
@@ -139,6 +160,10 @@ public struct SchedulerModel: SequentialModel, CustomStringConvertible {
         switch operation {
         case .schedule(let n, _), .scheduleRecursive(let n, _):
             next.pending.append(n)
+        case .scheduleAfter(let n, _, _):
+            next.timers.insert(n)
+        case .scheduleRepeating(let n, _, _):
+            next.series.insert(n)
         case .rerun(let n):
             guard running.contains(n) else { return [] }
             if !disposed.contains(n) { next.owed[n, default: 0] += 1 }
@@ -156,10 +181,19 @@ public struct SchedulerModel: SequentialModel, CustomStringConvertible {
             next.owed[n] = nil
             next.returning[n] = nil
             next.disposed.insert(n)
+            next.timers.remove(n)
+            next.series.remove(n)
             return [(.done, next), (.noHandle, self)]
         case .extra(let name):
             guard let extra = extras.first(where: { $0.name == name }) else { return [] }
             extra.step(&next.pending)
+        case .start(let n) where timers.contains(n) || series.contains(n):
+            // Due at a real time the model does not know: whenever nothing else runs (serial),
+            // a series' ticks one at a time.
+            guard serial ? running.isEmpty : !running.contains(n) else { return [] }
+            next.timers.remove(n)
+            next.running.insert(n)
+            return [(.ran(asCurrent: tracksCurrent ? true : nil), next)]
         case .start(let n):
             // A serial subject starts the oldest when nothing runs; any other, any pending one.
             guard serial ? (running.isEmpty && pending.first == n) : pending.contains(n) else { return [] }
@@ -171,7 +205,7 @@ public struct SchedulerModel: SequentialModel, CustomStringConvertible {
             next.running.remove(n)
             if let count = next.owed.removeValue(forKey: n) { next.returning[n] = count }
         case .quiescent:
-            return [(.pending(pending + running.sorted()), self)]
+            return [(.pending(pending + running.sorted() + timers.sorted()), self)]
         }
         return [(.done, next)]
     }
@@ -179,12 +213,14 @@ public struct SchedulerModel: SequentialModel, CustomStringConvertible {
     public var description: String {
         let waiting =
             pending.isEmpty ? "nothing pending" : "pending #" + pending.map(String.init).joined(separator: ", #")
+        let timed =
+            timers.sorted().map { "#\($0) waiting for its deadline" } + series.sorted().map { "series #\($0) live" }
         let busy =
             running.isEmpty
             ? "nothing running" : "running #" + running.sorted().map(String.init).joined(separator: ", #")
         let asked =
             owed.sorted { $0.key < $1.key }.map { "\($0.value) run(s) of #\($0.key) owed" }
             + returning.map { "\($0.value) run(s) of #\($0.key) still to queue" }
-        return ([waiting, busy] + asked).joined(separator: "; ")
+        return ([waiting, busy] + timed + asked).joined(separator: "; ")
     }
 }

@@ -4,12 +4,18 @@ import Schedulers
 /// LIN-1's scenarios: schedules, recursions and their reschedules, and disposals (of any
 /// action's or recursion's handle, from any thread, the scheduler's declared extra
 /// operations too) on a real-time scheduler, and what the suite's actions and runs saw when
-/// it ran them.
+/// it ran them. A third of them, on a subject with timers, also schedule work after 0–2 ms
+/// (`schedule(after:)` and `schedule(at:)` in turn) and, with repeating timers, series that
+/// tick every 1–2 ms until the scenario ends.
 enum SchedulerScenarios {
     /// A scenario of 2–3 threads × 1–4 calls around a short sequential set-up.
     static func generate(
-        _ random: inout SplitMix64, cancellation: Bool, extras: [SchedulerModel.ExtraOperation]
+        _ random: inout SplitMix64, cancellation: Bool, extras: [SchedulerModel.ExtraOperation],
+        timers: Bool = false, repeating: Bool = false
     ) -> Scenario<SchedulerModel.Operation> {
+        // Only some scenarios: the plain races (a dispose against its target's start) keep
+        // most of the draws, and a timed action costs the scenario a real wait.
+        let timed = timers && random.next() % 3 == 0
         var made = 0
         var recursions: [Int] = []
         // A call an action or run makes when it runs: a schedule, which queues behind work
@@ -39,6 +45,16 @@ enum SchedulerScenarios {
                     return body
                 }
                 return .scheduleRecursive(n, bodies: bodies)
+            }
+            if timed, repeating, random.next() % 8 == 0 {
+                return .scheduleRepeating(n, ms: 1, every: 1 + Int(random.next() % 2))
+            }
+            // A timed action is due at once half the time, while the plain work scheduled around
+            // it still waits, and makes calls half the time, which go behind that work.
+            if timed, random.next() % 3 == 0 {
+                let ms = random.next() % 2 == 0 ? 0 : 1 + Int(random.next() % 2)
+                let calls = random.next() % 2 == 0 ? 1 + Int(random.next() % 2) : 0
+                return .scheduleAfter(n, ms: ms, body: (0..<calls).map { _ in nested(&random) })
             }
             guard random.next() % 4 == 0 else { return .schedule(n) }
             return .schedule(n, body: (0..<1 + Int(random.next() % 2)).map { _ in nested(&random) })
@@ -72,7 +88,8 @@ enum SchedulerScenarios {
         case .dispose(let n): .action(n)
         case .extra, .reschedule: .crossing()
         case .schedule(let n, _), .scheduleRecursive(let n, _): .makes(n)
-        case .rerun, .start, .end, .quiescent: .nothing
+        // Run at a deadline, not soon after the call: no meeting waits for them.
+        case .scheduleAfter, .scheduleRepeating, .rerun, .start, .end, .quiescent: .nothing
         }
     }
 
@@ -99,6 +116,11 @@ enum SchedulerScenarios {
                 recursions[n] = tally
             }
         }
+        /// Timed work: each one-shot's deadline, signalled when it runs; each series' first
+        /// deadline, interval and ticks so far.
+        let timed = Box<(oneShots: [Int: (due: SchedulerTime, ran: Signal)], series: [Int: TimedSeries])>(([:], [:]))
+        /// The actions and series whose handles the scenario disposed.
+        let disposed = Box<Set<Int>>([])
         let suite = SuiteRuns<SchedulerModel.Operation, SchedulerModel.Outcome>(jitter: jitter)
         let extras = subject.scenarioOperations
         let model = SchedulerModel(serial: serial, tracksCurrent: tracksCurrent, extras: extras)
@@ -119,6 +141,36 @@ enum SchedulerScenarios {
                 // action that made it returned, and the finish begins once the threads' calls did.
                 guard suite.reschedule(n) else { return .noHandle }
                 tally(n, asked: 1)
+            case .scheduleAfter(let n, let ms, let body):
+                // The deadline as the subject's clock gave it before the call: the subject
+                // reads its own after, so its deadline is never earlier than this one.
+                let due = (try? scheduler.now.advanced(by: .milliseconds(ms))) ?? .distantFuture
+                let ran = Signal()
+                timed.update { $0.oneShots[n] = (due, ran) }
+                let made: SchedulerAction = {
+                    run(n, body, rerun: nil, due: due)
+                    ran.fire()
+                }
+                // Both doors: `after` on odd numbers, `at` on even ones.
+                let handle =
+                    n % 2 == 1
+                    ? try? scheduler.schedule(after: .milliseconds(ms), made) : try? scheduler.schedule(at: due, made)
+                if let handle = handle ?? nil { handles.update { $0[n] = handle } }
+            case .scheduleRepeating(let n, let ms, let every):
+                let first = (try? scheduler.now.advanced(by: .milliseconds(ms))) ?? .distantFuture
+                timed.update { $0.series[n] = TimedSeries(first: first, every: .milliseconds(every)) }
+                let tick: SchedulerAction = {
+                    // Tick k is due no earlier than k intervals after the first, whatever the
+                    // subject does with missed ones.
+                    let due = timed.update { state -> SchedulerTime in
+                        defer { state.series[n]?.ticks += 1 }
+                        return state.series[n]?.due ?? .distantFuture
+                    }
+                    run(n, [], rerun: nil, due: due)
+                }
+                let handle = try? scheduler.schedule(
+                    at: first, repeatingEvery: .milliseconds(every), leeway: .zero, tick)
+                if let handle { handles.update { $0[n] = handle } }
             case .rerun:
                 preconditionFailure("\(operation) is made only inside its own run")
             case .dispose(let n):
@@ -126,6 +178,7 @@ enum SchedulerScenarios {
                 guard let handle = handles.value[n] else { return .noHandle }
                 handle.dispose()
                 tally(n, disposed: true)
+                disposed.update { _ = $0.insert(n) }
             case .extra(let name):
                 extras.first { $0.name == name }?.perform(scheduler)
             case .start, .end, .quiescent:
@@ -136,11 +189,14 @@ enum SchedulerScenarios {
 
         /// Runs action n, or a run of recursion n (whose `rerun` is that run's `reschedule`),
         /// recording its start, what it saw, its calls and its return.
-        @Sendable func run(_ n: Int, _ body: [SchedulerModel.Operation], rerun: (@Sendable () -> Void)?) {
+        @Sendable func run(
+            _ n: Int, _ body: [SchedulerModel.Operation], rerun: (@Sendable () -> Void)?, due: SchedulerTime? = nil
+        ) {
             let started = HistoryClock.tick()
             let current =
                 tracksCurrent ? CurrentScheduler.value.map { ObjectIdentifier($0) == identity } ?? false : nil
-            suite.run(n, started: started, saw: .ran(asCurrent: current), body: body) { call in
+            let early = due.map { scheduler.now < $0 } ?? false
+            suite.run(n, started: started, saw: early ? .early : .ran(asCurrent: current), body: body) { call in
                 guard case .rerun = call, let rerun else { return perform(call) }
                 tally(n, asked: 1)
                 rerun()
@@ -153,6 +209,26 @@ enum SchedulerScenarios {
             finish: { () throws(RuleFailure) in
                 // The kept reschedules hold their recursions, whose blocks hold the suite.
                 defer { suite.forgetReschedules() }
+                // Timed work last: every one-shot not disposed runs (a bound far past its
+                // deadline), though work still queued may dispose it first, so the queue is
+                // let run between short waits; then the series still live are disposed, in the
+                // history, so a tick after that is a tick after its disposal.
+                let waiting = timed.value
+                let giveUp = ContinuousClock.now + context.timing.mustHappen
+                while !waiting.oneShots.isEmpty, ContinuousClock.now < giveUp {
+                    try context.quiesce(scheduler)
+                    let open = waiting.oneShots.filter { !$0.value.ran.hasFired && !disposed.value.contains($0.key) }
+                    guard let next = open.min(by: { $0.value.due < $1.value.due }) else { break }
+                    _ = next.value.ran.wait(.milliseconds(5))
+                }
+                var disposals: [HistoryEntry<SchedulerModel.Operation, SchedulerModel.Outcome>] = []
+                for n in waiting.series.keys.sorted() where !disposed.value.contains(n) {
+                    guard let handle = handles.value[n] else { continue }
+                    let invoked = HistoryClock.tick()
+                    handle.dispose()
+                    disposals.append(
+                        HistoryEntry(.dispose(n), .done, invoked: invoked, returned: HistoryClock.tick(), thread: 0))
+                }
                 let invoked = HistoryClock.tick()
                 // Again while an action's own `schedule` returned after the last sentinel was
                 // asked for, or a recursion has runs to come: that work may be queued behind
@@ -175,7 +251,17 @@ enum SchedulerScenarios {
                     end: SchedulerModel.Operation.end, done: .done)
                 let quiescent = HistoryEntry<SchedulerModel.Operation, SchedulerModel.Outcome>(
                     .quiescent, .pending([]), invoked: invoked, returned: returned, thread: 0)
-                return (runs.observed + suite.calls.value + [quiescent], runs.busy)
+                return (runs.observed + suite.calls.value + disposals + [quiescent], runs.busy)
             })
     }
+}
+
+/// A repeating series of LIN-1's: its first deadline, its interval and the ticks so far.
+struct TimedSeries {
+    var first: SchedulerTime
+    var every: Duration
+    var ticks = 0
+
+    /// The earliest the next tick may start: `ticks` intervals after the first.
+    var due: SchedulerTime { (try? first.advanced(by: every * ticks)) ?? .distantFuture }
 }
