@@ -62,18 +62,6 @@ extension Mutants {
 
     /// The clock, executor and hand-written drain-loop mutants without their fault: each must
     /// pass every rule of its kind, which proves a mutant is wrong in its fault and nothing else.
-    /// Manual clocks whose fault shows in a debug build too seldom for every run: a run() that
-    /// does not take the drive gate is caught only when another thread's advance reads the
-    /// time between two of its sleepers, a window a debug build's slower drive left open in
-    /// 28 of 30 loaded runs (release: 30 of 30).
-    #if DEBUG
-        static let optimisedOnlyClocks: [Mutant] = []
-    #else
-        static let optimisedOnlyClocks: [Mutant] = [
-            manualClock(.runOutsideGate, "advances take turns, but run() goes beside them", .lin3)
-        ]
-    #endif
-
     public static let controls: [ConformanceSubject] = [
         ConformanceSubject(name: "control-real-clock", origin: .mutant, clock: { FaultyRealClock(nil).underTest }),
         ConformanceSubject(name: "control-manual-clock", origin: .mutant, clock: { FaultyManualClock(nil).underTest }),

@@ -52,8 +52,6 @@ final class FaultyManualClock: Clock {
         /// before it takes its turn: behind another thread's drive, it sets its target from
         /// the time that drive left behind.
         case targetBeforeGate = "manual-clock-target-before-gate"
-        /// Keeps advances one at a time, but `run()` does not take the gate.
-        case runOutsideGate = "manual-clock-run-outside-gate"
     }
 
     typealias Instant = VirtualClock.Instant
@@ -240,7 +238,7 @@ final class FaultyManualClock: Clock {
     }
 
     func run() {
-        if fault == .drivesOverlap || fault == .runOutsideGate { return runAll() }
+        if fault == .drivesOverlap { return runAll() }
         gate.drive { runAll() }
     }
 

@@ -15,7 +15,7 @@ public enum Mutants {
         + heldHandle + retention + current + subscription + recursion + timer + repeatingTimer + repeatingGrid
         + immediate + trampoline + timedWork
         + virtual
-        + threadSafety + clocks + optimisedOnlyClocks + executors + scenarios + mainThread
+        + threadSafety + clocks + executors + scenarios + mainThread
 
     /// Mutants whose fault window shows only in an optimised build, while `make
     /// conformance-mutants` (release) catches them every time: a debug build of the drain loop
