@@ -4,8 +4,8 @@ import Schedulers
 /// LIN-2's scenarios: one thread drives a virtual-time scheduler (advance by, advance to,
 /// step) while others schedule, start recursions and reschedule them, dispose and read `now`,
 /// as a test's tasks do while the test advances time; every scenario ends by running
-/// whatever is left. Unless the subject declares `.drivenFrom(.oneThread)`, half the
-/// scenarios drive from a second thread too, mixed with its other calls; those use only
+/// whatever is left. Unless the subject declares `.drivenFrom(.oneThread)`, a third of the
+/// scenarios drive from a second thread too, once among its other calls; those use only
 /// the protocol's two drives, `advance(to:)` and `step()`, on both threads (`advance(by:)`
 /// reads the time and then drives, two calls that another drive may come between).
 enum VirtualTimeScenarios {
@@ -13,7 +13,7 @@ enum VirtualTimeScenarios {
     static func generate(
         _ random: inout SplitMix64, capabilities: SchedulerCapabilities, drivenFrom: DrivenFrom = .anyThread
     ) -> Scenario<VirtualTimeModel.Operation> {
-        let twoDrivers = drivenFrom == .anyThread && random.next() % 2 == 0
+        let twoDrivers = drivenFrom == .anyThread && random.next() % 3 == 0
         var made = 0
         var recursions: [Int] = []
         let cancellation = capabilities.contains(.cancellation)
@@ -56,17 +56,15 @@ enum VirtualTimeScenarios {
         }
         let initial = (0..<1 + Int(random.next() % 3)).map { _ in schedule(&random) }
         var parallel = [(0..<1 + Int(random.next() % 3)).map { _ in driver(&random) }]
-        for thread in 0..<1 + Int(random.next() % 2) {
-            // The second driver drives at least once, between its other calls.
-            let calls = 1 + Int(random.next() % 4)
-            let drive = twoDrivers && thread == 0 ? Int(random.next() % UInt64(calls)) : nil
-            parallel.append(
-                (0..<calls).map { index in
-                    guard let drive, index == drive || random.next() % 3 == 0 else { return caller(&random) }
-                    return .drive(
-                        random.next() % 2 == 0 || !capabilities.contains(.singleStep)
-                            ? .to(Int(random.next() % 7)) : .step)
-                })
+        for _ in 0..<1 + Int(random.next() % 2) {
+            parallel.append((0..<1 + Int(random.next() % 4)).map { _ in caller(&random) })
+        }
+        if twoDrivers {
+            // One drive of its own among the second thread's calls, which it keeps: the races
+            // of one driver against the others' calls are drawn as often as without it.
+            let at = Int(random.next() % UInt64(parallel[1].count + 1))
+            let step = capabilities.contains(.singleStep) && random.next() % 2 == 0
+            parallel[1].insert(.drive(step ? .step : .to(Int(random.next() % 7))), at: at)
         }
         return Scenario(initial: initial, parallel: parallel, final: [.now, .drive(.all)])
     }
