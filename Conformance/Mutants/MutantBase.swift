@@ -50,9 +50,15 @@ class MutantBase: Scheduler, @unchecked Sendable {
     {
         let disposable = BooleanDisposable()
         queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1))) {
-            self.run(action, unless: disposable)
+            self.fire(action, unless: disposable)
         }
         return disposable
+    }
+
+    /// Runs a timed action once its deadline came, as any other action: the one piece the
+    /// timed-work mutants change.
+    func fire(_ action: @escaping SchedulerAction, unless disposable: BooleanDisposable) {
+        run(action, unless: disposable)
     }
 
     func schedule(

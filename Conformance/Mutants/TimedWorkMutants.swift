@@ -10,24 +10,18 @@ final class TimedBatchMutant: MutantBase, @unchecked Sendable {
     /// The thread running a timed action, and the work it scheduled meanwhile.
     private let batch = Lock<(thread: UInt, work: [(SchedulerAction, BooleanDisposable)])?>(nil)
 
-    override func delayed(on queue: DispatchQueue, at deadline: SchedulerTime, _ action: @escaping SchedulerAction)
-        -> any Disposable
-    {
-        let disposable = BooleanDisposable()
-        queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1))) {
-            guard !disposable.isDisposed else { return }
-            self.batch.withLock { $0 = (ThreadProbe.id, []) }
-            CurrentScheduler.run(as: self, action)
-            while let (next, handle) = self.batch.withLock({ state -> (SchedulerAction, BooleanDisposable)? in
-                guard let first = state?.work.first else { return nil }
-                state?.work.removeFirst()
-                return first
-            }) {
-                self.run(next, unless: handle)
-            }
-            self.batch.withLock { $0 = nil }
+    override func fire(_ action: @escaping SchedulerAction, unless disposable: BooleanDisposable) {
+        guard !disposable.isDisposed else { return }
+        batch.withLock { $0 = (ThreadProbe.id, []) }
+        CurrentScheduler.run(as: self, action)
+        while let (next, handle) = batch.withLock({ state -> (SchedulerAction, BooleanDisposable)? in
+            guard let first = state?.work.first else { return nil }
+            state?.work.removeFirst()
+            return first
+        }) {
+            run(next, unless: handle)
         }
-        return disposable
+        batch.withLock { $0 = nil }
     }
 
     override func schedule(_ action: @escaping SchedulerAction) -> (any Disposable)? {
@@ -64,15 +58,9 @@ final class BusyTimerNotCurrentMutant: MutantBase, @unchecked Sendable {
         return disposable
     }
 
-    override func delayed(on queue: DispatchQueue, at deadline: SchedulerTime, _ action: @escaping SchedulerAction)
-        -> any Disposable
-    {
-        let disposable = BooleanDisposable()
-        queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: max(deadline.nanoseconds, 1))) {
-            guard !disposable.isDisposed else { return }
-            if self.busy.withLock({ $0 }) > 0 { action() } else { self.run(action, unless: disposable) }
-        }
-        return disposable
+    override func fire(_ action: @escaping SchedulerAction, unless disposable: BooleanDisposable) {
+        guard !disposable.isDisposed else { return }
+        if busy.withLock({ $0 }) > 0 { action() } else { run(action, unless: disposable) }
     }
 }
 

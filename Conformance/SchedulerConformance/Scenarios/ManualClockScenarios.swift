@@ -4,7 +4,7 @@ import Schedulers
 /// LIN-3's scenarios: one thread drives a manual clock (advance by, run) while others start
 /// tasks that sleep on it, cancel them and read `now`, as a test's code under test does while
 /// the test moves time; unless the clock declares `.drivenFrom(.oneThread)`, half of them
-/// have a second thread advance it too, between its other calls. Every scenario ends by
+/// have a second thread drive it too, once among its other calls. Every scenario ends by
 /// settling, running whatever still sleeps, and checking that nothing does any more.
 enum ManualClockScenarios {
     /// A scenario of a driver (one driving call, with reads of `now` around it) and 1–2 other

@@ -155,7 +155,7 @@ enum SchedulerScenarios {
                 let handle =
                     n % 2 == 1
                     ? try? scheduler.schedule(after: .milliseconds(ms), made) : try? scheduler.schedule(at: due, made)
-                if let handle = handle ?? nil { handles.update { $0[n] = handle } }
+                if let handle { handles.update { $0[n] = handle } }
             case .scheduleRepeating(let n, let ms, let every):
                 let first = (try? scheduler.now.advanced(by: .milliseconds(ms))) ?? .distantFuture
                 timed.update { $0.series[n] = TimedSeries(first: first, every: .milliseconds(every)) }

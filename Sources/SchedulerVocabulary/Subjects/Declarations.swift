@@ -94,7 +94,8 @@ public enum Declaration: Sendable, Equatable, CustomStringConvertible {
     case nestedJobs(NestedJobs)
     /// Whether an advance runs what is due exactly at its target.
     case advanceTarget(AdvanceTarget)
-    /// Whether a virtual-time scheduler may be driven from several threads at once.
+    /// Whether a virtual-time scheduler or a manual clock may be driven from several threads
+    /// at once.
     case drivenFrom(DrivenFrom)
     /// Whether `schedule` on the main thread may run inline when nothing is queued.
     case mainThreadSchedule(MainThreadSchedule)
