@@ -3,7 +3,10 @@ import Foundation
 
 /// The shared scheduler of the main queue: always asynchronous, even on the main thread.
 ///
-/// Actions run on the main thread in FIFO order, as the current scheduler. On Linux the
+/// Actions run on the main thread in FIFO order, as the current scheduler, in batches: as
+/// ReactiveCocoa's main-thread scheduler is a private serial queue targeting the main queue,
+/// its actions keep their order among themselves, not a place among other main-queue work,
+/// and the main queue sees one block per batch instead of one per action. On Linux the
 /// main queue drains only while the main thread runs Dispatch (`dispatchMain()`), the main
 /// run loop, or Swift concurrency's main actor. A command-line tool whose main thread is
 /// busy doing other things can call ``drain(until:timeout:)`` from the main thread.
@@ -15,13 +18,14 @@ public final class MainThreadScheduler: DispatchBackedScheduler {
     public var capabilities: SchedulerCapabilities {
         [.asynchronous, .serial, .cancellation, .timers, .repeating, .tracksCurrent, .mainThread]
     }
-    let backend = DispatchBackend(queue: .main)
+    let backend = DispatchBackend(queue: .main, batched: true)
 
     private init() {}
 
     /// Runs the main run loop, which drains the main queue, until `condition` holds or
-    /// `timeout` passes. The condition is read again after every action the main queue
-    /// runs and at least every 10 ms, so one that another thread makes true is seen.
+    /// `timeout` passes. The condition is read again after every block the main queue runs
+    /// (a batch of this scheduler's actions is one) and at least every 10 ms, so one that
+    /// another thread makes true is seen.
     ///
     /// - Returns: whether `condition` held before the timeout.
     /// - Throws: ``SchedulerError/notOnMainThread`` when called from another thread.

@@ -29,6 +29,8 @@ public final class QueueScheduler: DispatchBackedScheduler {
     }
     /// The private serial queue the actions run on.
     public let queue: DispatchQueue
+    /// The queue the private queue targets: where its work is run.
+    public let targetQueue: DispatchQueue
     let backend: DispatchBackend
 
     /// A new scheduler targeting the global queue of `priority`; a new one each call.
@@ -40,6 +42,7 @@ public final class QueueScheduler: DispatchBackedScheduler {
     public init(name: String, targetQueue: DispatchQueue) {
         self.name = name
         self.queue = DispatchQueue(label: name, target: targetQueue)
+        self.targetQueue = targetQueue
         self.backend = DispatchBackend(queue: queue, batched: true)
     }
 

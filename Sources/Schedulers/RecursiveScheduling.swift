@@ -90,8 +90,10 @@ private final class Run: Disposable, @unchecked Sendable {
 
     func execute() {
         if let key { recursion.disposable.remove(key) }
-        guard !recursion.disposable.isDisposed else { return }
-        recursion.block { self.reschedule() }
+        // A run of a disposed recursion does not start its block, but it ends as any run does:
+        // once out of the composite, nothing else lets go of its handle, which on a scheduler
+        // whose handle keeps its action (a `DispatchWorkItem`) keeps this run, and the block.
+        if !recursion.disposable.isDisposed { recursion.block { self.reschedule() } }
         let deferred = progress.exchange(Self.returned, ordering: .acquiringAndReleasing) / Self.oneReschedule
         _ = handle.withLock { $0.handle.take() }
         for _ in 0..<deferred { recursion.scheduleRun() }

@@ -16,11 +16,18 @@
 /// try scheduler.advance(by: .seconds(2)) // prints "first", then "second"
 /// ```
 public final class TestScheduler: VirtualTimeScheduler {
-    /// One reference wide: the tag lives in the references' spare bits, and a repeating
-    /// action's interval in the action.
+    /// A repeating action's interval lives in the action, and a job is queued as it is: it
+    /// cannot be cancelled, so it needs no handle.
     private enum Work {
         case once(ScheduledAction)
         case repeating(RepeatingAction)
+        case job(UnownedJob, SchedulerExecutor)
+    }
+
+    /// What a drive took to run: an action (claimed, so no dispose can stop it now) or a job.
+    private enum Due {
+        case action(SchedulerAction)
+        case job(UnownedJob, SchedulerExecutor)
     }
 
     private typealias Entry = TimeOrderedQueue<Work>.Entry
@@ -39,12 +46,13 @@ public final class TestScheduler: VirtualTimeScheduler {
         /// Removes the earliest live entry due at or before `limit` and takes its action, so
         /// that it counts as started inside the caller's critical section: a dispose from
         /// another thread comes either before (and it is skipped) or after (and it runs).
-        mutating func popDue(notAfter limit: SchedulerTime) -> (Entry, SchedulerAction)? {
+        mutating func popDue(notAfter limit: SchedulerTime) -> (Entry, Due)? {
             while let time = queue.earliestTime(), time <= limit {
                 let first = queue.removeMin()
                 switch first.work {
-                case .once(let item): if let action = item.claim() { return (first, action) }
-                case .repeating(let item): if let action = item.action { return (first, action) }
+                case .once(let item): if let action = item.claim() { return (first, .action(action)) }
+                case .repeating(let item): if let action = item.action { return (first, .action(action)) }
+                case .job(let job, let executor): return (first, .job(job, executor))
                 }
             }
             return nil
@@ -100,6 +108,11 @@ public final class TestScheduler: VirtualTimeScheduler {
         return repeating
     }
 
+    /// Queues an executor's job as ``schedule(_:)`` would an action.
+    func enqueue(_ job: UnownedJob, from executor: SchedulerExecutor) {
+        state.withLock { $0.insert(.job(job, executor), at: $0.now) }
+    }
+
     /// Runs the earliest pending action, moving time to it; false when nothing is pending.
     @discardableResult
     public func step() -> Bool {
@@ -147,8 +160,8 @@ public final class TestScheduler: VirtualTimeScheduler {
     /// in which case the clock moves to `target` in the same critical section, so work
     /// scheduled from another thread meanwhile can never be stamped with an older time.
     private func run(notAfter limit: SchedulerTime, otherwiseMoveTo target: SchedulerTime?) -> Bool {
-        let due = state.withLock { state -> SchedulerAction? in
-            guard let (entry, action) = state.popDue(notAfter: limit) else {
+        let due = state.withLock { state -> Due? in
+            guard let (entry, due) = state.popDue(notAfter: limit) else {
                 if let target { state.now = max(state.now, target) }
                 return nil
             }
@@ -160,10 +173,13 @@ public final class TestScheduler: VirtualTimeScheduler {
                 // time comes after the next tick only if it is due later.
                 state.insert(entry.work, at: next)
             }
-            return action
+            return due
         }
-        guard let due else { return false }
-        CurrentScheduler.run(as: self, due)
+        switch due {
+        case nil: return false
+        case .action(let action)?: CurrentScheduler.run(as: self, action)
+        case .job(let job, let executor)?: CurrentScheduler.run(as: self) { executor.run(job) }
+        }
         return true
     }
 }

@@ -50,15 +50,17 @@ extension StressCommand {
                 \(report.generatedAt); do not edit by hand.
                 """,
                 """
-                Cost: nanoseconds per scheduled action, and its ratio to a bare serial `DispatchQueue.async` measured \
-                in the same process in alternation (for an executor, per job against a bare serial `DispatchQueue` \
-                executor; for a manual clock, per sleep against tasks parked on bare continuations); allocations per \
-                action or job beyond that baseline (jemalloc only). Growth: k in time ∝ nᵏ as the work queued grows \
-                from 10³ to 10⁶ actions (≤ 1.1 does not grow). Then each scenario's status:
+                Cost: nanoseconds per scheduled action (per job for an executor, per sleep for a manual clock), and \
+                its ratio to the bare baseline the row names, what a user would write instead, measured in the same \
+                process in alternation; allocations per action, job or sleep beyond that baseline (jemalloc only). \
+                Growth: k in time ∝ nᵏ as the work queued grows from 10³ to 10⁶ actions (≤ 1.1 does not grow). Then \
+                each scenario's status:
                 """ + " " + RuleResult.Status.legend,
                 "",
-                row(["subject", "origin", "ns/op", "× bare", "extra allocs/op", "growth k"] + others.map(\.rawValue)),
-                row(["---", "---", "--:", "--:", "--:", "--:"] + others.map { _ in ":-:" }),
+                row(
+                    ["subject", "origin", "ns/op", "× bare", "bare baseline", "extra allocs/op", "growth k"]
+                        + others.map(\.rawValue)),
+                row(["---", "---", "--:", "--:", "---", "--:", "--:"] + others.map { _ in ":-:" }),
             ]
             for subject in subjects {
                 let runs = report.runs.filter { $0.subject == subject.name }
@@ -69,6 +71,7 @@ extension StressCommand {
                 let cells = [
                     benchmark.flatMap { run, unit in run.metrics[unit.nanoseconds] }.map { String(format: "%.0f", $0) },
                     benchmark.flatMap { run, _ in run.metrics[.ratioToBaseline] }.map { String(format: "%.2f×", $0) },
+                    benchmark.flatMap { run, _ in run.baseline?.summary },
                     benchmark.flatMap { run, unit in run.metrics[unit.extraAllocations] }.map {
                         String(format: "%+.1f", $0)
                     },

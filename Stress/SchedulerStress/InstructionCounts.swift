@@ -110,9 +110,9 @@ public struct InstructionReport: Codable, Equatable, Sendable {
         public var baseline: PathCost?
         /// Instructions per operation over the committed ones, less one (0.02 is 2 % more).
         public var change: Double?
-        /// Instructions per operation over those of the bare Dispatch path it is compared
-        /// with (``HotPath/baseline``), measured in the same run.
-        public var ratioToDispatch: Double?
+        /// Instructions per operation over those of the bare path it is compared with
+        /// (``HotPath/baseline``), measured in the same run.
+        public var ratioToBare: Double?
         /// Whether it costs more than the committed baseline allows.
         public var regressed: Bool
     }
@@ -155,24 +155,24 @@ public struct InstructionReport: Codable, Equatable, Sendable {
             // An allocation is a whole call: a few hundredths of one per operation are a
             // thread's interleaving (a Dispatch continuation cache refilled or not), a quarter
             // is a new allocation on some path.
-            // A bare Dispatch path is the yardstick, not this package's code: its count moves
-            // with Dispatch's own caches, by more than this package's paths do, and no change
-            // here can regress it.
+            // A bare path is the yardstick, not this package's code: its count moves with
+            // Dispatch's and the runtime's own caches, by more than this package's paths do,
+            // and no change here can regress it. A path on a concurrent queue moves too much.
             let regressed =
-                !path.isBareDispatch
+                path.isGated
                 && committed.map {
                     cost.instructions > $0.instructions * (1 + tolerance) || cost.allocations > $0.allocations + 0.25
                 } ?? false
             return Entry(
                 path: path.rawValue, summary: path.summary, cost: cost, baseline: committed, change: change,
-                ratioToDispatch: path.baseline.flatMap { byPath[$0] }.map { cost.instructions / $0.instructions },
+                ratioToBare: path.baseline.flatMap { byPath[$0] }.map { cost.instructions / $0.instructions },
                 regressed: regressed)
         }
     }
 
     /// The report as a table for the terminal.
     public var table: String {
-        let header = "path                            instructions/op  allocations/op  committed   change  ×Dispatch"
+        let header = "path                            instructions/op  allocations/op  committed   change      ×bare"
         let rows = paths.map { entry in
             [
                 entry.path.padding(toLength: 32, withPad: " ", startingAt: 0),
@@ -180,7 +180,7 @@ public struct InstructionReport: Codable, Equatable, Sendable {
                 Self.format(entry.cost.allocations).leftPadded(16),
                 (entry.baseline.map { Self.format($0.instructions) } ?? "-").leftPadded(11),
                 (entry.change.map { String(format: "%+.1f%%", $0 * 100) } ?? "-").leftPadded(9),
-                (entry.ratioToDispatch.map { String(format: "%.2f", $0) } ?? "").leftPadded(11),
+                (entry.ratioToBare.map { String(format: "%.2f", $0) } ?? "").leftPadded(11),
                 entry.regressed ? "  REGRESSED" : "",
             ].joined()
         }

@@ -22,6 +22,7 @@ extension StressRun {
         }
         if let bytes = metrics[BenchmarkUnit.action.bytes] { self.allocations?.bytesPerOperation = bytes }
         self.ratioToBaseline = metrics[.ratioToBaseline]
+        self.baseline = scenario.isBenchmark ? context.subject.baseline : nil
         self.metrics = metrics
         let samples = context.samples
         self.samples = samples.isEmpty ? nil : samples

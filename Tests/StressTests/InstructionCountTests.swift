@@ -67,7 +67,7 @@ import Testing
         #expect(report.paths.map(\.regressed) == [false, true, false, true])
         #expect(report.regressions.count == 2)
         #expect(report.regressions[0].hasPrefix("queue-schedule-run: 1031.0 instructions"))
-        #expect(report.paths[1].ratioToDispatch == 1.031)
+        #expect(report.paths[1].ratioToBare == 1.031)
         #expect(report.paths[2].change.map { abs($0 + 10.0 / 310) < 1e-9 } == true, "an improvement is a change too")
         let unjudged = InstructionReport(
             toolchain: "t", operations: [100, 1_100], tolerance: 0.03, costs: costs, baseline: nil)

@@ -181,6 +181,23 @@ import Testing
         let ratio = try #require(run.ratioToBaseline)
         #expect(ratio > 0)
         #expect(run.metrics[BenchmarkUnit.action.baselineNanoseconds] ?? 0 > 0)
+        #expect(run.baseline == .serialQueue)
+    }
+
+    /// Each is compared with what its user would write instead, and says so in its report.
+    @Test func eachReferenceSubjectIsBenchmarkedAgainstItsOwnBareEquivalent() throws {
+        let baselines = Dictionary(uniqueKeysWithValues: ReferenceSubjects.all.map { ($0.name, $0.baseline) })
+        #expect(
+            baselines == [
+                "immediate": .serialQueue, "queue": .serialQueue, "queue-concurrent-target": .targetQueue,
+                "concurrent": .concurrentQueue, "main": .mainQueue, "subscription": .serialQueue,
+                "trampoline": .serialQueue, "test": .serialQueue, "queue-executor": .dispatchExecutor,
+                "test-executor": .drivenExecutor, "virtual-clock": .parkedContinuations,
+            ])
+        let executor = try Self.run(.executorThroughput, on: "test-executor", seconds: 0.2)
+        #expect(executor.baseline == .drivenExecutor && executor.ratioToBaseline ?? 0 > 0)
+        let fanIn = try Self.run(.fanIn, on: "queue", seconds: 0.1)
+        #expect(fanIn.baseline == nil, "only a benchmark has a baseline")
     }
 
     @Test func scenariosSkipSubjectsOfAnotherKind() throws {

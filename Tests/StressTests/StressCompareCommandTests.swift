@@ -140,6 +140,27 @@ extension StressCommandTests {
         #expect(bad.status == .exited(64))
     }
 
+    /// A ratio against another bare baseline is another measurement: not a regression, and
+    /// the comparison says why it was left out.
+    @Test func aRatioAgainstAnotherBaselineIsNotCompared() async throws {
+        let folder = Self.folder()
+        _ = try await Self.stress([
+            "--scenario", "throughput", "--subject", "queue", "--duration", "0.2", "--report-dir", folder.path,
+        ])
+        var report = try Self.report(in: folder)
+        #expect(report.runs[0].baseline == .serialQueue)
+        report.runs[0].baseline = .concurrentQueue
+        report.runs[0].ratioToBaseline = report.runs[0].ratioToBaseline.map { $0 / 10 }
+        let earlier = folder.appendingPathComponent("other-baseline.json")
+        try report.jsonData().write(to: earlier)
+        let outcome = try await Self.stress([
+            "compare", "--baseline", earlier.path, "--current", folder.appendingPathComponent("latest.json").path,
+            "--threshold", "p99=1000000", "--threshold", "throughput=1000",
+        ])
+        #expect(outcome.status == .exited(0), "\(outcome.output)")
+        #expect(outcome.output.contains("throughput × queue ratio: not compared, the bare baseline changed"))
+    }
+
     @Test func groupsNameTheirSubjectsAndTheTableShowsThemSideBySide() async throws {
         let folder = Self.folder()
         let run = try await Self.stress([
@@ -162,6 +183,11 @@ extension StressCommandTests {
             text.hasPrefix("intro\n<!-- stress:begin -->\n") && text.hasSuffix("<!-- stress:end -->\noutro\n")
                 && !text.contains("old"))
         #expect(text.contains("| queue | reference |") && text.contains("| mutant-lifo | mutant |"))
+        let baselines = Dictionary(
+            report.runs.map { ($0.subject, $0.baseline) }, uniquingKeysWith: { first, _ in first })
+        #expect(baselines["main"] == .mainQueue && baselines["concurrent"] == .concurrentQueue)
+        #expect(baselines["queue-concurrent-target"] == .targetQueue && baselines["queue"] == .serialQueue)
+        #expect(text.contains("| main | reference |") && text.contains("`DispatchQueue.main.async`"))
         let rows = text.split(separator: "\n").filter { $0.hasPrefix("|") }
         #expect(rows.count == 2 + report.runs.count)
         #expect(

@@ -19,6 +19,14 @@ import Testing
         #expect(Set(names).count == names.count, "a metric is listed twice")
     }
 
+    @Test func theSchemaListsEveryBaselineAndNoOther() throws {
+        let document = try JSONSerialization.jsonObject(with: Data(contentsOf: Self.schema)) as? [String: Any]
+        let runs = try #require((document?["properties"] as? [String: Any])?["runs"] as? [String: Any])
+        let properties = try #require((runs["items"] as? [String: Any])?["properties"] as? [String: Any])
+        let names = try #require((properties["baseline"] as? [String: Any])?["enum"] as? [String])
+        #expect(names == BareBaseline.allCases.map(\.rawValue))
+    }
+
     /// A scenario whose body records another scenario's outcome: the count has no place in
     /// the report, so the run is an error that names it rather than a pass that lost it.
     @Test func anOutcomeTheScenarioDoesNotDeclareMakesTheRunAnError() throws {

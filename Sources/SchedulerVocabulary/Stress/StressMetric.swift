@@ -14,8 +14,8 @@ public struct StressMetric: RawRepresentable, Hashable, Sendable, Codable, Codin
 
     public var description: String { rawValue }
 
-    /// The subject's cost per action, divided by the bare `DispatchQueue.async`'s in the
-    /// same rounds (per job, against a bare Dispatch executor, for executors).
+    /// The subject's cost per unit divided by its bare baseline's (``BareBaseline``) in the
+    /// same rounds.
     public static let ratioToBaseline = StressMetric(rawValue: "ratioToBaseline")
     /// How far the stack grew over a recursive chain, in bytes.
     public static let maxStackGrowthBytes = StressMetric(rawValue: "maxStackGrowthBytes")

@@ -40,8 +40,10 @@ public struct StressRun: Codable, Sendable {
     public var outcomes: [String: OutcomeCount]
     public var status: Status
     public var allocations: AllocationStats?
-    /// Throughput benchmark only: cost per action divided by the bare `DispatchQueue.async`'s.
+    /// Benchmarks only: the cost per unit divided by the ``baseline``'s.
     public var ratioToBaseline: Double?
+    /// What a benchmark compared the subject with; nil for other scenarios.
+    public var baseline: BareBaseline?
     /// Further measurements by name (nanoseconds per action, per recursion step, …).
     public var metrics: [StressMetric: Double]
     /// The per-round values of the metrics a benchmark measures in rounds (its medians are
@@ -62,7 +64,8 @@ public struct StressRun: Codable, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case scenario, subject, origin, threads, seed, operations, durationSeconds, throughputPerSecond
-        case latencyNanoseconds, outcomes, status, allocations, ratioToBaseline, metrics, samples, growth, memory,
+        case latencyNanoseconds, outcomes, status, allocations, ratioToBaseline, baseline, metrics, samples, growth,
+            memory,
             message, reproduce,
             diagnostics
     }
@@ -84,6 +87,7 @@ public struct StressRun: Codable, Sendable {
         try container.encode(status, forKey: .status)
         try container.encode(allocations, forKey: .allocations)
         try container.encode(ratioToBaseline, forKey: .ratioToBaseline)
+        try container.encodeIfPresent(baseline, forKey: .baseline)
         try container.encode(metrics, forKey: .metrics)
         try container.encodeIfPresent(samples, forKey: .samples)
         try container.encodeIfPresent(growth, forKey: .growth)

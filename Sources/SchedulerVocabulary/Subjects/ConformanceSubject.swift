@@ -1,3 +1,4 @@
+import Dispatch
 import Schedulers
 
 /// A scheduler, clock or executor under test: a factory of fresh instances and the
@@ -45,6 +46,9 @@ public struct ConformanceSubject: Sendable {
     /// The choices of SEMANTICS.md §8 the subject made differently from the suite, which
     /// the rules then hold it to (see ``declaring(_:)``).
     public var declared = Declarations()
+    /// The queue a scheduler made by the subject hands its work to, when the benchmark should
+    /// compare it with bare `async` there (see ``benchmarked(onTarget:)``).
+    public private(set) var benchmarkTarget: (@Sendable (any Scheduler) -> DispatchQueue)?
 
     /// A scheduler subject named `name` whose capabilities are those its schedulers declare,
     /// unless `capabilities` overrides them (to claim less than a scheduler declares, say).
@@ -119,6 +123,24 @@ public struct ConformanceSubject: Sendable {
     public func makeExecutor() -> ExecutorUnderTest {
         guard case .executor(let make) = factory else { preconditionFailure("\(name) is a \(kind), not an executor") }
         return make()
+    }
+
+    /// What the stress benchmarks compare the subject with.
+    public var baseline: BareBaseline {
+        switch kind {
+        case .scheduler: benchmarkTarget == nil ? .forScheduler(capabilities) : .targetQueue
+        case .executor: capabilities.contains(.virtualTime) ? .drivenExecutor : .dispatchExecutor
+        case .clock: .parkedContinuations
+        }
+    }
+
+    /// The subject, benchmarked against bare `async` on the queue `target` returns for each of
+    /// its schedulers: the queue its work lands on, which a user without the scheduler would
+    /// have used.
+    public func benchmarked(onTarget target: @escaping @Sendable (any Scheduler) -> DispatchQueue) -> Self {
+        var subject = self
+        subject.benchmarkTarget = target
+        return subject
     }
 
     /// Why a check written for subjects of `kind` does not apply to this one, or `nil`.

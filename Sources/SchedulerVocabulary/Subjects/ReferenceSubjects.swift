@@ -16,7 +16,8 @@ public enum ReferenceSubjects {
             QueueScheduler(
                 name: "queue-concurrent-target",
                 targetQueue: DispatchQueue(label: "concurrent target", attributes: .concurrent))
-        },
+        }
+        .benchmarked { ($0 as! QueueScheduler).targetQueue },
         ConformanceSubject(name: "concurrent", origin: .reference) { ConcurrentQueueScheduler(name: "concurrent") }
             .declaring(.pendingWorkOnRelease(.runs)),
         ConformanceSubject(name: "main", origin: .reference) { MainThreadScheduler.shared },

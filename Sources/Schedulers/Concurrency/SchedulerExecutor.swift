@@ -20,11 +20,19 @@ import Dispatch
 /// `scheduler.executor.asUnownedSerialExecutor()` in `unownedExecutor`, which makes a new
 /// executor each time.
 public final class SchedulerExecutor: SerialExecutor, TaskExecutor, CustomStringConvertible {
+    /// How a job reaches the scheduler: as it is, where the scheduler queues jobs beside its
+    /// actions (nothing can cancel a job, so it needs neither the handle nor the closure an
+    /// action costs), else wrapped in an action.
+    private enum Route {
+        /// In line with a Dispatch-backed serial scheduler's actions, in the batch they would join.
+        case drain(SerialDrain)
+        case virtualTime(TestScheduler)
+        case action
+    }
+
     /// The scheduler the jobs run on.
     public let scheduler: any Scheduler
-    /// The plumbing of a Dispatch-backed scheduler: jobs skip the disposable a scheduled
-    /// action needs, since nothing can cancel a job.
-    private let backend: DispatchBackend?
+    private let route: Route
 
     /// An executor on `scheduler`.
     /// - Throws: ``SchedulerError/notSerial(scheduler:)`` unless the scheduler claims
@@ -36,24 +44,23 @@ public final class SchedulerExecutor: SerialExecutor, TaskExecutor, CustomString
             throw .notSerial(scheduler: scheduler.name)
         }
         self.scheduler = scheduler
-        self.backend = (scheduler as? any DispatchBackedScheduler)?.backend
+        if let drain = (scheduler as? any DispatchBackedScheduler)?.backend.drain {
+            route = .drain(drain)
+        } else if let virtual = scheduler as? TestScheduler {
+            route = .virtualTime(virtual)
+        } else {
+            route = .action
+        }
     }
 
-    /// Runs `job` as an action of the scheduler; it cannot be cancelled.
+    /// Runs `job` where an action scheduled now would run; it cannot be cancelled.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        guard let backend else {
-            // The scheduler sets itself as the current scheduler around its actions.
-            scheduler.schedule { self.run(job) }
-            return
-        }
-        if let drain = backend.drain {
-            // In line with the scheduler's actions, in the batch they would join.
-            drain.enqueue(.job(job, self))
-        } else {
-            backend.queue.async {
-                CurrentScheduler.run(as: self.scheduler) { self.run(job) }
-            }
+        switch route {
+        case .drain(let drain): drain.enqueue(.job(job, self))
+        case .virtualTime(let scheduler): scheduler.enqueue(job, from: self)
+        // The scheduler sets itself as the current scheduler around its actions.
+        case .action: scheduler.schedule { self.run(job) }
         }
     }
 

@@ -4,11 +4,12 @@ import Dispatch
 /// repeat, so the queue, concurrent and main-thread schedulers differ only in their queue.
 struct DispatchBackend: Sendable {
     let queue: DispatchQueue
-    /// Batches the queue's plain actions and jobs: for a private serial queue, whose order
-    /// is the scheduler's own. A shared queue (main) or a concurrent one has none.
+    /// Batches the queue's plain actions and jobs: for a serial queue whose order among its
+    /// work the scheduler need not keep (its private queue, or the main queue, where it
+    /// promises an order among its own actions only). A concurrent queue has none.
     let drain: SerialDrain?
 
-    /// Plumbing for `queue`; `batched` only when the scheduler owns the serial queue.
+    /// Plumbing for `queue`; `batched` only for a serial queue (see `drain`).
     init(queue: DispatchQueue, batched: Bool = false) {
         self.queue = queue
         self.drain = batched ? SerialDrain(queue: queue) : nil

@@ -6,27 +6,38 @@ import Schedulers
 import Synchronization
 
 extension StressScenario {
-    /// The enqueue→run cost per job of an executor, against a bare serial
-    /// `DispatchQueue` executor measured in alternation in the same process.
+    /// The enqueue→run cost per job of an executor, against a bare serial executor of its sort
+    /// (on a `DispatchQueue`, or driven like the subject) measured in alternation in the same
+    /// process.
     public static let executorThroughput = StressScenario(
         .executorThroughput,
         """
         A job on the executor starts a batch of tasks isolated to an actor on it (or, for a task executor only, \
         preferring it): each task's job is enqueued by the job running there, and the executor drains the batch back \
-        to back. The same batch runs on a bare serial DispatchQueue executor in alternation. Reports the cost per job \
-        (a task's creation, enqueue and run), its ratio to the bare baseline, and allocations per job for both.
+        to back. The same batch runs in alternation on a bare serial executor: a DispatchQueue's, or for an \
+        executor that runs jobs only when driven, one that keeps them in a list for the driving thread. Reports the \
+        cost per job (a task's creation, enqueue and run), its ratio to the bare baseline, and allocations per job \
+        for both.
         """,
         kind: .executor,
         outcomes: ExecutorThroughputOutcome.self,
         isBenchmark: true
     ) { ctx throws(StressFailure) in
         let executor = ctx.subject.makeExecutor()
-        let baseline = JobBatch(serial: DispatchQueueExecutor(label: "executor throughput baseline"))
+        let bare: any SerialExecutor
+        var bareDrive: (@Sendable () -> Void)? = nil
+        if ctx.subject.baseline == .drivenExecutor {
+            let driven = DrivenSerialExecutor()
+            (bare, bareDrive) = (driven, { driven.drive() })
+        } else {
+            bare = DispatchQueueExecutor(label: "executor throughput baseline")
+        }
+        let baseline = JobBatch(serial: bare)
         let subject = executor.serial.map(JobBatch.init(serial:)) ?? JobBatch(task: executor.task!)
         let jobs = 20_000
         try ctx.benchmark(unit: .job, operations: jobs, completed: ExecutorThroughputOutcome.completed) {
             () throws(StressFailure) in
-            let (base, baseAllocations) = try baseline.measure(jobs, ctx, drive: nil)
+            let (base, baseAllocations) = try baseline.measure(jobs, ctx, drive: bareDrive)
             let (mine, allocations) = try subject.measure(jobs, ctx, drive: executor.drive)
             return BenchmarkRound(
                 nanoseconds: mine, baselineNanoseconds: base, allocations: allocations,

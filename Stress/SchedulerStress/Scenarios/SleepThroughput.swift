@@ -7,13 +7,15 @@ import Synchronization
 
 extension StressScenario {
     /// The cost of one sleep on a manual clock (start, park, wake, resume), against tasks
-    /// that park on a bare continuation the driver resumes, measured in alternation.
+    /// that park on a bare continuation the driver resumes in deadline order, measured in
+    /// alternation.
     public static let sleepThroughput = StressScenario(
         .sleepThroughput,
         """
         Manual clocks: a batch of tasks (on the clock's own executor, when it has one) each sleeps until a distinct \
         instant, and the clock is run until every one woke; in alternation, the same tasks park on a bare \
-        continuation that the driving thread resumes, which is the least a manual clock can do. Reports the cost per \
+        continuation with their deadline, and the driving thread resumes them in deadline order, which is the least a \
+        manual clock can do. Reports the cost per \
         sleep, its ratio to the bare baseline, and allocations per sleep for both.
         """,
         kind: .clock,
@@ -32,10 +34,10 @@ extension StressScenario {
         try ctx.benchmark(unit: .sleep, operations: sleeps, completed: SleepThroughputOutcome.completed) {
             () throws(StressFailure) in
             let (base, baseAllocations) = try SleepBatch.measure(sleeps, ctx, driver) { count, done in
-                let parked = Parked()
-                for _ in 0..<count {
+                let parked = ParkedContinuations()
+                for index in 0..<count {
                     Task(executorPreference: executor) {
-                        await withUnsafeContinuation { parked.add($0) }
+                        await withUnsafeContinuation { parked.add($0, deadline: index + 1) }
                         done.tick()
                     }
                 }
@@ -98,21 +100,6 @@ private enum SleepBatch {
             }
             _ = moved.wait(timeout: .now() + .seconds(10))
         }
-    }
-}
-
-/// The baseline's parked tasks: bare continuations, resumed all at once.
-private final class Parked: Sendable {
-    private let continuations = Lock<[UnsafeContinuation<Void, Never>]>([])
-
-    func add(_ continuation: UnsafeContinuation<Void, Never>) { continuations.withLock { $0.append(continuation) } }
-
-    func resumeAll() {
-        let ready = continuations.withLock { parked in
-            defer { parked.removeAll() }
-            return parked
-        }
-        for continuation in ready { continuation.resume() }
     }
 }
 

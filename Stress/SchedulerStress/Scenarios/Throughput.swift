@@ -5,21 +5,24 @@ import Schedulers
 import Synchronization
 
 extension StressScenario {
-    /// The schedule→run cost per action, against a bare `DispatchQueue.async` measured in
-    /// the same process, alternating so both see the same machine.
+    /// The schedule→run cost per action, against the bare `DispatchQueue.async` the subject's
+    /// ``BareBaseline`` names, measured in the same process, alternating so both see the same
+    /// machine.
     public static let throughput = StressScenario(
         .throughput,
         """
-        One thread schedules batches of actions and waits for the last; the same batches go through a bare serial \
-        DispatchQueue.async in alternation. Reports the cost per action, its ratio to the bare baseline, and \
-        allocations per action for both. Synchronous and trampoline subjects also report the cost of one recursion step.
+        One thread schedules batches of actions and waits for the last; the same batches go through the bare \
+        DispatchQueue.async a user would write instead (a serial queue's for a serial scheduler, the main queue's, a \
+        concurrent queue's, or the scheduler's target queue's) in alternation. Reports the cost per action, its ratio \
+        to the bare baseline, and allocations per action for both. Synchronous and trampoline subjects also report the \
+        cost of one recursion step.
         """,
         outcomes: ThroughputOutcome.self,
         isBenchmark: true
     ) { ctx throws(StressFailure) in
         let scheduler = ctx.subject.makeScheduler()
         let batch = 20_000
-        let baselineQueue = DispatchQueue(label: "throughput baseline")
+        let baselineQueue = bareQueue(ctx.subject, scheduler)
         try ctx.benchmark(unit: .action, operations: batch, completed: ThroughputOutcome.completed) {
             () throws(StressFailure) in
             let (baseline, baselineAllocations, _) = try measure(batch, ctx) { action in
@@ -35,6 +38,16 @@ extension StressScenario {
         let capabilities = ctx.subject.capabilities
         if !capabilities.isDisjoint(with: [.synchronous, .trampoline, .virtualTime]) {
             ctx.setMetric(.recursionNanosecondsPerStep, try recursionStep(scheduler, ctx))
+        }
+    }
+
+    /// The queue whose bare `async` the subject is compared with.
+    private static func bareQueue(_ subject: ConformanceSubject, _ scheduler: any Scheduler) -> DispatchQueue {
+        switch subject.baseline {
+        case .mainQueue: .main
+        case .concurrentQueue: DispatchQueue(label: "throughput baseline", attributes: .concurrent)
+        case .targetQueue: subject.benchmarkTarget.map { $0(scheduler) } ?? DispatchQueue(label: "throughput baseline")
+        default: DispatchQueue(label: "throughput baseline")
         }
     }
 
