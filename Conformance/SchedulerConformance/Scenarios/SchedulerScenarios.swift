@@ -121,6 +121,9 @@ enum SchedulerScenarios {
         let timed = Box<(oneShots: [Int: (due: SchedulerTime, ran: Signal)], series: [Int: TimedSeries])>(([:], [:]))
         /// The actions and series whose handles the scenario disposed.
         let disposed = Box<Set<Int>>([])
+        /// Runs started and not yet returned: the finish waits for them, since a run's calls
+        /// are in the history as soon as made but its start only once it returned.
+        let running = Box(0)
         let suite = SuiteRuns<SchedulerModel.Operation, SchedulerModel.Outcome>(jitter: jitter)
         let extras = subject.scenarioOperations
         let model = SchedulerModel(serial: serial, tracksCurrent: tracksCurrent, extras: extras)
@@ -192,6 +195,8 @@ enum SchedulerScenarios {
         @Sendable func run(
             _ n: Int, _ body: [SchedulerModel.Operation], rerun: (@Sendable () -> Void)?, due: SchedulerTime? = nil
         ) {
+            running.update { $0 += 1 }
+            defer { running.update { $0 -= 1 } }
             let started = HistoryClock.tick()
             let current =
                 tracksCurrent ? CurrentScheduler.value.map { ObjectIdentifier($0) == identity } ?? false : nil
@@ -231,9 +236,10 @@ enum SchedulerScenarios {
                 }
                 let invoked = HistoryClock.tick()
                 // Again while an action's own `schedule` returned after the last sentinel was
-                // asked for, or a recursion has runs to come: that work may be queued behind
-                // the sentinel (a run's owed runs are queued once it returned), never behind
-                // the next.
+                // asked for, a recursion has runs to come, or a run is still under way: that
+                // work may be queued behind the sentinel (a run's owed runs are queued once it
+                // returned), never behind the next. (A recursion's run that disposed its own
+                // recursion was once left running, its calls in the history without its start.)
                 // Bounded by the bodies' depth, with room: a subject that reruns its actions
                 // without end is judged by its history, not waited for.
                 var asked: UInt64
@@ -244,7 +250,8 @@ enum SchedulerScenarios {
                     rounds += 1
                 } while rounds < 16
                     && (suite.calls.value.contains { $0.returned > asked && $0.operation.isSchedule }
-                        || recursions.value.values.contains { !$0.disposed && $0.ran < $0.asked })
+                        || recursions.value.values.contains { !$0.disposed && $0.ran < $0.asked }
+                        || running.value > 0)
                 let returned = HistoryClock.tick()
                 let runs = ObservedRun.entries(
                     suite.observed.value, serial: serial, start: SchedulerModel.Operation.start,
