@@ -93,7 +93,16 @@ public struct Jitter: Sendable {
             if !short.contains(.calls), draw < 2, !points.isEmpty, !calls.isEmpty { draw += 2 }
             if short == [.calls], draw >= 2, twoThreads { draw %= 2 }
         }
+        // A cancel of a sleeper that was asleep before the calls began meets a run that
+        // resumes it, where the outcome shows, in two runs in three: at the lag learned for
+        // the moment between the run taking the sleeper and resuming it, which is narrow.
+        let takings = Self.takings(calls: calls, aim: aim, dues: dues)
         switch draw {
+        case 0..<4 where !takings.isEmpty:
+            let (cancel, run, point) = takings[Int(random.next() % UInt64(takings.count))]
+            meeting = Meeting(
+                [cancel, run], lag: .nanoseconds(learned.taking.lag(sweep)), race: .taking(of: point), lagging: cancel)
+            longActions = []
         case 0..<2 where twoThreads:
             // Half the time, with kinds, every pair of kinds the threads offer is as likely as
             // any other, so a rare pair (two removes) meets as often as a common one.
@@ -111,7 +120,7 @@ public struct Jitter: Sendable {
             longActions = []
         case 2..<5 where !points.isEmpty && !calls.isEmpty:
             let passing = calls.flatMap { call -> [(Party, Int)] in
-                guard case .crossing(let span?) = aim(call) else { return [] }
+                guard case .crossing(let span?, _) = aim(call) else { return [] }
                 return points.filter { dues[$0].map(span.contains) ?? false }.map { (call, $0) }
             }
             if !passing.isEmpty {
@@ -199,6 +208,32 @@ public struct Jitter: Sendable {
         return pairs
     }
 
+    /// The cancels of a sleeper asleep before the calls began (one that waits for a time, as
+    /// `dues` says, and no call makes) that meet a run on another thread, when the outcome
+    /// of the race shows in the time: the run is the calls' one drive, and the sleeper the
+    /// one due last. A run whose last sleeper is the cancelled one ends at its time only if
+    /// the run took it; an advance ends at its target, and a run that resumes a later
+    /// sleeper (or is followed by another drive) ends elsewhere, whoever took it.
+    static func takings(calls: [Party], aim: (Party) -> Aim, dues: [Int: Int]) -> [(
+        cancel: Party, run: Party, point: Int
+    )] {
+        let madeByCalls = Set(calls.compactMap { aim($0).makes })
+        let latest = dues.values.max()
+        // Due alone at the latest time: a sleeper due with it would move the time there too.
+        let last = dues.values.filter { $0 == latest }.count == 1 ? latest : nil
+        let drives = calls.filter { if case .crossing = aim($0) { true } else { false } }.count
+        guard drives == 1, last != nil else { return [] }
+        return calls.flatMap { cancel -> [(Party, Party, Int)] in
+            guard case .point(let point) = aim(cancel), !madeByCalls.contains(point), dues[point] == last else {
+                return []
+            }
+            return calls.compactMap { run in
+                guard run.thread != cancel.thread, case .crossing(_, resumesAll: true) = aim(run) else { return nil }
+                return (cancel, run, point)
+            }
+        }
+    }
+
     /// The two calls of this run's meeting, if it is a meeting of two calls.
     var metCalls: [(thread: Int, index: Int)] {
         (meeting?.parties ?? []).compactMap {
@@ -226,6 +261,9 @@ public struct Jitter: Sendable {
         meeting?.resumed(point)
         meeting?.arrive(.resumption(point))
     }
+
+    /// Called by sleeper `point`'s task when its sleep ended: returned, or not.
+    public func ended(_ point: Int, returned: Bool) { meeting?.ended(point, returned: returned) }
 
     private static func spread(_ random: inout SplitMix64, longest nanoseconds: UInt64) -> Duration {
         switch random.next() % 10 {

@@ -66,6 +66,9 @@ extension Jitter {
         /// A schedule for the present against an advance's last look for due work, once the
         /// last action it ran returned: first guessed half a microsecond after that return.
         public private(set) var arrival = LearnedLag(centre: 500)
+        /// A cancel of a sleeper against a run that takes it: first guessed 1 µs after the
+        /// run, which goes through its gate and lock before it takes anything.
+        public private(set) var taking = LearnedLag(centre: 1_000)
 
         /// Every lag at its first guess.
         public init() {}
@@ -84,6 +87,7 @@ extension Jitter {
             case .passing: \.passing
             case .start: \.start
             case .arrival: \.arrival
+            case .taking: \.taking
             }
         }
     }
@@ -104,8 +108,10 @@ extension Jitter {
         /// (a manual clock's advance, whose sleepers run elsewhere; a declared extra call):
         /// met with any point the scenario makes. `passing` is the span of time the call moves
         /// through, if it moves it (an advance from 0 to its target): it meets a point due in
-        /// that span whenever there is one (``MeetingKind/passing``).
-        case crossing(passing: ClosedRange<Int>? = nil)
+        /// that span whenever there is one (``MeetingKind/passing``). `resumesAll`, for a call
+        /// that resumes every sleeper however far their times (a manual clock's `run()`): a
+        /// cancel of a sleeper asleep before it meets it where the outcome shows.
+        case crossing(passing: ClosedRange<Int>? = nil, resumesAll: Bool = false)
         /// One action (a dispose of action n): met with the return of action n − 1, when a
         /// serial subject decides whether n starts.
         case action(Int)

@@ -27,10 +27,16 @@ extension Jitter {
             /// The call schedules action n for the present; the point is the return of an
             /// action an advance runs, after which the advance looks for more due work.
             case arrival(of: Int)
+            /// The call cancels sleeper n, asleep before the other call, a run, began: the cancel
+            /// lands before the run takes n (n's sleep throws), or after (it returns).
+            case taking(of: Int)
         }
 
         let parties: Set<Party>
         let lag: Duration
+        /// For a meeting of two calls aimed at a race: the call that waits a positive lag (the
+        /// other waits a negative one). Otherwise both calls wait a positive lag.
+        let lagging: Party?
         /// The race the meeting aims at, if its outcome shows.
         let race: Race?
         /// The call moves the time past the point's deadline (``MeetingKind/passing``).
@@ -53,12 +59,18 @@ extension Jitter {
         private let pointArrived = Atomic<UInt64>(0)
         private let advanceReturned = Atomic<UInt64>(0)
         private let madeRan = Atomic<UInt64>(0)
+        /// For a ``Race/taking(of:)`` meeting: how the sleeper's sleep ended (0: not yet,
+        /// 1: it returned, 2: it threw).
+        private let sleepEnded = Atomic<Int>(0)
 
-        init(_ parties: Set<Party>, lag: Duration, race: Race? = nil, advancers: Set<Party> = []) {
+        init(
+            _ parties: Set<Party>, lag: Duration, race: Race? = nil, advancers: Set<Party> = [], lagging: Party? = nil
+        ) {
             self.parties = parties
             self.lag = lag
             self.race = race
             self.advancers = advancers
+            self.lagging = lagging
         }
 
         private var arrival: Bool { if case .arrival = race { true } else { false } }
@@ -81,6 +93,7 @@ extension Jitter {
                 }
             }
             switch party {
+            case .call where lagging != nil && lagging != party: if lag < .zero { spin(.zero - lag) }
             case .call where lag > .zero, .resumption where lag > .zero: spin(lag)
             case .actionReturn where lag < .zero: spin(.zero - lag)
             default: break
@@ -119,6 +132,12 @@ extension Jitter {
             callReturned.store(HistoryClock.tick(), ordering: .releasing)
         }
 
+        /// Notes, for a ``Race/taking(of:)`` meeting, how sleeper `point`'s sleep ended.
+        func ended(_ point: Int, returned: Bool) {
+            guard race == .taking(of: point) else { return }
+            _ = sleepEnded.compareExchange(expected: 0, desired: returned ? 1 : 2, ordering: .acquiringAndReleasing)
+        }
+
         /// Notes that the suite's action `action` ran (it is about to return).
         func ran(_ action: Int) {
             if race == .start(of: action) { disposedRan.store(true, ordering: .releasing) }
@@ -131,7 +150,8 @@ extension Jitter {
         /// point's side had decided: for a passing meeting, the sleeper went to sleep before
         /// the advance decided (the advance resumed it, from its own thread, before returning)
         /// rather than after (it found its time passed, or was lost); for a dispose, its
-        /// action ran. Which side of the race the lag put the call on; nil for other meetings.
+        /// action ran; for a cancel, the sleep it cancels returned. Which side of the race the
+        /// lag put the call on; nil for other meetings.
         var callLate: Bool? {
             guard let race, happened else { return nil }
             switch race {
@@ -146,6 +166,9 @@ extension Jitter {
                 guard returned != 0 else { return nil }
                 let ran = madeRan.load(ordering: .acquiring)
                 return ran == 0 || ran > returned
+            case .taking:
+                let ended = sleepEnded.load(ordering: .acquiring)
+                return ended == 0 ? nil : ended == 1
             }
         }
 

@@ -69,6 +69,7 @@ enum ManualClockScenarios {
         switch operation {
         case .cancel(let k): .point(k)
         case .drive(.by(let ms)) where ms > 0: .crossing(passing: 1...ms)
+        case .drive(.all): .crossing(resumesAll: true)
         case .drive: .crossing()
         case .sleep(let k, let ms): .makes(k, due: ms)
         default: .nothing
@@ -113,6 +114,8 @@ enum ManualClockScenarios {
                             outcome = .threw(String(describing: error))
                         }
                         let ended = HistoryClock.tick()
+                        let returned = if case .returned = outcome { true } else { false }
+                        jitter.ended(k, returned: returned)
                         records.update { $0[k]?.ended = (ended, outcome) }
                     }
                     tasks.update { $0[k] = task }
