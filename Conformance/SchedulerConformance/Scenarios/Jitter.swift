@@ -46,7 +46,7 @@ public struct Jitter: Sendable {
     /// of no kind): in half the runs that meet two calls, the pair of kinds is drawn first.
     /// `dues` has the time each point waits for, if it waits (``Aim/makes(_:due:)``): a run
     /// that meets a call and a point meets a call aimed at a span of time
-    /// (``Aim/crossing(passing:)``) with a point due in that span whenever the scenario has
+    /// (``Aim/crossing(passing:resumesAll:)``) with a point due in that span whenever the scenario has
     /// one. With `onlyCalls` (an exploration whose
     /// evidence is meetings of two calls alone), two runs in three meet two calls.
     /// Without `resumable` or `onlyCalls`, every run meets something. `short`, when given,
