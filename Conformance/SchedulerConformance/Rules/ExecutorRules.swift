@@ -172,29 +172,6 @@ extension RuleCatalogue {
         ] + executorIsolation
 }
 
-/// EXE-3 from a plain thread, on a real executor with nothing to do: `enqueue` queues the
-/// job and returns, and the job runs after, never inside it on the caller's thread. Five
-/// trials, each once the last job ran: one that lands while the worker is still going idle
-/// meets a busy executor, so the others carry the check.
-private func enqueueOnAnIdleExecutorQueues(_ ctx: RuleContext, _ session: ExecutorSession) throws(RuleFailure) {
-    guard session.executor.drive == nil else { return }
-    for trial in 1...5 {
-        let caller = ThreadProbe.id
-        let returned = Box(false)
-        let inline = Box(false)
-        let ran = Signal()
-        session.submit {
-            if ThreadProbe.id == caller && !returned.value { inline.value = true }
-            ran.fire()
-        }
-        returned.value = true
-        try session.waitFor(ran, "a job enqueued on an idle executor (trial \(trial))")
-        try ctx.expect(
-            !inline.value, "a job enqueued from a plain thread on an idle executor ran inside `enqueue`, on that thread"
-        )
-    }
-}
-
 /// EXE-3's nested part: a backlog, the first of which enqueues two jobs from inside itself
 /// and then has another thread enqueue one while it still runs; the first nested job enqueues
 /// one more. Undeclared, every one queues behind the jobs already waiting. Declared
