@@ -1,4 +1,5 @@
 import Foundation
+import SchedulerProbes
 import Testing
 
 @testable import SchedulerConformance
@@ -80,5 +81,43 @@ import Testing
             $0.race == nil ? nil : $0.lag
         }
         #expect(!lags.isEmpty && lags.allSatisfy { $0 >= .microseconds(-2.5) && $0 < .microseconds(0.5) })
+    }
+
+    /// Whether `scenario`'s runs can aim a cancel at its run's take, as the explorer sees it.
+    static func offersTaking(_ scenario: Scenario<ManualClockModel.Operation>) -> Bool {
+        Jitter(
+            seed: 1, aims: scenario.parallel.map { $0.map(ManualClockScenarios.aim) }, points: [],
+            dues: scenario.operations.reduce(into: [:]) { dues, operation in
+                if case .makes(let point, let due?) = ManualClockScenarios.aim(operation) { dues[point] = due }
+            }
+        ).offersTaking
+    }
+
+    @Test func aboutOneScenarioInEightOffersACancelOfWhatTheRunTakes() {
+        let scenarios = (1...2_000 as ClosedRange<UInt64>).map { seed in
+            var random = SplitMix64(seed: seed)
+            return ManualClockScenarios.generate(&random)
+        }
+        let offering = scenarios.filter(Self.offersTaking)
+        // A run is one drive in eight; three in four of those are given the shape.
+        #expect(offering.count > scenarios.count / 12 && offering.count < scenarios.count / 5)
+        let withoutRun = (1...500 as ClosedRange<UInt64>).map { seed in
+            var random = SplitMix64(seed: seed)
+            return ManualClockScenarios.generate(&random, run: false)
+        }
+        #expect(!withoutRun.contains(where: Self.offersTaking))
+    }
+
+    @Test func anExplorationWhoseScenariosOfferTakingsNeedsSixtyOfThem() {
+        var summary = ScenarioExplorer.Summary()
+        summary.takingMeetings = 0
+        #expect(!summary.takingsShort(in: .standard))
+        summary.takingScenarios = 1
+        summary.takingMeetings = 59
+        #expect(summary.takingsShort(in: .standard))
+        summary.takingMeetings = 60
+        #expect(!summary.takingsShort(in: .standard))
+        #expect(
+            !summary.takingsShort(in: Exploration(meetings: 100)) && summary.metDescription.contains("60 of a cancel"))
     }
 }

@@ -14,6 +14,9 @@ public struct Jitter: Sendable {
     public let seed: UInt64
     /// The two points that meet in this run, if any.
     let meeting: Meeting?
+    /// Whether the run's scenario has a cancel that can meet a run's take of its sleeper
+    /// (``takings(calls:aim:dues:)``), whatever this run met.
+    let offersTaking: Bool
     /// The actions that run long in this run, so that what the call of a meeting with a point
     /// inside the subject starts in the window it aimed at (a second drain, a job run beside)
     /// is still running when the next work comes: the point that call makes, or, for a dispose
@@ -97,6 +100,7 @@ public struct Jitter: Sendable {
         // resumes it, where the outcome shows, in two runs in three: at the lag learned for
         // the moment between the run taking the sleeper and resuming it, which is narrow.
         let takings = Self.takings(calls: calls, aim: aim, dues: dues)
+        offersTaking = !takings.isEmpty
         switch draw {
         case 0..<4 where !takings.isEmpty:
             let (cancel, run, point) = takings[Int(random.next() % UInt64(takings.count))]

@@ -47,71 +47,6 @@ public enum ScenarioExplorer {
     /// How many runs of each scenario, each with its own jitter.
     static let runsPerScenario = 6
 
-    /// What one exploration did.
-    public struct Summary: Sendable, Equatable {
-        /// Scenarios generated, runs made, and runs in which some calls overlapped.
-        public var scenarios = 0, runs = 0, conclusive = 0
-        /// Runs whose history the checker could not decide within its limits: they count as
-        /// runs, never as evidence.
-        public var undecided = 0
-        /// Runs whose meeting happened, of two calls and of a call and a point of the suite's
-        /// code inside the subject (those that passed the point's time included), and of a
-        /// call and a point whose time it passed.
-        public var callMeetings = 0, returnMeetings = 0, passingMeetings = 0
-        /// With a pairing: the meetings of two calls, by the pair of kinds they joined, and
-        /// every pair some scenario put on two threads.
-        public var pairMeetings: [CallPair: Int] = [:], offeredPairs: Set<CallPair> = []
-
-        /// The meetings of `kind` that happened.
-        func meetings(of kind: Jitter.MeetingKind) -> Int {
-            switch kind {
-            case .calls: callMeetings
-            case .callAndReturn: returnMeetings
-            case .passing: passingMeetings
-            }
-        }
-
-        /// The first of `kinds` of which fewer than `exploration` needs happened.
-        func shortKind(of kinds: [Jitter.MeetingKind], in exploration: Exploration) -> Jitter.MeetingKind? {
-            kinds.first { meetings(of: $0) < Self.needed(of: $0, in: exploration) }
-        }
-
-        /// How many meetings of `kind` `exploration` needs: its share of the meetings.
-        static func needed(of kind: Jitter.MeetingKind, in exploration: Exploration) -> Int {
-            let needed =
-                kind == .callAndReturn ? exploration.returnMeetings ?? exploration.meetings : exploration.meetings
-            return max(1, Int((Double(needed) * kind.share).rounded(.up)))
-        }
-
-        /// The meetings that happened, in words.
-        var metDescription: String {
-            let passing = passingMeetings == 0 ? "" : " (\(passingMeetings) passing its time)"
-            return
-                """
-                \(callMeetings) meetings of two calls, \(returnMeetings) of a call and the suite's code inside the \
-                subject\(passing)
-                """
-        }
-
-        /// The offered pair that met least often, if it met fewer than `needed` times.
-        func shortPair(needing needed: Int) -> (pair: CallPair, met: Int)? {
-            offeredPairs.map { ($0, pairMeetings[$0] ?? 0) }.filter { $0.1 < needed }.min {
-                ($0.1, $0.0) < ($1.1, $1.0)
-            }
-        }
-    }
-
-    /// Two kinds of call, in either order ("remove and remove"): what a meeting joined.
-    public struct CallPair: Hashable, Sendable, Comparable, CustomStringConvertible {
-        public let first: String, second: String
-        /// The pair of `one` and `other`, whichever came first.
-        public init(_ one: String, _ other: String) { (first, second) = one <= other ? (one, other) : (other, one) }
-        public static func < (lhs: CallPair, rhs: CallPair) -> Bool {
-            (lhs.first, lhs.second) < (rhs.first, rhs.second)
-        }
-        public var description: String { "\(first) and \(second)" }
-    }
-
     /// Explores `profile` within `context`'s budget, making a fresh instance for every run;
     /// `aim` says what an operation acts on, for choosing the meetings; `evidence` names the
     /// kinds of meeting that test the profile's risky hand-offs, of which the exploration
@@ -208,6 +143,7 @@ public enum ScenarioExplorer {
             for index in 0..<runsPerScenario {
                 let run = try trial(scenario, seed: seed, index: index)
                 summary.runs += 1
+                if index == 0, run.jitter.offersTaking { summary.takingScenarios += 1 }
                 // A history the checker could not judge is no evidence, whatever met in it.
                 if run.undecided {
                     summary.undecided += 1
@@ -225,7 +161,10 @@ public enum ScenarioExplorer {
                     summary.passingMeetings += 1
                 case nil: break
                 }
-                if let meeting = run.jitter.meeting { learned.learn(from: meeting) }
+                if let meeting = run.jitter.meeting {
+                    if case .taking = meeting.race, meeting.callLate != nil { summary.takingMeetings += 1 }
+                    learned.learn(from: meeting)
+                }
                 guard run.refusal != nil else { continue }
                 let minimal = try shrink(run, seed: seed, within: exploration.budget, trial: trial)
                 throw RuleFailure(
@@ -238,7 +177,7 @@ public enum ScenarioExplorer {
             let elapsed = ContinuousClock.now - started
             let evidenced =
                 summary.shortKind(of: evidence, in: exploration) == nil
-                && summary.shortPair(needing: pairsNeeded) == nil
+                && summary.shortPair(needing: pairsNeeded) == nil && !summary.takingsShort(in: exploration)
             explored =
                 elapsed >= exploration.budget
                 && (evidenced
@@ -284,6 +223,16 @@ public enum ScenarioExplorer {
                 met \(met) times, of the \(pairsNeeded) needed for each pair of kinds of call: the machine was too \
                 busy for the suite's threads to hold their cores together, and the race between those two calls was \
                 too seldom tried to judge\(undecided)
+                """,
+                kind: .inconclusive)
+        }
+        if summary.takingsShort(in: exploration) {
+            throw RuleFailure(
+                """
+                in \(summary.runs) runs of \(summary.scenarios) scenarios over \(Int(seconds)) s, a cancel met a run's \
+                take of its sleeper \(summary.takingMeetings) times, of the \(Summary.takingsNeeded(in: exploration)) \
+                needed: the machine was too busy for the suite's threads to hold their cores together, and the race \
+                between a cancel and a run was too seldom tried to judge\(undecided)
                 """,
                 kind: .inconclusive)
         }
