@@ -21,13 +21,15 @@ public final class TestScheduler: VirtualTimeScheduler {
     private enum Work {
         case once(ScheduledAction)
         case repeating(RepeatingAction)
+        // Two cases, not a flag: the entry stays two words, and the heap moves less.
         case job(UnownedJob, SchedulerExecutor)
+        case nonisolatedJob(UnownedJob, SchedulerExecutor)
     }
 
     /// What a drive took to run: an action (claimed, so no dispose can stop it now) or a job.
     private enum Due {
         case action(SchedulerAction)
-        case job(UnownedJob, SchedulerExecutor)
+        case job(UnownedJob, SchedulerExecutor, isolated: Bool)
     }
 
     private typealias Entry = TimeOrderedQueue<Work>.Entry
@@ -52,7 +54,8 @@ public final class TestScheduler: VirtualTimeScheduler {
                 switch first.work {
                 case .once(let item): if let action = item.claim() { return (first, .action(action)) }
                 case .repeating(let item): if let action = item.action { return (first, .action(action)) }
-                case .job(let job, let executor): return (first, .job(job, executor))
+                case .job(let job, let executor): return (first, .job(job, executor, isolated: true))
+                case .nonisolatedJob(let job, let executor): return (first, .job(job, executor, isolated: false))
                 }
             }
             return nil
@@ -109,8 +112,9 @@ public final class TestScheduler: VirtualTimeScheduler {
     }
 
     /// Queues an executor's job as ``schedule(_:)`` would an action.
-    func enqueue(_ job: UnownedJob, from executor: SchedulerExecutor) {
-        state.withLock { $0.insert(.job(job, executor), at: $0.now) }
+    func enqueue(_ job: UnownedJob, from executor: SchedulerExecutor, isolated: Bool) {
+        let work = isolated ? Work.job(job, executor) : .nonisolatedJob(job, executor)
+        state.withLock { $0.insert(work, at: $0.now) }
     }
 
     /// Runs the earliest pending action, moving time to it; false when nothing is pending.
@@ -178,7 +182,8 @@ public final class TestScheduler: VirtualTimeScheduler {
         switch due {
         case nil: return false
         case .action(let action)?: CurrentScheduler.run(as: self, action)
-        case .job(let job, let executor)?: CurrentScheduler.run(as: self) { executor.run(job) }
+        case .job(let job, let executor, let isolated)?:
+            CurrentScheduler.run(as: self) { executor.run(job, isolated: isolated) }
         }
         return true
     }

@@ -70,6 +70,27 @@ import Testing
         #expect(clock.now == VirtualClock.Instant(offset: .seconds(2)))
     }
 
+    @Test func aTaskThatPrefersTheExecutorCallsNonisolatedCodeAndSleepsWithoutHops() {
+        let scheduler = TestScheduler()
+        let executor = scheduler.executor
+        let clock = scheduler.clock
+        let counter = Counter(executor)
+        let seen = Lock<[String]>([])
+        Task(executorPreference: executor) {
+            var steps = 0
+            for _ in 0..<10 { steps = await nonisolatedStep(steps) }
+            seen.withLock { $0.append("\(steps) on \(CurrentScheduler.value?.name ?? "none")") }
+            try await clock.sleep(for: .seconds(1))
+            let (value, isolated) = await counter.increment()
+            seen.withLock { $0.append("\(value) isolated \(isolated) at \(clock.now)") }
+        }
+        // Five jobs and actions: the task's start, the wake-up, the task resumed, its hop to
+        // the actor and back. Isolated to the executor, each nonisolated call and each step
+        // inside the sleep was a hop through the queue too: 32.
+        #expect(scheduler.stepAll() == 5)
+        #expect(seen.withLock { $0 } == ["10 on TestScheduler", "1 isolated true at t+1.0 seconds"])
+    }
+
     @Test func deadlinesBetweenNanosecondsAreNeverEarlyAndFarOnesNeverCome() {
         let scheduler = TestScheduler()
         let clock = scheduler.clock
@@ -123,3 +144,7 @@ import Testing
         #expect(clock.now.offset == .zero)
     }
 }
+
+/// A nonisolated async function the compiler keeps: each call is a switch to the generic
+/// executor, which a task that prefers a task executor makes on that executor.
+@inline(never) private func nonisolatedStep(_ steps: Int) async -> Int { steps + 1 }

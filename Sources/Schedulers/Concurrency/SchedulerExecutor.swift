@@ -53,23 +53,39 @@ public final class SchedulerExecutor: SerialExecutor, TaskExecutor, CustomString
         }
     }
 
-    /// Runs `job` where an action scheduled now would run; it cannot be cancelled.
-    public func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
+    /// Runs `job` where an action scheduled now would run, isolated to this executor (an
+    /// actor's job); it cannot be cancelled.
+    public func enqueue(_ job: consuming ExecutorJob) { submit(UnownedJob(job), isolated: true) }
+
+    /// Runs `job`, from a task that prefers this executor, where an action scheduled now would
+    /// run, isolated to no executor; it cannot be cancelled.
+    // The task runs nonisolated code here: isolated to this executor, each of its calls to a
+    // nonisolated async function would have to give the executor up, which only a default
+    // actor can do in place, and hop back through the scheduler's queue (SE-0417's split of
+    // the two roles).
+    @_implements(TaskExecutor,enqueue(_:))
+    public func enqueueNonisolated(_ job: consuming ExecutorJob) { submit(UnownedJob(job), isolated: false) }
+
+    private func submit(_ job: UnownedJob, isolated: Bool) {
         switch route {
-        case .drain(let drain): drain.enqueue(.job(job, self))
-        case .virtualTime(let scheduler): scheduler.enqueue(job, from: self)
+        case .drain(let drain): drain.enqueue(.job(job, self, isolated: isolated))
+        case .virtualTime(let scheduler): scheduler.enqueue(job, from: self, isolated: isolated)
         // The scheduler sets itself as the current scheduler around its actions.
-        case .action: scheduler.schedule { self.run(job) }
+        case .action: scheduler.schedule { self.run(job, isolated: isolated) }
         }
     }
 
-    /// Runs `job` on this thread, which the caller has made the scheduler's.
+    /// Runs `job` on this thread, which the caller has made the scheduler's: isolated to this
+    /// executor if it came as an actor's job, else as a task's on its preferred executor.
     @inline(__always)
-    func run(_ job: UnownedJob) {
-        // Both roles at once: an actor's job is isolated to this executor, and a task that
-        // prefers it keeps the preference for what it starts (SE-0417).
-        job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+    func run(_ job: UnownedJob, isolated: Bool) {
+        if isolated {
+            // Both roles at once: an actor's job is isolated to this executor, and a task that
+            // prefers it keeps the preference for what it starts (SE-0417).
+            job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+        } else {
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
     }
 
     /// This executor, compared by ``isSameExclusiveExecutionContext(other:)``.

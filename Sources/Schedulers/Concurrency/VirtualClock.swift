@@ -63,7 +63,10 @@ public struct VirtualClock: Clock {
     /// Suspends until the scheduler's time reaches `deadline` (never before); returns at once
     /// when it already has. `tolerance` is ignored: virtual time is exact.
     /// - Throws: `CancellationError` when the task is or becomes cancelled before then.
-    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    // Runs on its caller's executor: nonisolated, a sleep from an actor on the scheduler's
+    // executor would leave the actor for a job of its own and come back in another, each one
+    // more pass through the scheduler's queue.
+    public nonisolated(nonsending) func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         if deadline <= now { return }
         let sleeper = Sleeper()

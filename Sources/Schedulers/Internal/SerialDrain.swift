@@ -25,7 +25,7 @@ final class SerialDrain: Sendable {
     /// One unit of work: an action with its handle, or an executor's job.
     enum Work: Sendable {
         case action(ScheduledAction)
-        case job(UnownedJob, SchedulerExecutor)
+        case job(UnownedJob, SchedulerExecutor, isolated: Bool)
     }
 
     /// A pushed piece of work, owned by the stack (one retain) from its push to its run.
@@ -131,9 +131,9 @@ final class SerialDrain: Sendable {
                 guard let action = item.claim() else { continue }
                 thread.current = item.scheduler
                 action()
-            case .job(let job, let executor):
+            case .job(let job, let executor, let isolated):
                 thread.current = executor.scheduler
-                executor.run(job)
+                executor.run(job, isolated: isolated)
             }
         }
         thread.current = previous
