@@ -11,7 +11,7 @@ extension ScenarioExplorer {
         /// call and a point whose time it passed.
         public var callMeetings = 0, returnMeetings = 0, passingMeetings = 0
         /// Runs whose meeting aimed a cancel at a run's take of its sleeper and showed which
-        /// side of the take it landed on (``Jitter/Meeting/Race/taking(of:)``), and scenarios
+        /// side of the take it landed on (a meeting aimed at the taking race), and scenarios
         /// that offered such a meeting.
         public var takingMeetings = 0, takingScenarios = 0
         /// With a pairing: the meetings of two calls, by the pair of kinds they joined, and
