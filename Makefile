@@ -124,8 +124,11 @@ nightly-mutants-loaded:
 nightly-loaded:
 	@$(MAKE) --no-print-directory conformance-loaded RUNS=20
 
-nightly-deps: # what only the nightly tier needs: headless Chromium (the documentation's links, the dashboard)
+# jemalloc is optional elsewhere, but the soak reads the heap from its statistics: a nightly
+# on a fresh machine failed its soak for want of it.
+nightly-deps: # what only the nightly tier needs: headless Chromium (the documentation's links, the dashboard), jemalloc (the soak)
 	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium; }
+	@dpkg -s libjemalloc-dev >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq libjemalloc-dev; }
 
 # Both tiers of this package's tests, and the third-party matrix's and the example's.
 test-nightly-tier: build docs

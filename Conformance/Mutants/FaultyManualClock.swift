@@ -106,7 +106,7 @@ final class FaultyManualClock: Clock {
             case .cancelled: throw CancellationError()
             case .asleep: break
             }
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            try await withUnsafeThrowingContinuation { (continuation: Sleeper.Continuation) in
                 wake.install(continuation)
             }
         } onCancel: {

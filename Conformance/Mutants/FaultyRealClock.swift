@@ -86,7 +86,7 @@ final class FaultyRealClock: Clock {
         let wake = Sleeper()
         let nanoseconds = Int((try? remaining.checkedNanoseconds()) ?? Int64(Int.max))
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            try await withUnsafeThrowingContinuation { (continuation: Sleeper.Continuation) in
                 // Not revocable: a cancel ends the sleep, and the wake-up, when it comes,
                 // finds it ended.
                 wake.install(continuation)

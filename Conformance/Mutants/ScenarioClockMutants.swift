@@ -85,7 +85,7 @@ final class RacyManualClock: Clock {
             case .cancelled: throw CancellationError()
             case .asleep: break
             }
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            try await withUnsafeThrowingContinuation { (continuation: Sleeper.Continuation) in
                 wake.install(continuation)
             }
         } onCancel: {

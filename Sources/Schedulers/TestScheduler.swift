@@ -94,6 +94,12 @@ public final class TestScheduler: VirtualTimeScheduler {
     public func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
         any Disposable
     )? {
+        scheduleRevocable(at: deadline, action)
+    }
+
+    /// ``schedule(at:_:)``, with the handle as it is: a clock's wake-up, whose cancel must
+    /// know whether it started, then needs no dynamic cast to revoke it.
+    func scheduleRevocable(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) -> ScheduledAction {
         let item = ScheduledAction(action, scheduler: nil)
         state.withLock { $0.insert(.once(item), at: deadline) }
         return item

@@ -7,8 +7,12 @@
 /// resumes the sleeper normally). After that, the wake-up's claim and the cancel's revocation
 /// decide who ends the sleep.
 package final class Sleeper: Sendable {
+    /// Unchecked: the sleeper resumes it exactly once, so the checked kind's extra allocation
+    /// per sleep would guard nothing.
+    package typealias Continuation = UnsafeContinuation<Void, any Error>
+
     private struct State {
-        var continuation: CheckedContinuation<Void, any Error>?
+        var continuation: Continuation?
         var wakeUp: (any RevocableDisposable)?
         /// Set by the first `resume` or `cancel`; the error it carried, if any.
         var finished: (any Error)??
@@ -24,7 +28,7 @@ package final class Sleeper: Sendable {
     /// sleeper has been cancelled already, resumes the continuation with the error instead,
     /// scheduling nothing.
     package func install(
-        _ continuation: CheckedContinuation<Void, any Error>,
+        _ continuation: Continuation,
         wakeUp: () -> (any RevocableDisposable)? = { nil }
     ) {
         let finished = state.withLock { state -> (any Error)?? in
@@ -41,7 +45,7 @@ package final class Sleeper: Sendable {
     /// wake-up, unless the wake-up has already started (it could not be revoked), which then
     /// resumes it normally.
     package func cancel() {
-        let continuation = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+        let continuation = state.withLock { state -> Continuation? in
             guard state.finished == nil else { return nil }
             if let wakeUp = state.wakeUp, !wakeUp.revoke() { return nil }
             state.finished = .some(CancellationError())
@@ -57,7 +61,7 @@ package final class Sleeper: Sendable {
     /// Resumes the sleeper normally: its wake-up ran (or, for the suite's clocks, it was
     /// taken by an advance). Only the first of this and ``cancel()`` counts.
     package func resume() {
-        let continuation = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+        let continuation = state.withLock { state -> Continuation? in
             guard state.finished == nil else { return nil }
             state.finished = .some(nil)
             defer {

@@ -75,13 +75,11 @@ public struct VirtualClock: Clock {
         let time = deadline.schedulerTime
         let scheduler = self.scheduler
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            try await withUnsafeThrowingContinuation { (continuation: Sleeper.Continuation) in
                 sleeper.install(continuation) {
                     guard let time else { return nil }
-                    let handle = try? scheduler.schedule(at: time) { sleeper.resume() }
-                    // The test scheduler's handles are revocable: a cancel can tell whether
-                    // the wake-up has started.
-                    return handle as? any RevocableDisposable
+                    // Revocable: a cancel can tell whether the wake-up has started.
+                    return scheduler.scheduleRevocable(at: time) { sleeper.resume() }
                 }
             }
         } onCancel: {
