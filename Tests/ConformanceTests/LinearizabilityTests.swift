@@ -113,7 +113,7 @@ import Testing
         let task = ProbeTask()
         task.start(on: ProbeExecutor()) {
             try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { continuation in
+                try await withUnsafeThrowingContinuation { (continuation: Sleeper.Continuation) in
                     gate.install(continuation)
                     parked.fire()
                 }
