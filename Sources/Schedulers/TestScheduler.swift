@@ -49,8 +49,7 @@ public final class TestScheduler: VirtualTimeScheduler {
         /// that it counts as started inside the caller's critical section: a dispose from
         /// another thread comes either before (and it is skipped) or after (and it runs).
         mutating func popDue(notAfter limit: SchedulerTime) -> (Entry, Due)? {
-            while let time = queue.earliestTime(), time <= limit {
-                let first = queue.removeMin()
+            while let first = queue.removeMin(notAfter: limit) {
                 switch first.work {
                 case .once(let item): if let action = item.claim() { return (first, .action(action)) }
                 case .repeating(let item): if let action = item.action { return (first, .action(action)) }

@@ -8,7 +8,10 @@
 /// A heap alone still grew 2.3× per action from 10³ to 10⁶ (an exponent of 1.12–1.16): at 10⁶
 /// its 24 MB no longer fit in a cache, and each removal missed at every level of its lower
 /// half. So entries wait in three places:
-/// - `incoming`, in the order they came, until the next read (an insert is an append);
+/// - `incoming`, in the order they came (an insert is an append and one comparison), until a
+///   read finds its earliest entry due first: work queued behind what is due now waits
+///   there unsorted, and a lone entry due first (a job resumed at the present) is handed out
+///   without a trip through the heap;
 /// - `run`, a sorted array, with which a large batch of incoming entries is merged: a test
 ///   that queues its timers, then advances, reads them in order, from memory laid out in that
 ///   order;
@@ -16,8 +19,9 @@
 ///   which merging into a long run would make quadratic. A batch joins the run only when it
 ///   is at least an eighth of the run, so a merge costs at most nine moves per entry of the
 ///   batch.
-/// The earliest entry is the lesser of the run's earliest and the heap's root. A drain of 10⁶
-/// scrambled deadlines now costs 1.4× per action what one of 10³ does (an exponent of 1.06).
+/// The earliest entry is the least of the run's earliest, the heap's root and incoming's
+/// earliest. A drain of 10⁶ scrambled deadlines now costs 1.4× per action what one of 10³
+/// does (an exponent of 1.06).
 struct TimeOrderedQueue<Work> {
     /// One pending piece of work and its place in the order.
     struct Entry {
@@ -26,10 +30,25 @@ struct TimeOrderedQueue<Work> {
         let work: Work
 
         @inline(__always)
-        func precedes(_ other: Entry) -> Bool {
-            time < other.time || (time == other.time && sequence < other.sequence)
+        func precedes(_ other: Entry) -> Bool { key < other.key }
+
+        @inline(__always)
+        fileprivate var key: Key { Key(time: time, sequence: sequence) }
+    }
+
+    /// An entry's place in the order, read without touching its work.
+    fileprivate struct Key {
+        let time: SchedulerTime
+        let sequence: UInt64
+
+        @inline(__always)
+        static func < (lhs: Key, rhs: Key) -> Bool {
+            lhs.time < rhs.time || (lhs.time == rhs.time && lhs.sequence < rhs.sequence)
         }
     }
+
+    /// Where the earliest entry waits.
+    private enum Place { case run, heap, incoming }
 
     /// A batch smaller than this goes to the heap whatever the run's length: sorting and
     /// merging a handful costs more than sifting them in.
@@ -42,34 +61,65 @@ struct TimeOrderedQueue<Work> {
     /// work) or need optional slots.
     private var run: [Entry] = []
     private var heap: [Entry] = []
+    /// The earliest of `incoming`, while it holds any.
+    private var incomingEarliest: Key?
 
     var count: Int { incoming.count + run.count + heap.count }
 
-    mutating func insert(_ entry: Entry) { incoming.append(entry) }
+    mutating func insert(_ entry: Entry) {
+        if incomingEarliest.map({ entry.key < $0 }) ?? true { incomingEarliest = entry.key }
+        incoming.append(entry)
+    }
 
     /// When the earliest entry is due, if there is one.
-    mutating func earliestTime() -> SchedulerTime? {
-        settle()
-        switch (run.isEmpty ? nil : run[run.count - 1].time, heap.isEmpty ? nil : heap[0].time) {
-        case (let fromRun?, let fromHeap?): return Swift.min(fromRun, fromHeap)
-        case (let fromRun, let fromHeap): return fromRun ?? fromHeap
-        }
-    }
+    func earliestTime() -> SchedulerTime? { earliest()?.key.time }
 
     /// Removes and returns the earliest entry (the first scheduled among the earliest); the
     /// queue must not be empty.
     mutating func removeMin() -> Entry {
-        settle()
-        guard !run.isEmpty, heap.isEmpty || run[run.count - 1].precedes(heap[0]) else { return removeHeapMin() }
-        let earliest = run.removeLast()
-        // An exhausted run gives its memory back: a drain of 10⁶ would otherwise keep 24 MB.
-        if run.isEmpty, run.capacity > Self.smallestMergedBatch { run = [] }
-        return earliest
+        guard let (_, place) = earliest() else { preconditionFailure("removeMin() from an empty queue") }
+        return remove(from: place)
     }
 
-    /// Moves what came in since the last read into the run (a large batch) or the heap.
+    /// Removes and returns the earliest entry if it is due at or before `limit`.
+    mutating func removeMin(notAfter limit: SchedulerTime) -> Entry? {
+        guard let (key, place) = earliest(), key.time <= limit else { return nil }
+        return remove(from: place)
+    }
+
+    @inline(__always)
+    private func earliest() -> (key: Key, place: Place)? {
+        var least: (key: Key, place: Place)?
+        if !run.isEmpty { least = (run[run.count - 1].key, .run) }
+        if !heap.isEmpty, least.map({ heap[0].key < $0.key }) ?? true { least = (heap[0].key, .heap) }
+        if let fromIncoming = incomingEarliest, least.map({ fromIncoming < $0.key }) ?? true {
+            least = (fromIncoming, .incoming)
+        }
+        return least
+    }
+
+    private mutating func remove(from place: Place) -> Entry {
+        switch place {
+        case .heap:
+            return removeHeapMin()
+        case .run:
+            let earliest = run.removeLast()
+            // An exhausted run gives its memory back: a drain of 10⁶ would otherwise keep 24 MB.
+            if run.isEmpty, run.capacity > Self.smallestMergedBatch { run = [] }
+            return earliest
+        case .incoming where incoming.count == 1:
+            incomingEarliest = nil
+            return incoming.removeLast()
+        case .incoming:
+            settle()
+            return removeMin()
+        }
+    }
+
+    /// Moves what came in since it was last settled into the run (a large batch) or the heap.
     private mutating func settle() {
         guard !incoming.isEmpty else { return }
+        incomingEarliest = nil
         guard incoming.count >= Self.smallestMergedBatch, incoming.count * 8 >= run.count else {
             while !incoming.isEmpty { heapInsert(incoming.removeLast()) }
             return
