@@ -21,14 +21,18 @@ public final class TestScheduler: VirtualTimeScheduler {
     private enum Work {
         case once(ScheduledAction)
         case repeating(RepeatingAction)
+        /// A clock's wake-up: the sleeper is its own handle, so a sleep allocates none.
+        case wakeUp(Sleeper)
         // Two cases, not a flag: the entry stays two words, and the heap moves less.
         case job(UnownedJob, SchedulerExecutor)
         case nonisolatedJob(UnownedJob, SchedulerExecutor)
     }
 
-    /// What a drive took to run: an action (claimed, so no dispose can stop it now) or a job.
+    /// What a drive took to run: an action or a wake-up (claimed, so no dispose or cancel can
+    /// stop it now), or a job.
     private enum Due {
         case action(SchedulerAction)
+        case wakeUp(Sleeper)
         case job(UnownedJob, SchedulerExecutor, isolated: Bool)
     }
 
@@ -53,6 +57,7 @@ public final class TestScheduler: VirtualTimeScheduler {
                 switch first.work {
                 case .once(let item): if let action = item.claim() { return (first, .action(action)) }
                 case .repeating(let item): if let action = item.action { return (first, .action(action)) }
+                case .wakeUp(let sleeper): if sleeper.claimWakeUp() { return (first, .wakeUp(sleeper)) }
                 case .job(let job, let executor): return (first, .job(job, executor, isolated: true))
                 case .nonisolatedJob(let job, let executor): return (first, .job(job, executor, isolated: false))
                 }
@@ -93,15 +98,15 @@ public final class TestScheduler: VirtualTimeScheduler {
     public func schedule(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) throws(SchedulerError) -> (
         any Disposable
     )? {
-        scheduleRevocable(at: deadline, action)
-    }
-
-    /// ``schedule(at:_:)``, with the handle as it is: a clock's wake-up, whose cancel must
-    /// know whether it started, then needs no dynamic cast to revoke it.
-    func scheduleRevocable(at deadline: SchedulerTime, _ action: @escaping SchedulerAction) -> ScheduledAction {
         let item = ScheduledAction(action, scheduler: nil)
         state.withLock { $0.insert(.once(item), at: deadline) }
         return item
+    }
+
+    /// Queues `sleeper`'s wake-up for `deadline`: a drive claims it in its critical section
+    /// (see ``Sleeper/claimWakeUp()``), then resumes the sleeper.
+    func scheduleWakeUp(of sleeper: Sleeper, at deadline: SchedulerTime) {
+        state.withLock { $0.insert(.wakeUp(sleeper), at: deadline) }
     }
 
     public func schedule(
@@ -187,6 +192,8 @@ public final class TestScheduler: VirtualTimeScheduler {
         switch due {
         case nil: return false
         case .action(let action)?: CurrentScheduler.run(as: self, action)
+        // No current scheduler: a resume runs nothing of the user's, it enqueues a job.
+        case .wakeUp(let sleeper)?: sleeper.resume()
         case .job(let job, let executor, let isolated)?:
             CurrentScheduler.run(as: self) { executor.run(job, isolated: isolated) }
         }

@@ -77,9 +77,9 @@ public struct VirtualClock: Clock {
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: Sleeper.Continuation) in
                 sleeper.install(continuation) {
-                    guard let time else { return nil }
-                    // Revocable: a cancel can tell whether the wake-up has started.
-                    return scheduler.scheduleRevocable(at: time) { sleeper.resume() }
+                    guard let time else { return false }
+                    scheduler.scheduleWakeUp(of: sleeper, at: time)
+                    return true
                 }
             }
         } onCancel: {

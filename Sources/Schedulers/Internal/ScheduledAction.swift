@@ -9,7 +9,7 @@ import Synchronization
 /// 4. disposed while or after running: `claimed | disposed`, set after state 2.
 /// Whoever sets `claimed` first owns `action`, so a dispose that returned before the run
 /// claimed means the action never starts, and a run that claimed first runs whole.
-final class ScheduledAction: RevocableDisposable, @unchecked Sendable {
+final class ScheduledAction: Disposable, @unchecked Sendable {
     // @unchecked: `action` is read and cleared only by the single owner of the `claimed` bit.
     private static let claimed: UInt8 = 1
     private static let disposed: UInt8 = 2
@@ -47,23 +47,11 @@ final class ScheduledAction: RevocableDisposable, @unchecked Sendable {
         return action.take()
     }
 
-    func dispose() { _ = revoke() }
-
-    package func revoke() -> Bool {
+    func dispose() {
         let previous = state.bitwiseOr(Self.claimed | Self.disposed, ordering: .acquiringAndReleasing).oldValue
-        guard previous & Self.claimed == 0 else { return false }
+        guard previous & Self.claimed == 0 else { return }
         action = nil
-        return true
     }
 
     var isDisposed: Bool { state.load(ordering: .acquiring) & Self.disposed != 0 }
-}
-
-/// A handle whose disposal can tell whether it came in time: for a wake-up that must either
-/// be withdrawn before it starts or be left to run, never both (a sleeper cancelled just as
-/// its wake-up started is resumed by the wake-up, so it ends one way, as some sequential
-/// order of the two would).
-package protocol RevocableDisposable: Disposable {
-    /// Disposes; true when the work had not started, so it never will.
-    func revoke() -> Bool
 }
