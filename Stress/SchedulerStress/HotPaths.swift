@@ -51,6 +51,12 @@ public enum HotPath: String, CaseIterable, Sendable, Codable {
     case drivenExecutor = "driven-executor-enqueue-run"
     /// A job enqueued on `TestScheduler.executor` and run by an advance.
     case virtualExecutor = "virtual-executor-enqueue-run"
+    /// A task isolated to an actor on a bare driven executor, its job enqueued and run: the
+    /// baseline of `virtual-executor-actor-run`.
+    case drivenExecutorActor = "driven-executor-actor-run"
+    /// A task isolated to an actor on `TestScheduler.executor`, its job enqueued and run by an
+    /// advance: the executor's other role, which the stress benchmark times.
+    case virtualExecutorActor = "virtual-executor-actor-run"
     /// A task parked on a bare continuation and resumed by the driving thread in deadline
     /// order: the baseline of `virtual-clock-sleep`.
     case parkedSleep = "parked-continuation-sleep"
@@ -78,6 +84,9 @@ public enum HotPath: String, CaseIterable, Sendable, Codable {
         case .drivenExecutor:
             "a task preferring a bare executor that keeps jobs for its driver, enqueued there and run (baseline)"
         case .virtualExecutor: "a task preferring TestScheduler.executor, its job enqueued there and run by a drive"
+        case .drivenExecutorActor:
+            "a task isolated to an actor on a bare executor that keeps jobs for its driver, enqueued and run (baseline)"
+        case .virtualExecutorActor: "a task isolated to an actor on TestScheduler.executor, enqueued and run by a drive"
         case .parkedSleep: "a task parked on a bare continuation, resumed in deadline order by its driver (baseline)"
         case .virtualClockSleep: "a task's sleep on TestScheduler.clock, and its wake-up by the clock's run"
         }
@@ -105,6 +114,7 @@ public enum HotPath: String, CaseIterable, Sendable, Codable {
         case .concurrentScheduleRun, .targetQueueScheduleRun: .dispatchConcurrentAsync
         case .mainScheduleRun: .dispatchMainAsync
         case .virtualExecutor: .drivenExecutor
+        case .virtualExecutorActor: .drivenExecutorActor
         case .virtualClockSleep: .parkedSleep
         default: nil
         }
@@ -214,10 +224,17 @@ public enum HotPath: String, CaseIterable, Sendable, Codable {
             }
             let drained = try? MainThreadScheduler.drain(until: { done.count == 0 }, timeout: .seconds(60))
             return drained ?? false
-        case .drivenExecutor, .virtualExecutor, .parkedSleep, .virtualClockSleep:
+        case .drivenExecutor, .virtualExecutor, .drivenExecutorActor, .virtualExecutorActor, .parkedSleep,
+            .virtualClockSleep:
             return operateDriven(operations)
         }
         return done.wait(.seconds(60))
+    }
+
+    /// The driven executor paths' tasks: isolated to an actor on `executor`, or preferring it.
+    private func batch(on executor: any SerialExecutor & TaskExecutor) -> JobBatch {
+        self == .drivenExecutorActor || self == .virtualExecutorActor
+            ? JobBatch(drivenSerial: executor) : JobBatch(task: executor)
     }
 
     /// The paths a driving thread runs: each starts its tasks, which enqueue their first jobs
@@ -227,12 +244,12 @@ public enum HotPath: String, CaseIterable, Sendable, Codable {
         let scheduler = TestScheduler(name: rawValue)
         let executor = scheduler.executor
         switch self {
-        case .drivenExecutor:
+        case .drivenExecutor, .drivenExecutorActor:
             let driven = DrivenSerialExecutor()
-            JobBatch(task: driven).start(operations, then: done)
+            batch(on: driven).start(operations, then: done)
             driven.drive()
-        case .virtualExecutor:
-            JobBatch(task: executor).start(operations, then: done)
+        case .virtualExecutor, .virtualExecutorActor:
+            batch(on: executor).start(operations, then: done)
             try? scheduler.advance(by: .zero)
         case .parkedSleep:
             let parked = ParkedContinuations()

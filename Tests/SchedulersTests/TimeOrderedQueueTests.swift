@@ -4,8 +4,9 @@ import Testing
 
 /// The virtual-time scheduler's queue against a sorted list, its model: every sequence of
 /// inserts and removals hands the entries out by time, FIFO among equal times, and frees
-/// each one exactly once (entries are moved, never copied), whether they wait in the heap
-/// or in the sorted run that a large batch is merged into.
+/// each one exactly once (entries are moved, never copied), whether they wait in the heap,
+/// in the sorted run that a large batch is merged into, or unsettled among those that came
+/// in (in order, as jobs queued at the present do, or not).
 @Suite struct TimeOrderedQueueTests {
     /// Counts its instances alive in `alive`, so a lost or doubled entry shows.
     final class Token {
@@ -22,8 +23,8 @@ import Testing
     /// One test case's count (the cases run in parallel; each counts its own tokens).
     final class Counter { var value = 0 }
 
-    @Test(arguments: [1, 2, 3, 4, 5, 17, 1_000])
-    func handsEntriesOutInTimeOrderFIFOOnTies(seed: UInt64) {
+    @Test(arguments: [1, 2, 3, 4, 5, 17, 1_000], [false, true])
+    func handsEntriesOutInTimeOrderFIFOOnTies(seed: UInt64, burstsInOrder: Bool) {
         var generator = SplitMix(seed: seed)
         let alive = Counter()
         do {
@@ -44,8 +45,12 @@ import Testing
                     // Mostly one insert between reads (the heap's), sometimes a burst of up
                     // to 300 (merged with the sorted run when large enough against it).
                     let burst = generator.next() % 8 == 0 ? 1 + Int(generator.next() % 300) : 1
+                    // In order: from a random time on, each no earlier than the one before.
+                    var time = generator.next() % 50
                     for offset in 0..<burst {
-                        let time = generator.next() % 50
+                        if !burstsInOrder || offset > 0 {
+                            time = burstsInOrder ? min(time + generator.next() % 2, 60) : generator.next() % 50
+                        }
                         let id = step * 1_000 + offset
                         queue.insert(
                             .init(

@@ -68,7 +68,7 @@ public final class SchedulerExecutor: SerialExecutor, TaskExecutor, CustomString
 
     private func submit(_ job: UnownedJob, isolated: Bool) {
         switch route {
-        case .drain(let drain): drain.enqueue(.job(job, self, isolated: isolated))
+        case .drain(let drain): drain.enqueue(.job(job, Unmanaged.passUnretained(self), isolated: isolated))
         case .virtualTime(let scheduler): scheduler.enqueue(job, from: self, isolated: isolated)
         // The scheduler sets itself as the current scheduler around its actions.
         case .action: scheduler.schedule { self.run(job, isolated: isolated) }

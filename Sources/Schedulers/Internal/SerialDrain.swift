@@ -22,10 +22,12 @@ import Synchronization
 /// held off by a scheduler that keeps rescheduling itself. Another queue on the same serial
 /// target does wait for it, as it does for any Dispatch queue that never empties.
 final class SerialDrain: Sendable {
-    /// One unit of work: an action with its handle, or an executor's job.
-    enum Work: Sendable {
+    /// One unit of work: an action with its handle, or an executor's job. The executor is
+    /// held unowned, as the runtime holds one: it must outlive its jobs anyway.
+    enum Work: @unchecked Sendable {
+        // @unchecked: Unmanaged is not Sendable; the executor it points to is.
         case action(ScheduledAction)
-        case job(UnownedJob, SchedulerExecutor, isolated: Bool)
+        case job(UnownedJob, Unmanaged<SchedulerExecutor>, isolated: Bool)
     }
 
     /// A pushed piece of work, owned by the stack (one retain) from its push to its run.
@@ -132,6 +134,7 @@ final class SerialDrain: Sendable {
                 thread.current = item.scheduler
                 action()
             case .job(let job, let executor, let isolated):
+                let executor = executor.takeUnretainedValue()
                 thread.current = executor.scheduler
                 executor.run(job, isolated: isolated)
             }

@@ -63,11 +63,19 @@ struct TimeOrderedQueue<Work> {
     private var heap: [Entry] = []
     /// The earliest of `incoming`, while it holds any.
     private var incomingEarliest: Key?
+    /// Whether `incoming` came in order (jobs queued at the present, timers set in turn), so
+    /// settling it needs no sort.
+    private var incomingInOrder = true
 
     var count: Int { incoming.count + run.count + heap.count }
 
     mutating func insert(_ entry: Entry) {
-        if incomingEarliest.map({ entry.key < $0 }) ?? true { incomingEarliest = entry.key }
+        if let earliest = incomingEarliest {
+            if entry.key < earliest { incomingEarliest = entry.key }
+            if entry.key < incoming[incoming.count - 1].key { incomingInOrder = false }
+        } else {
+            (incomingEarliest, incomingInOrder) = (entry.key, true)
+        }
         incoming.append(entry)
     }
 
@@ -124,9 +132,13 @@ struct TimeOrderedQueue<Work> {
             while !incoming.isEmpty { heapInsert(incoming.removeLast()) }
             return
         }
+        if incomingInOrder { incoming.reverse() } else { incoming.sort { $1.precedes($0) } }
+        if run.isEmpty {
+            swap(&run, &incoming)
+            return
+        }
         // Both latest first; the earliest of either end goes next, so `merged` comes out
         // earliest first, and is turned around. Every entry is moved, never copied.
-        incoming.sort { $1.precedes($0) }
         var merged: [Entry] = []
         merged.reserveCapacity(run.count + incoming.count)
         while !incoming.isEmpty, !run.isEmpty {

@@ -66,6 +66,13 @@ struct JobBatch: Sendable {
         launch = { count, done in Thread { Task.immediate { await actor.start(count, then: done) } }.start() }
     }
 
+    /// Tasks isolated to an actor on a driven `executor`, started by a task that prefers it:
+    /// every job waits for the driving thread.
+    init(drivenSerial executor: any SerialExecutor & TaskExecutor) {
+        let actor = BatchActor(executor)
+        launch = { count, done in Task(executorPreference: executor) { await actor.start(count, then: done) } }
+    }
+
     /// Tasks that prefer `executor`, started by a task that prefers it too.
     init(task executor: any TaskExecutor) {
         launch = { count, done in
