@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A virtual-time scheduler for unit tests (ReactiveCocoa's `RACTestScheduler`,
 /// ReactiveSwift's `TestScheduler`).
 ///
@@ -23,18 +25,18 @@ public final class TestScheduler: VirtualTimeScheduler {
     private enum Work {
         case once(ScheduledAction)
         case repeating(RepeatingAction)
-        /// A clock's wake-up: the sleeper is its own handle, so a sleep allocates none.
-        case wakeUp(Sleeper)
+        /// A clock's wake-up: the sleep is its own handle, so it allocates none.
+        case wakeUp(Sleep)
         // Two cases, not a flag: the entry stays two words, and the heap moves less.
         case job(UnownedJob, Unmanaged<SchedulerExecutor>)
         case nonisolatedJob(UnownedJob, Unmanaged<SchedulerExecutor>)
     }
 
-    /// What a drive took to run: an action or a wake-up (claimed, so no dispose or cancel can
-    /// stop it now), or a job.
+    /// What a drive took to run: an action or a sleeper's continuation (taken, so no dispose
+    /// or cancel can stop it now), or a job.
     private enum Due {
         case action(SchedulerAction)
-        case wakeUp(Sleeper)
+        case wakeUp(UnsafeContinuation<Void, any Error>)
         case job(UnownedJob, Unmanaged<SchedulerExecutor>, isolated: Bool)
     }
 
@@ -59,7 +61,8 @@ public final class TestScheduler: VirtualTimeScheduler {
                 switch first.work {
                 case .once(let item): if let action = item.claim() { return (first, .action(action)) }
                 case .repeating(let item): if let action = item.action { return (first, .action(action)) }
-                case .wakeUp(let sleeper): if sleeper.claimWakeUp() { return (first, .wakeUp(sleeper)) }
+                case .wakeUp(let sleep):
+                    if let continuation = sleep.continuation.take() { return (first, .wakeUp(continuation)) }
                 case .job(let job, let executor): return (first, .job(job, executor, isolated: true))
                 case .nonisolatedJob(let job, let executor): return (first, .job(job, executor, isolated: false))
                 }
@@ -73,6 +76,10 @@ public final class TestScheduler: VirtualTimeScheduler {
         [.asynchronous, .serial, .cancellation, .timers, .repeating, .virtualTime, .singleStep, .tracksCurrent]
     }
     private let state: Lock<State>
+    /// `state.now`, stored in each critical section that moves it, so reading the time (every
+    /// sleep does) takes no lock: a reader sees the time of a critical section that ended,
+    /// or of one that is moving it, as it would by taking the lock just before or after.
+    private let publishedNow: Atomic<UInt64>
     /// Held through a drive, so that drives from two threads run one after the other.
     private let gate = DriveGate()
 
@@ -80,9 +87,10 @@ public final class TestScheduler: VirtualTimeScheduler {
     public init(name: String = "TestScheduler", start: SchedulerTime = .zero) {
         self.name = name
         self.state = Lock(State(now: start))
+        self.publishedNow = Atomic(start.nanoseconds)
     }
 
-    public var now: SchedulerTime { state.withLock { $0.now } }
+    public var now: SchedulerTime { SchedulerTime(uncheckedNanoseconds: publishedNow.load(ordering: .acquiring)) }
 
     /// The number of pending entries, disposed ones included until they are reached.
     public var pendingCount: Int { state.withLock { $0.queue.count } }
@@ -105,10 +113,47 @@ public final class TestScheduler: VirtualTimeScheduler {
         return item
     }
 
-    /// Queues `sleeper`'s wake-up for `deadline`: a drive claims it in its critical section
-    /// (see ``Sleeper/claimWakeUp()``), then resumes the sleeper.
-    func scheduleWakeUp(of sleeper: Sleeper, at deadline: SchedulerTime) {
-        state.withLock { $0.insert(.wakeUp(sleeper), at: deadline) }
+    /// A ``VirtualClock`` sleep. Its state is guarded by the scheduler's lock, which its
+    /// wake-up takes anyway, so a sleep takes no lock of its own: a drive takes the
+    /// continuation in the critical section that pops the wake-up, and a cancel takes it in
+    /// one of its own, so exactly one of them resumes the task.
+    final class Sleep: @unchecked Sendable {
+        // @unchecked: both are read and written only under the scheduler's lock.
+        fileprivate var continuation: UnsafeContinuation<Void, any Error>?
+        fileprivate var cancelled = false
+        /// Unowned: `VirtualClock.sleep`, which holds the clock and so the scheduler, outlasts
+        /// its cancellation handler; one reference is what the handler captures, where two
+        /// cost it a heap box a sleep.
+        private unowned(unsafe) let scheduler: TestScheduler
+
+        /// A sleep on `scheduler`'s clock.
+        init(on scheduler: TestScheduler) { self.scheduler = scheduler }
+
+        /// See ``TestScheduler/cancel(_:)``.
+        func cancel() { scheduler.cancel(self) }
+    }
+
+    /// Parks the task of `sleep` until a drive reaches `deadline` (never, when nil: only a
+    /// cancel ends it), or resumes it at once with `CancellationError` if it was cancelled.
+    func park(_ sleep: Sleep, _ continuation: UnsafeContinuation<Void, any Error>, until deadline: SchedulerTime?) {
+        let cancelled = state.withLock { state in
+            guard !sleep.cancelled else { return true }
+            sleep.continuation = continuation
+            if let deadline { state.insert(.wakeUp(sleep), at: deadline) }
+            return false
+        }
+        if cancelled { continuation.resume(throwing: CancellationError()) }
+    }
+
+    /// Cancels `sleep`: its task throws `CancellationError`, unless a drive has taken its
+    /// wake-up, which then resumes it normally (the clock decided first). Its queued entry
+    /// is skipped when reached.
+    func cancel(_ sleep: Sleep) {
+        let continuation = state.withLock { _ in
+            sleep.cancelled = true
+            return sleep.continuation.take()
+        }
+        continuation?.resume(throwing: CancellationError())
     }
 
     public func schedule(
@@ -173,16 +218,24 @@ public final class TestScheduler: VirtualTimeScheduler {
     @discardableResult
     public func run() -> Int { stepAll() }
 
+    /// Moves the time to `time`, never backwards, inside the caller's critical section.
+    @inline(__always)
+    private func move(_ state: inout State, to time: SchedulerTime) {
+        guard time > state.now else { return }
+        state.now = time
+        publishedNow.store(time.nanoseconds, ordering: .releasing)
+    }
+
     /// Runs the earliest live action due at or before `limit`; false when there is none,
     /// in which case the clock moves to `target` in the same critical section, so work
     /// scheduled from another thread meanwhile can never be stamped with an older time.
     private func run(notAfter limit: SchedulerTime, otherwiseMoveTo target: SchedulerTime?) -> Bool {
         let due = state.withLock { state -> Due? in
             guard let (entry, due) = state.popDue(notAfter: limit) else {
-                if let target { state.now = max(state.now, target) }
+                if let target { move(&state, to: target) }
                 return nil
             }
-            state.now = max(state.now, entry.time)
+            move(&state, to: entry.time)
             if case .repeating(let item) = entry.work,
                 let next = try? entry.time.advanced(by: .nanoseconds(item.intervalNanoseconds))
             {
@@ -196,7 +249,7 @@ public final class TestScheduler: VirtualTimeScheduler {
         case nil: return false
         case .action(let action)?: CurrentScheduler.run(as: self, action)
         // No current scheduler: a resume runs nothing of the user's, it enqueues a job.
-        case .wakeUp(let sleeper)?: sleeper.resume()
+        case .wakeUp(let continuation)?: continuation.resume()
         case .job(let job, let executor, let isolated)?:
             CurrentScheduler.run(as: self) { executor.takeUnretainedValue().run(job, isolated: isolated) }
         }

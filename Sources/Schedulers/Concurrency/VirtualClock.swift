@@ -69,21 +69,15 @@ public struct VirtualClock: Clock {
     public nonisolated(nonsending) func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         if deadline <= now { return }
-        let sleeper = Sleeper()
+        let sleep = TestScheduler.Sleep(on: scheduler)
         // A deadline past what the scheduler can represent never comes: no wake-up, only
         // cancellation ends it (`run()` must not wake it early).
         let time = deadline.schedulerTime
         let scheduler = self.scheduler
         try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (continuation: Sleeper.Continuation) in
-                sleeper.install(continuation) {
-                    guard let time else { return false }
-                    scheduler.scheduleWakeUp(of: sleeper, at: time)
-                    return true
-                }
-            }
+            try await withUnsafeThrowingContinuation { scheduler.park(sleep, $0, until: time) }
         } onCancel: {
-            sleeper.cancel()
+            sleep.cancel()
         }
     }
 
