@@ -4,7 +4,8 @@ import Schedulers
 extension RuleCatalogue {
     static let virtualTimeOrder: [Rule] = [
         Rule(
-            .vt9, "20,000 actions at random times, queued in batches between advances, run sorted by (time, order)",
+            .vt9,
+            "20,000 actions in batches between advances (random times, one batch latest first) run in (time, order)",
             requires: .virtualTime,
             rationale: "A heap that loses its order under load corrupts long simulations.",
             hint:
@@ -15,20 +16,27 @@ extension RuleCatalogue {
         ) { ctx throws(RuleFailure) in
             let scheduler = try virtualScheduler(ctx)
             var generator = SplitMix64(seed: 0x5EED)
-            let log = Recorder<(time: SchedulerTime, index: Int)>()
+            // Each action records when it ran and when it was due: a queue that hands entries out
+            // in the order they came keeps the clock from going back, so the times it ran at
+            // alone would look sorted.
+            let log = Recorder<(time: SchedulerTime, due: SchedulerTime, index: Int)>()
             // Batches of every size, each queued after an advance ran some of the last: a large
             // one into an empty queue, one merged with thousands still waiting, a few, a few
             // hundred, and a large one due before most of what waits (the merge ends with the
             // waiting run's tail). A queue that keeps entries in several structures (a sorted run
             // for large batches, a heap for small ones) is read across all of them, with ties
-            // between batches (delays are whole milliseconds).
+            // between batches (delays are whole milliseconds). The last batch is queued latest
+            // first, each action due a millisecond before the one queued before it: a queue that
+            // spares a batch that came in order its sort must tell the two orders apart.
             var index = 0
-            for (batch, spread) in [(10_000, 500), (3_000, 500), (40, 500), (600, 500), (6_360, 60)] {
-                for _ in 0..<batch {
-                    let delay = Duration.milliseconds(Int64(generator.next() % UInt64(spread)))
+            for (batch, spread) in [(10_000, 500), (3_000, 500), (40, 500), (600, 500), (4_360, 60), (2_000, 0)] {
+                for position in 0..<batch {
+                    let delay = Duration.milliseconds(
+                        spread > 0 ? Int64(generator.next() % UInt64(spread)) : Int64(batch - position))
                     let order = index
-                    _ = try ctx.attempt("schedule(after:)") { () throws(SchedulerError) in
-                        try scheduler.schedule(after: delay) { log.record((scheduler.now, order)) }
+                    _ = try ctx.attempt("schedule(at:)") { () throws(SchedulerError) in
+                        let due = try scheduler.now.advanced(by: delay)
+                        return try scheduler.schedule(at: due) { log.record((scheduler.now, due, order)) }
                     }
                     index += 1
                 }
@@ -39,6 +47,10 @@ extension RuleCatalogue {
             scheduler.stepAll()
             let all = log.all
             try ctx.expect(all.count == 20_000, "ran \(all.count) of 20000")
+            if let early = all.first(where: { $0.time != $0.due }) {
+                throw RuleFailure(
+                    "action \(early.index) of the order scheduled, due at \(early.due), ran at \(early.time)")
+            }
             if let (earlier, later) = zip(all, all.dropFirst()).first(where: {
                 !($0.time < $1.time || ($0.time == $1.time && $0.index < $1.index))
             }) {
