@@ -120,7 +120,7 @@ public final class TestScheduler: VirtualTimeScheduler {
     final class Sleep: @unchecked Sendable {
         // @unchecked: both are read and written only under the scheduler's lock.
         fileprivate var continuation: UnsafeContinuation<Void, any Error>?
-        fileprivate var cancelled = false
+        private var cancelled = false
         /// Unowned: `VirtualClock.sleep`, which holds the clock and so the scheduler, outlasts
         /// its cancellation handler; one reference is what the handler captures, where two
         /// cost it a heap box a sleep.
@@ -129,31 +129,28 @@ public final class TestScheduler: VirtualTimeScheduler {
         /// A sleep on `scheduler`'s clock.
         init(on scheduler: TestScheduler) { self.scheduler = scheduler }
 
-        /// See ``TestScheduler/cancel(_:)``.
-        func cancel() { scheduler.cancel(self) }
-    }
-
-    /// Parks the task of `sleep` until a drive reaches `deadline` (never, when nil: only a
-    /// cancel ends it), or resumes it at once with `CancellationError` if it was cancelled.
-    func park(_ sleep: Sleep, _ continuation: UnsafeContinuation<Void, any Error>, until deadline: SchedulerTime?) {
-        let cancelled = state.withLock { state in
-            guard !sleep.cancelled else { return true }
-            sleep.continuation = continuation
-            if let deadline { state.insert(.wakeUp(sleep), at: deadline) }
-            return false
+        /// Parks the sleeping task until a drive reaches `deadline` (never, when nil: only a
+        /// cancel ends it), or resumes it at once with `CancellationError` if it was cancelled.
+        func park(_ continuation: UnsafeContinuation<Void, any Error>, until deadline: SchedulerTime?) {
+            let cancelled = scheduler.state.withLock { state in
+                guard !self.cancelled else { return true }
+                self.continuation = continuation
+                if let deadline { state.insert(.wakeUp(self), at: deadline) }
+                return false
+            }
+            if cancelled { continuation.resume(throwing: CancellationError()) }
         }
-        if cancelled { continuation.resume(throwing: CancellationError()) }
-    }
 
-    /// Cancels `sleep`: its task throws `CancellationError`, unless a drive has taken its
-    /// wake-up, which then resumes it normally (the clock decided first). Its queued entry
-    /// is skipped when reached.
-    func cancel(_ sleep: Sleep) {
-        let continuation = state.withLock { _ in
-            sleep.cancelled = true
-            return sleep.continuation.take()
+        /// Cancels the sleep: its task throws `CancellationError`, unless a drive has taken
+        /// its wake-up, which then resumes it normally (the clock decided first). Its queued
+        /// entry is skipped when reached.
+        func cancel() {
+            let continuation = scheduler.state.withLock { _ in
+                cancelled = true
+                return self.continuation.take()
+            }
+            continuation?.resume(throwing: CancellationError())
         }
-        continuation?.resume(throwing: CancellationError())
     }
 
     public func schedule(

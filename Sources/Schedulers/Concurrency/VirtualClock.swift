@@ -73,9 +73,8 @@ public struct VirtualClock: Clock {
         // A deadline past what the scheduler can represent never comes: no wake-up, only
         // cancellation ends it (`run()` must not wake it early).
         let time = deadline.schedulerTime
-        let scheduler = self.scheduler
         try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { scheduler.park(sleep, $0, until: time) }
+            try await withUnsafeThrowingContinuation { sleep.park($0, until: time) }
         } onCancel: {
             sleep.cancel()
         }
