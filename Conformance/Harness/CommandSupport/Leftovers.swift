@@ -20,7 +20,8 @@ package enum Leftovers {
             // Most rules leave nothing: no thread busy over 2 ms settles it. Most suspects
             // ran for a moment after the rule and are idle 5 ms later; only a real one costs
             // the watch below, not every rule whose pool thread was finishing.
-            var suspects = busy(allThreads().subtracting(caller.map { [$0] } ?? []), over: 2_000)
+            // Listed twice: a list read while threads come and go may miss one, and a second is cheap.
+            var suspects = busy(allThreads().union(allThreads()).subtracting(caller.map { [$0] } ?? []), over: 2_000)
             guard !suspects.isEmpty else { return [] }
             suspects = busy(suspects, over: 5_000)
             guard !suspects.isEmpty else { return [] }
@@ -40,27 +41,36 @@ package enum Leftovers {
         /// it has either slept too long to be busy or run long enough while wanting a core.
         private static func watch(_ suspects: Set<Int32>) -> [Int32] {
             let start = DispatchTime.now().uptimeNanoseconds
-            let first = Dictionary(
-                uniqueKeysWithValues: suspects.compactMap { id in CorePinning.times(id).map { (id, $0) } })
-            var pending = Set(first.keys)
+            func now() -> Int64 { Int64(DispatchTime.now().uptimeNanoseconds - start) }
+            // Each thread's times when first read, and when (a thread read at a bad moment is
+            // watched from the look that could read it).
+            var first: [Int32: (times: (running: Int64, waiting: Int64), at: Int64)] = [:]
+            for id in suspects { first[id] = CorePinning.times(id).map { ($0, 0) } }
+            var pending = suspects
             var found: [Int32] = []
             while !pending.isEmpty {
                 usleep(10_000)
-                let elapsed = Int64(DispatchTime.now().uptimeNanoseconds - start)
+                let elapsed = now()
                 for thread in pending {
-                    guard let before = first[thread], let now = CorePinning.times(thread),
+                    guard let before = first[thread], let times = CorePinning.times(thread),
                         let ready = CorePinning.isRunning(thread)
                     else {
-                        pending.remove(thread)  // gone
+                        // Gone, or read at a bad moment: then a later look decides.
+                        if !isListed(thread) || elapsed >= deadline {
+                            pending.remove(thread)
+                        } else if first[thread] == nil {
+                            first[thread] = CorePinning.times(thread).map { ($0, elapsed) }
+                        }
                         continue
                     }
-                    let ran = now.running - before.running
+                    let watched = elapsed - before.at
+                    let ran = times.running - before.times.running
                     // The kernel adds a wait for a core to the count only once the wait ends, so
                     // a ready thread's count lags: its sleep is read only while it sleeps.
-                    let slept = elapsed - (ran + now.waiting - before.waiting)
-                    if !ready, slept > max(elapsed, window) * 4 / 10 {
+                    let slept = watched - (ran + times.waiting - before.times.waiting)
+                    if !ready, slept > max(watched, window) * 4 / 10 {
                         pending.remove(thread)
-                    } else if elapsed >= window, ran >= workedFor {
+                    } else if watched >= window, ran >= workedFor {
                         found.append(thread)
                         pending.remove(thread)
                     } else if elapsed >= deadline {
@@ -72,20 +82,35 @@ package enum Leftovers {
             return found
         }
 
-        /// Those of `threads` busy over the next `microseconds`: in state R at its end, or on a
-        /// core or waiting for one for a quarter of it. Both tests, since the kernel adds a
-        /// thread's wait for a core to its count only once it runs, and a runtime blocks a
-        /// spinning thread for moments (the sanitizer's: one look at the state alone caught a
-        /// spinning thread blocked about one time in ten).
+        /// Those of `threads` busy over the next `microseconds`: in state R at any of three looks
+        /// (its start, middle and end), or on a core or waiting for one for a quarter of it. Both
+        /// tests, since the kernel adds a thread's wait for a core to its count only once it
+        /// runs, and its time on a core only at a tick or a switch; and three looks, since a
+        /// runtime blocks a spinning thread for moments (the sanitizer's: one look at the state
+        /// alone caught a spinning thread blocked about one time in ten). A thread whose state or
+        /// times could not be read but that is still listed is kept: unknown is not idle.
         private static func busy(_ threads: Set<Int32>, over microseconds: UInt32) -> Set<Int32> {
             let before = activeTimes(of: threads)
-            usleep(microseconds)
+            var seenReady = threads.filter(mayBeReady)
+            usleep(microseconds / 2)
+            seenReady.formUnion(threads.subtracting(seenReady).filter(mayBeReady))
+            usleep(microseconds - microseconds / 2)
             let after = activeTimes(of: threads)
             return threads.filter { thread in
-                if CorePinning.isRunning(thread) == true { return true }
-                guard let before = before[thread], let after = after[thread] else { return false }
+                if seenReady.contains(thread) || mayBeReady(thread) { return true }
+                guard let before = before[thread], let after = after[thread] else { return isListed(thread) }
                 return after - before >= Int64(microseconds) * 250
             }
+        }
+
+        /// Whether `thread` is in state R, or its state could not be read.
+        private static func mayBeReady(_ thread: Int32) -> Bool {
+            CorePinning.isRunning(thread) != false
+        }
+
+        /// Whether `thread` is still one of this process's threads.
+        private static func isListed(_ thread: Int32) -> Bool {
+            access("/proc/self/task/\(thread)", F_OK) == 0
         }
 
         /// The IDs of this process's threads.
