@@ -41,7 +41,6 @@ package enum Leftovers {
         /// it has either slept too long to be busy or run long enough while wanting a core.
         private static func watch(_ suspects: Set<Int32>) -> [Int32] {
             let start = DispatchTime.now().uptimeNanoseconds
-            func now() -> Int64 { Int64(DispatchTime.now().uptimeNanoseconds - start) }
             // Each thread's times when first read, and when (a thread read at a bad moment is
             // watched from the look that could read it).
             var first: [Int32: (times: (running: Int64, waiting: Int64), at: Int64)] = [:]
@@ -50,7 +49,7 @@ package enum Leftovers {
             var found: [Int32] = []
             while !pending.isEmpty {
                 usleep(10_000)
-                let elapsed = now()
+                let elapsed = Int64(DispatchTime.now().uptimeNanoseconds - start)
                 for thread in pending {
                     guard let before = first[thread], let times = CorePinning.times(thread),
                         let ready = CorePinning.isRunning(thread)
@@ -103,9 +102,10 @@ package enum Leftovers {
             }
         }
 
-        /// Whether `thread` is in state R, or its state could not be read.
+        /// Whether `thread` is in state R, or its state could not be read although it is
+        /// still listed.
         private static func mayBeReady(_ thread: Int32) -> Bool {
-            CorePinning.isRunning(thread) != false
+            CorePinning.isRunning(thread) ?? isListed(thread)
         }
 
         /// Whether `thread` is still one of this process's threads.
